@@ -1,0 +1,113 @@
+//! The phone boundary: one trait that every backend implements (the in-process
+//! simulator now, adb later), and the small vocabulary it speaks: device actions,
+//! settings keys, observations, intents and capabilities.
+
+mod setting;
+
+pub use setting::{Namespace, SettingKey};
+
+use crate::uiautomator::Hierarchy;
+
+/// What the phone shows right now. Taking it never changes the phone's state.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The dump exactly as the phone produced it (uiautomator's one-line form).
+    pub xml: String,
+    pub hierarchy: Hierarchy,
+    /// PNG bytes, when asked for and the phone can take screenshots.
+    pub screenshot: Option<Vec<u8>>,
+    /// Package of the foreground window, e.g. `com.android.settings`.
+    pub foreground: String,
+}
+
+/// Hardware and navigation keys (`input keyevent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Key {
+    Back,
+    Home,
+    Enter,
+}
+
+impl Key {
+    /// The Android `KeyEvent` code `input keyevent` takes.
+    pub fn keycode(self) -> u32 {
+        match self {
+            Key::Home => 3,
+            Key::Back => 4,
+            Key::Enter => 66,
+        }
+    }
+}
+
+/// One thing done to the phone, in device coordinates. This is the lowest level:
+/// agents' actions (element indexes, scroll directions) are resolved to these.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeviceAction {
+    Tap { x: i32, y: i32 },
+    LongPress { x: i32, y: i32 },
+    Swipe { x1: i32, y1: i32, x2: i32, y2: i32, duration_ms: u32 },
+    /// Type into the focused field (`input text`).
+    Text { text: String },
+    Key { key: Key },
+    /// Launch an app's main activity by package name.
+    Launch { package: String },
+}
+
+/// A screen the scorer may open to read state from the UI: an activity intent
+/// action (`am start -a …`) or a component (`am start -n pkg/.Activity`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Intent(pub String);
+
+/// What a backend can do beyond the trait's minimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Capabilities {
+    pub screenshots: bool,
+    /// Every state write is recorded (which control, from, to, step): simulator only.
+    pub flip_history: bool,
+    /// App data (alarms, decoy state) is readable directly: simulator only.
+    pub app_data: bool,
+}
+
+/// One state write recorded by a phone with flip history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Flip {
+    /// What was operated, e.g. `setting:global/wifi_on`, `decoy:wifi_calling`, `alarm:2/enabled`.
+    pub key: String,
+    /// The label the control showed when it was operated.
+    pub control: String,
+    pub from: String,
+    pub to: String,
+    /// The number of device actions taken before this write (0-based step).
+    pub step: u32,
+}
+
+/// Errors at the phone boundary.
+#[derive(Debug, thiserror::Error)]
+pub enum PhoneError {
+    #[error("phone does not support {0}")]
+    Unsupported(String),
+    #[error("unknown intent {0:?}")]
+    UnknownIntent(String),
+    #[error("unknown app package {0:?}")]
+    UnknownPackage(String),
+    #[error("{0}")]
+    Device(String),
+}
+
+/// A phone that can be observed, acted on and read. `observe` and `read_setting`
+/// must not change state: reading the screen never turns anything on.
+pub trait Phone: Send {
+    fn capabilities(&self) -> Capabilities;
+    fn observe(&mut self, screenshot: bool) -> Result<Observation, PhoneError>;
+    fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError>;
+    /// `settings get <namespace> <key>`; `None` when the key is unset (`null`).
+    fn read_setting(&mut self, key: &SettingKey) -> Result<Option<String>, PhoneError>;
+    /// Open a screen by intent, for oracles that read state from the UI.
+    fn open(&mut self, intent: &Intent) -> Result<(), PhoneError>;
+    /// Every state write so far, on phones that record them.
+    fn flip_history(&self) -> Option<&[Flip]> {
+        None
+    }
+}
