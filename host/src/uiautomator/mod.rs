@@ -3,5 +3,9 @@
 //! an agent reads.
 
 mod node;
+mod parse;
+mod serialize;
 
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
+pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
+pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
