@@ -104,8 +104,17 @@ pub trait Phone: Send {
     fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError>;
     /// `settings get <namespace> <key>`; `None` when the key is unset (`null`).
     fn read_setting(&mut self, key: &SettingKey) -> Result<Option<String>, PhoneError>;
+    /// Simulator app data (`app/…` keys): phones without it say `Unsupported`.
+    fn read_app(&mut self, key: &str) -> Result<Option<String>, PhoneError> {
+        Err(PhoneError::Unsupported(format!("app data ({key})")))
+    }
     /// Open a screen by intent, for oracles that read state from the UI.
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError>;
+    /// An independent copy in the same state, where the backend can make one
+    /// (the simulator): the scorer navigates on it so scoring never disturbs.
+    fn fork(&self) -> Option<Box<dyn Phone>> {
+        None
+    }
     /// Every state write so far, on phones that record them.
     fn flip_history(&self) -> Option<&[Flip]> {
         None

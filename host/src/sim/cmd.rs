@@ -1,8 +1,81 @@
-//! What a tap on a simulator view does.
+//! What a tap on a simulator view does, and the navigation vocabulary
+//! (screens, Clock tabs, dialogs, text fields) those commands move between.
 
 /// A command bound to a view; the simulator executes it when the view is tapped.
+/// Writes carry their target value, resolved when the screen was laid out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cmd {
-    /// Placeholder until the simulator lands.
+    /// Push a Settings screen by id.
+    Open(String),
+    /// Push an empty page (a row the simulator does not model).
+    OpenBlank { title: String, package: String },
+    Back,
+    Home,
+    /// The Overview (recents) button: does nothing here.
+    Overview,
+    Launch(String),
+    /// Write `value` to `key`; `control` is the label shown, for flip history.
+    Write { key: String, value: String, control: String },
+    /// Set `key` from the tap's x position within the slider's bounds.
+    Slider { key: String, min: i64, max: i64, control: String },
+    Focus(Field),
+    AlarmSwitch { id: u32, on: bool },
+    AlarmExpand(u32),
+    AlarmDelete(u32),
+    AlarmLabel(u32),
+    AddAlarm,
+    DialogOk,
+    DialogCancel,
+    ClockTab(ClockTab),
+    /// A tap that lands and does nothing (search bars, static rows).
     Nothing,
+}
+
+/// Where the app window is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Screen {
+    Launcher,
+    Settings(String),
+    Blank { title: String, package: String },
+    Clock(ClockTab),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockTab {
+    Alarm,
+    Clock,
+    Timer,
+    Stopwatch,
+    Bedtime,
+}
+
+impl ClockTab {
+    pub const ALL: [ClockTab; 5] = [ClockTab::Alarm, ClockTab::Clock, ClockTab::Timer, ClockTab::Stopwatch, ClockTab::Bedtime];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ClockTab::Alarm => "Alarm",
+            ClockTab::Clock => "Clock",
+            ClockTab::Timer => "Timer",
+            ClockTab::Stopwatch => "Stopwatch",
+            ClockTab::Bedtime => "Bedtime",
+        }
+    }
+}
+
+/// A text field that can hold focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Hour,
+    Minute,
+    Label,
+}
+
+/// A dialog window over the app. While one is open, the dump shows only it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dialog {
+    /// Material time picker in keyboard-input mode (24-hour phone).
+    TimePicker { hour: String, minute: String, focus: Option<Field>, error: bool },
+    /// The alarm label editor.
+    Label { alarm: u32, text: String, focused: bool },
 }

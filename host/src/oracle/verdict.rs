@@ -1,0 +1,58 @@
+//! Verdicts: the outcome of scoring an episode, with one line of evidence per check.
+
+/// Pass, fail, or skipped because the phone cannot provide what a check needs
+/// (a skipped check is never scored from whatever state is left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CheckResult {
+    /// The check, as written: `global/wifi_on = 1`.
+    pub check: String,
+    pub outcome: Outcome,
+    /// What was found: `global/wifi_on is 0`.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    pub checks: Vec<CheckResult>,
+}
+
+impl Verdict {
+    /// Skipped if any check was skipped, else failed if any failed, else passed.
+    pub fn from_checks(checks: Vec<CheckResult>) -> Verdict {
+        let any = |o: Outcome| checks.iter().any(|c| c.outcome == o);
+        let outcome = if any(Outcome::Skipped) {
+            Outcome::Skipped
+        } else if any(Outcome::Fail) {
+            Outcome::Fail
+        } else {
+            Outcome::Pass
+        };
+        Verdict { outcome, checks }
+    }
+
+    pub fn passed(&self) -> bool {
+        self.outcome == Outcome::Pass
+    }
+
+    /// One line: the first check that decided the outcome, or a summary of a pass.
+    pub fn reason(&self) -> String {
+        let decisive = match self.outcome {
+            Outcome::Pass => None,
+            Outcome::Fail => self.checks.iter().find(|c| c.outcome == Outcome::Fail),
+            Outcome::Skipped => self.checks.iter().find(|c| c.outcome == Outcome::Skipped),
+        };
+        match decisive {
+            Some(c) => format!("{}: {}", c.check, c.detail),
+            None => format!("all {} checks hold", self.checks.len()),
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! The Settings app as data (`fixtures/sim/settings.toml`), validated once at
+//! first use, and the rows of a screen as a variant reorders and decorates them.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use super::variant::Variant;
+
+const SETTINGS_TOML: &str = include_str!("../../../fixtures/sim/settings.toml");
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsApp {
+    /// Every state key the simulator knows, with its value on a fresh phone.
+    pub defaults: BTreeMap<String, String>,
+    pub screen: Vec<ScreenDef>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenDef {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub intents: Vec<String>,
+    pub rows: Vec<RowDef>,
+}
+
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowDef {
+    pub title: String,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub summary_of: Option<String>,
+    #[serde(default)]
+    pub summaries: BTreeMap<String, String>,
+    #[serde(default)]
+    pub icon: bool,
+    #[serde(default)]
+    pub to: Option<String>,
+    #[serde(default)]
+    pub switch: Option<String>,
+    #[serde(default)]
+    pub main_switch: Option<String>,
+    #[serde(default)]
+    pub on: Option<String>,
+    #[serde(default)]
+    pub off: Option<String>,
+    #[serde(default)]
+    pub slider: Option<String>,
+    #[serde(default)]
+    pub min: Option<i64>,
+    #[serde(default)]
+    pub max: Option<i64>,
+    #[serde(default)]
+    pub radio: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub toggle_button: Option<String>,
+    #[serde(default)]
+    pub text_on: Option<String>,
+    #[serde(default)]
+    pub text_off: Option<String>,
+    #[serde(default)]
+    pub info: bool,
+    #[serde(default)]
+    pub when: Option<String>,
+}
+
+/// What a row does, resolved from its fields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowKind {
+    Nav(Option<String>),
+    Switch { key: String, on: String, off: String },
+    MainSwitch { key: String, on: String, off: String },
+    Slider { key: String, min: i64, max: i64 },
+    Radio { key: String, value: String },
+    ToggleButton { key: String, on: String, off: String, text_on: String, text_off: String },
+    Info,
+}
+
+impl RowDef {
+    pub fn kind(&self) -> RowKind {
+        let on = || self.on.clone().unwrap_or_else(|| "1".into());
+        let off = || self.off.clone().unwrap_or_else(|| "0".into());
+        if let Some(key) = &self.switch {
+            RowKind::Switch { key: key.clone(), on: on(), off: off() }
+        } else if let Some(key) = &self.main_switch {
+            RowKind::MainSwitch { key: key.clone(), on: on(), off: off() }
+        } else if let Some(key) = &self.slider {
+            RowKind::Slider { key: key.clone(), min: self.min.unwrap_or(0), max: self.max.unwrap_or(255) }
+        } else if let Some(key) = &self.radio {
+            RowKind::Radio { key: key.clone(), value: self.value.clone().unwrap_or_default() }
+        } else if let Some(key) = &self.toggle_button {
+            RowKind::ToggleButton {
+                key: key.clone(),
+                on: on(),
+                off: off(),
+                text_on: self.text_on.clone().unwrap_or_else(|| "Turn off".into()),
+                text_off: self.text_off.clone().unwrap_or_else(|| "Turn on".into()),
+            }
+        } else if self.info {
+            RowKind::Info
+        } else {
+            RowKind::Nav(self.to.clone())
+        }
+    }
+
+    /// The state key this row reads or writes, if any.
+    pub fn key(&self) -> Option<&str> {
+        [&self.switch, &self.main_switch, &self.slider, &self.radio, &self.toggle_button]
+            .into_iter()
+            .find_map(|k| k.as_deref())
+    }
+}
+
+impl SettingsApp {
+    /// The bundled app definition. It is validated by a unit test, so a broken
+    /// fixture fails the build's tests rather than a user's run.
+    pub fn get() -> &'static SettingsApp {
+        static APP: OnceLock<SettingsApp> = OnceLock::new();
+        APP.get_or_init(|| match SettingsApp::parse(SETTINGS_TOML) {
+            Ok(app) => app,
+            Err(e) => panic!("fixtures/sim/settings.toml is invalid: {e}"),
+        })
+    }
+
+    pub fn parse(text: &str) -> Result<SettingsApp, String> {
+        let app: SettingsApp = toml::from_str(text).map_err(|e| e.to_string())?;
+        app.validate()?;
+        Ok(app)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        for screen in &self.screen {
+            for (i, row) in screen.rows.iter().enumerate() {
+                let at = format!("screen {:?} row {i} ({:?})", screen.id, row.title);
+                let kinds = [&row.switch, &row.main_switch, &row.slider, &row.radio, &row.toggle_button, &row.to]
+                    .iter()
+                    .filter(|k| k.is_some())
+                    .count()
+                    + usize::from(row.info);
+                if kinds > 1 {
+                    return Err(format!("{at}: more than one of to/switch/main_switch/slider/radio/toggle_button/info"));
+                }
+                for key in row.key().into_iter().chain(row.summary_of.as_deref()) {
+                    if !self.defaults.contains_key(key) {
+                        return Err(format!("{at}: key {key:?} has no default in [defaults]"));
+                    }
+                }
+                if let Some(to) = &row.to {
+                    if self.screen(to).is_none() {
+                        return Err(format!("{at}: to = {to:?} names no screen"));
+                    }
+                }
+                if let Some(when) = &row.when {
+                    let (key, _) = when.split_once('=').ok_or(format!("{at}: when = {when:?} is not key=value"))?;
+                    if !self.defaults.contains_key(key) {
+                        return Err(format!("{at}: when names unknown key {key:?}"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn screen(&self, id: &str) -> Option<&ScreenDef> {
+        self.screen.iter().find(|s| s.id == id)
+    }
+
+    /// The screen an intent opens, if any.
+    pub fn screen_for_intent(&self, intent: &str) -> Option<&ScreenDef> {
+        self.screen.iter().find(|s| s.intents.iter().any(|i| i == intent))
+    }
+
+    /// The rows of `screen` as `variant` shows them: reordered, with decoys inserted.
+    /// Decoy rows come back as switch or navigation rows keyed `app/decoy.*`.
+    pub fn rows(&self, screen: &ScreenDef, variant: &Variant) -> Vec<RowDef> {
+        let mut rows = screen.rows.clone();
+        for reorder in variant.reorder.iter().filter(|r| r.screen == screen.id) {
+            if reorder.reverse {
+                rows.reverse();
+            }
+            let mut first = Vec::new();
+            for title in &reorder.first {
+                if let Some(at) = rows.iter().position(|r| &r.title == title) {
+                    first.push(rows.remove(at));
+                }
+            }
+            first.append(&mut rows);
+            rows = first;
+        }
+        for decoy in variant.decoys.iter().filter(|d| d.screen == screen.id) {
+            let row = RowDef {
+                title: decoy.title.clone(),
+                summary: decoy.summary.clone(),
+                switch: decoy.switch.then(|| decoy.key()),
+                ..RowDef::default()
+            };
+            let at = match &decoy.after {
+                Some(after) => rows.iter().position(|r| &r.title == after).map_or(rows.len(), |i| i + 1),
+                None => 0,
+            };
+            rows.insert(at, row);
+        }
+        rows
+    }
+
+    /// Check that a variant names only screens and rows that exist.
+    pub fn check_variant(&self, variant: &Variant) -> Result<(), String> {
+        let screen = |id: &str| self.screen(id).ok_or_else(|| format!("screen {id:?} does not exist"));
+        for r in &variant.reorder {
+            let s = screen(&r.screen)?;
+            for title in &r.first {
+                if !s.rows.iter().any(|row| &row.title == title) {
+                    return Err(format!("reorder: screen {:?} has no row {title:?}", r.screen));
+                }
+            }
+        }
+        for d in &variant.decoys {
+            let s = screen(&d.screen)?;
+            if let Some(after) = &d.after {
+                if !s.rows.iter().any(|row| &row.title == after) {
+                    return Err(format!("decoy {:?}: screen {:?} has no row {after:?}", d.title, d.screen));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::variant::{Decoy, Reorder};
+
+    #[test]
+    fn bundled_settings_fixture_is_valid() {
+        let app = SettingsApp::parse(SETTINGS_TOML).unwrap();
+        assert!(app.screen("settings").is_some());
+        assert_eq!(app.screen_for_intent("android.settings.WIFI_SETTINGS").unwrap().id, "settings.internet");
+    }
+
+    #[test]
+    fn a_row_naming_a_missing_screen_is_rejected() {
+        let text = "[defaults]\n[[screen]]\nid = \"a\"\ntitle = \"A\"\nrows = [{ title = \"x\", to = \"nowhere\" }]\n";
+        let err = SettingsApp::parse(text).unwrap_err();
+        assert!(err.contains("names no screen"), "{err}");
+    }
+
+    #[test]
+    fn variant_reorders_then_inserts_decoys() {
+        let app = SettingsApp::get();
+        let screen = app.screen("settings.network").unwrap();
+        let variant = Variant {
+            reorder: vec![Reorder { screen: screen.id.clone(), first: vec!["Airplane mode".into()], reverse: false }],
+            decoys: vec![Decoy {
+                screen: screen.id.clone(),
+                after: Some("Airplane mode".into()),
+                title: "Airplane mode scheduling".into(),
+                summary: None,
+                switch: true,
+            }],
+            ..Variant::default()
+        };
+        let rows = app.rows(screen, &variant);
+        assert_eq!(rows[0].title, "Airplane mode");
+        assert_eq!(rows[1].title, "Airplane mode scheduling");
+        assert_eq!(rows[1].switch.as_deref(), Some("app/decoy.airplane_mode_scheduling"));
+        assert_eq!(rows[2].title, "Internet");
+    }
+}

@@ -1,0 +1,355 @@
+//! `SimPhone`: the simulator behind the `Phone` trait. It keeps a back stack of
+//! screens, hit-tests taps on the laid-out view tree (a tap lands on the deepest
+//! view with a handler, as Android dispatches to the clickable ancestor), scrolls
+//! lists by swipes, types into the focused field, and records every state write.
+
+use std::collections::BTreeMap;
+
+use super::app::SettingsApp;
+use super::cmd::{ClockTab, Cmd, Dialog, Field, Screen};
+use super::layout::{self, Ctx, Frame, APPS, CLOCK, SETTINGS};
+use super::state::{Alarm, State};
+use super::variant::Variant;
+use super::view::View;
+use super::{render, SimError};
+use crate::phone::{Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey};
+use crate::uiautomator::{self, Hierarchy};
+
+/// How a simulated phone starts.
+#[derive(Debug, Clone, Default)]
+pub struct SimConfig {
+    pub variant: Variant,
+    /// State on top of the app's defaults (task initial state, then the variant's).
+    pub initial: BTreeMap<String, String>,
+    pub alarms: Vec<Alarm>,
+    /// Picks the status-bar clock; same seed, same pixels.
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    screen: Screen,
+    scroll: i32,
+}
+
+/// The simulated phone. Cloning it gives an independent phone in the same state
+/// (the scorer navigates on a clone, so scoring never disturbs an episode).
+#[derive(Debug, Clone)]
+pub struct SimPhone {
+    app: &'static SettingsApp,
+    variant: Variant,
+    state: State,
+    stack: Vec<Entry>,
+    dialog: Option<Dialog>,
+    expanded: Option<u32>,
+    clock: String,
+}
+
+/// Swipes shorter than this (in both axes) are taps, as Android's touch slop.
+const TOUCH_SLOP: i32 = 24;
+
+impl SimPhone {
+    pub fn new(config: SimConfig) -> Result<SimPhone, SimError> {
+        let app = SettingsApp::get();
+        app.check_variant(&config.variant).map_err(|e| SimError::Variant(config.variant.id.clone(), e))?;
+        let mut values = app.defaults.clone();
+        for decoy in config.variant.decoys.iter().filter(|d| d.switch) {
+            values.insert(decoy.key(), "0".into());
+        }
+        for (key, value) in config.initial.iter() {
+            if !values.contains_key(key) {
+                return Err(SimError::UnknownKey(key.clone()));
+            }
+            values.insert(key.clone(), value.clone());
+        }
+        let minutes = (config.seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32;
+        Ok(SimPhone {
+            app,
+            variant: config.variant,
+            state: State::new(values, config.alarms),
+            stack: vec![Entry { screen: Screen::Launcher, scroll: 0 }],
+            dialog: None,
+            expanded: None,
+            clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
+        })
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn screen(&self) -> &Screen {
+        &self.current().screen
+    }
+
+    fn current(&self) -> &Entry {
+        self.stack.last().expect("the back stack always holds the launcher")
+    }
+
+    fn frame(&self) -> Frame {
+        let entry = self.current();
+        let ctx = Ctx {
+            app: self.app,
+            variant: &self.variant,
+            state: &self.state,
+            scroll: entry.scroll,
+            expanded: self.expanded,
+            clock: self.clock.clone(),
+        };
+        layout::layout(&ctx, &entry.screen, self.dialog.as_ref())
+    }
+
+    /// The uiautomator dump of the current window (the dialog alone while one is open).
+    pub fn hierarchy(&self) -> Hierarchy {
+        let frame = self.frame();
+        let top = frame.dialog.as_ref().unwrap_or(&frame.window);
+        Hierarchy { rotation: 0, extra: vec![], nodes: vec![top.to_node()] }
+    }
+
+    /// Everything drawn on screen: app window, dialog, system bars.
+    pub fn composite(&self) -> View {
+        let frame = self.frame();
+        let mut root = View { node: frame.window.node.clone(), ..View::default() };
+        root.children.push(frame.window);
+        root.children.extend(frame.dialog);
+        root.children.push(frame.bars);
+        root
+    }
+
+    pub fn screenshot_png(&self) -> Vec<u8> {
+        render::render_png(&self.composite(), layout::WIDTH as u32, layout::HEIGHT as u32)
+    }
+
+    fn push(&mut self, screen: Screen) {
+        self.stack.push(Entry { screen, scroll: 0 });
+        self.expanded = None;
+    }
+
+    fn home(&mut self) {
+        self.stack.truncate(1);
+        self.dialog = None;
+        self.expanded = None;
+    }
+
+    fn back(&mut self) {
+        if self.dialog.take().is_some() {
+            return;
+        }
+        if self.stack.len() > 1 {
+            self.stack.pop();
+            self.expanded = None;
+        }
+    }
+
+    fn launch(&mut self, package: &str) -> Result<(), PhoneError> {
+        let screen = match package {
+            SETTINGS => Screen::Settings("settings".into()),
+            CLOCK => Screen::Clock(ClockTab::Alarm),
+            other => match APPS.iter().find(|(_, p)| *p == other) {
+                Some((label, p)) => Screen::Blank { title: label.to_string(), package: p.to_string() },
+                None => return Err(PhoneError::UnknownPackage(other.to_string())),
+            },
+        };
+        self.home();
+        self.push(screen);
+        Ok(())
+    }
+
+    /// The deepest view under (x, y) that handles taps, among what is on top:
+    /// the dialog when one is open (a tap outside it cancels), else the app
+    /// window; the system bars are always on top.
+    fn hit(&self, frame: &Frame, x: i32, y: i32) -> Option<(Cmd, View)> {
+        let deepest = |root: &View| -> Option<(Cmd, View)> {
+            let mut found = None;
+            for view in root.walk() {
+                if let Some(cmd) = &view.on_tap {
+                    if view.bounds().contains(x, y) {
+                        found = Some((cmd.clone(), view.clone()));
+                    }
+                }
+            }
+            found
+        };
+        if let Some(hit) = deepest(&frame.bars) {
+            return Some(hit);
+        }
+        match &frame.dialog {
+            Some(dialog) if !dialog.bounds().contains(x, y) => Some((Cmd::DialogCancel, dialog.clone())),
+            Some(dialog) => deepest(dialog),
+            None => deepest(&frame.window),
+        }
+    }
+
+    fn tap(&mut self, x: i32, y: i32) {
+        let frame = self.frame();
+        if let Some((cmd, view)) = self.hit(&frame, x, y) {
+            self.run(cmd, &view, x);
+        }
+    }
+
+    fn run(&mut self, cmd: Cmd, view: &View, x: i32) {
+        match cmd {
+            Cmd::Open(id) => self.push(Screen::Settings(id)),
+            Cmd::OpenBlank { title, package } => self.push(Screen::Blank { title, package }),
+            Cmd::Back => self.back(),
+            Cmd::Home => self.home(),
+            Cmd::Overview | Cmd::Nothing => {}
+            Cmd::Launch(package) => {
+                // Launcher icons only name packages the simulator knows.
+                let _ = self.launch(&package);
+            }
+            Cmd::Write { key, value, control } => self.state.set(&key, &value, &control),
+            Cmd::Slider { key, min, max, control } => {
+                let b = view.bounds();
+                let fraction = f64::from((x - b.left).clamp(0, b.width())) / f64::from(b.width().max(1));
+                let value = min + ((max - min) as f64 * fraction).round() as i64;
+                self.state.set(&key, &value.to_string(), &control);
+            }
+            Cmd::Focus(field) => match &mut self.dialog {
+                Some(Dialog::TimePicker { focus, .. }) => *focus = Some(field),
+                Some(Dialog::Label { focused, .. }) => *focused = true,
+                None => {}
+            },
+            Cmd::AlarmSwitch { id, on } => self.state.set_alarm_enabled(id, on),
+            Cmd::AlarmExpand(id) => self.expanded = if self.expanded == Some(id) { None } else { Some(id) },
+            Cmd::AlarmDelete(id) => {
+                self.state.delete_alarm(id);
+                self.expanded = None;
+            }
+            Cmd::AlarmLabel(id) => {
+                let text = self.state.alarm(id).map(|a| a.label.clone()).unwrap_or_default();
+                self.dialog = Some(Dialog::Label { alarm: id, text, focused: true });
+            }
+            Cmd::AddAlarm => {
+                self.dialog = Some(Dialog::TimePicker { hour: String::new(), minute: String::new(), focus: Some(Field::Hour), error: false })
+            }
+            Cmd::DialogOk => self.dialog_ok(),
+            Cmd::DialogCancel => self.dialog = None,
+            Cmd::ClockTab(tab) => {
+                if let Some(entry) = self.stack.last_mut() {
+                    *entry = Entry { screen: Screen::Clock(tab), scroll: 0 };
+                }
+                self.expanded = None;
+            }
+        }
+    }
+
+    fn dialog_ok(&mut self) {
+        match self.dialog.take() {
+            Some(Dialog::TimePicker { hour, minute, focus, .. }) => {
+                match (hour.parse::<u8>(), minute.parse::<u8>()) {
+                    (Ok(h), Ok(m)) if h < 24 && m < 60 => {
+                        let id = self.state.add_alarm(h, m);
+                        self.expanded = Some(id);
+                    }
+                    // An invalid time keeps the dialog open with an error, as the picker does.
+                    _ => self.dialog = Some(Dialog::TimePicker { hour, minute, focus, error: true }),
+                }
+            }
+            Some(Dialog::Label { alarm, text, .. }) => self.state.set_alarm_label(alarm, &text),
+            None => {}
+        }
+    }
+
+    /// `input text`: goes to the focused field; the time fields take at most two digits.
+    fn type_text(&mut self, text: &str) {
+        match &mut self.dialog {
+            Some(Dialog::TimePicker { hour, minute, focus: Some(field), error }) => {
+                let target = if *field == Field::Hour { hour } else { minute };
+                for c in text.chars().filter(char::is_ascii_digit) {
+                    if target.len() < 2 {
+                        target.push(c);
+                    }
+                }
+                *error = false;
+            }
+            Some(Dialog::Label { text: label, focused: true, .. }) => label.push_str(text),
+            _ => {}
+        }
+    }
+
+    fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32) {
+        if (x2 - x1).abs() < TOUCH_SLOP && (y2 - y1).abs() < TOUCH_SLOP {
+            return self.tap(x1, y1);
+        }
+        let frame = self.frame();
+        // Dragging a slider sets it where the finger lifts.
+        if let Some((cmd @ Cmd::Slider { .. }, view)) = self.hit(&frame, x1, y1) {
+            return self.run(cmd, &view, x2);
+        }
+        if self.dialog.is_some() {
+            return;
+        }
+        let scrolls = frame.window.walk().any(|v| v.node.scrollable && v.bounds().contains(x1, y1));
+        if scrolls {
+            let max = frame.max_scroll;
+            if let Some(entry) = self.stack.last_mut() {
+                entry.scroll = (entry.scroll + (y1 - y2)).clamp(0, max);
+            }
+        }
+    }
+}
+
+impl Phone for SimPhone {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { screenshots: true, flip_history: true, app_data: true }
+    }
+
+    fn observe(&mut self, screenshot: bool) -> Result<Observation, PhoneError> {
+        let hierarchy = self.hierarchy();
+        let xml = uiautomator::to_xml(&hierarchy);
+        let foreground = hierarchy.nodes.first().map(|n| n.package.clone()).unwrap_or_default();
+        let screenshot = screenshot.then(|| self.screenshot_png());
+        Ok(Observation { xml, hierarchy, screenshot, foreground })
+    }
+
+    fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError> {
+        match action {
+            DeviceAction::Tap { x, y } => self.tap(*x, *y),
+            DeviceAction::LongPress { x, y } => {
+                let frame = self.frame();
+                if let Some((cmd, view)) = self.hit(&frame, *x, *y) {
+                    let cmd = view.on_long_press.clone().unwrap_or(cmd);
+                    self.run(cmd, &view, *x);
+                }
+            }
+            DeviceAction::Swipe { x1, y1, x2, y2, .. } => self.swipe(*x1, *y1, *x2, *y2),
+            DeviceAction::Text { text } => self.type_text(text),
+            DeviceAction::Key { key: Key::Back } => self.back(),
+            DeviceAction::Key { key: Key::Home } => self.home(),
+            DeviceAction::Key { key: Key::Enter } => {}
+            DeviceAction::Launch { package } => {
+                let result = self.launch(package);
+                self.state.step += 1;
+                return result;
+            }
+        }
+        self.state.step += 1;
+        Ok(())
+    }
+
+    fn read_setting(&mut self, key: &SettingKey) -> Result<Option<String>, PhoneError> {
+        Ok(self.state.get(&key.to_string()).map(str::to_string))
+    }
+
+    fn read_app(&mut self, key: &str) -> Result<Option<String>, PhoneError> {
+        Ok(self.state.get(key).map(str::to_string))
+    }
+
+    fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
+        let screen = match intent.0.as_str() {
+            "android.intent.action.SHOW_ALARMS" => Screen::Clock(ClockTab::Alarm),
+            other => match self.app.screen_for_intent(other) {
+                Some(screen) => Screen::Settings(screen.id.clone()),
+                None => return Err(PhoneError::UnknownIntent(other.to_string())),
+            },
+        };
+        self.home();
+        self.push(screen);
+        Ok(())
+    }
+
+    fn flip_history(&self) -> Option<&[Flip]> {
+        Some(self.state.flips())
+    }
+}

@@ -1,0 +1,215 @@
+//! Loading task files: TOML syntax first (errors carry line and column), then
+//! parameter substitution per variant, then typed deserialisation whose errors
+//! name the field path (`oracle[1].select.text_regex`). Every error names the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{Done, Instance, Step, Task};
+use crate::oracle::{Oracle, PredicateSpec};
+use crate::sim::{Alarm, SettingsApp, SimConfig, SimPhone, Variant};
+
+/// A task file that could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct TaskError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskSpec {
+    id: String,
+    app: String,
+    goal: String,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    params: BTreeMap<String, String>,
+    #[serde(default)]
+    done: Done,
+    #[serde(default = "default_max_steps")]
+    max_steps: u32,
+    #[serde(default)]
+    initial: BTreeMap<String, String>,
+    #[serde(default)]
+    alarms: Vec<Alarm>,
+    oracle: Vec<PredicateSpec>,
+    variant: Vec<VariantSpec>,
+    solution: Vec<Step>,
+}
+
+// No `deny_unknown_fields` here: serde does not support it beside `flatten`;
+// `Variant` itself denies unknown fields, which covers the same keys.
+#[derive(Debug, serde::Deserialize)]
+struct VariantSpec {
+    #[serde(flatten)]
+    variant: Variant,
+    #[serde(default)]
+    decoy_solution: Vec<Step>,
+}
+
+fn default_max_steps() -> u32 {
+    20
+}
+
+/// Load every `*.toml` under `dir`, sorted by file name. Ids must be unique.
+pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
+    let err = |message: String| TaskError { path: dir.to_path_buf(), message };
+    let entries = std::fs::read_dir(dir).map_err(|e| err(format!("cannot read task directory: {e}")))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(err("no *.toml task files".into()));
+    }
+    let tasks = paths.iter().map(|p| load_file(p)).collect::<Result<Vec<_>, _>>()?;
+    let mut seen = BTreeMap::new();
+    for task in &tasks {
+        if let Some(other) = seen.insert(task.id.as_str(), &task.path) {
+            return Err(TaskError { path: task.path.clone(), message: format!("id {:?} is also used by {}", task.id, other.display()) });
+        }
+    }
+    Ok(tasks)
+}
+
+pub fn load_file(path: &Path) -> Result<Task, TaskError> {
+    let err = |message: String| TaskError { path: path.to_path_buf(), message };
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
+    let raw: toml::Table = toml::from_str(&text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+    // A first typed pass on the raw file: structural errors are reported once,
+    // with the field path, before any variant is instantiated.
+    let spec: TaskSpec = typed(&raw).map_err(err)?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if spec.id != stem {
+        return Err(err(format!("id {:?} does not match the file name {stem:?}", spec.id)));
+    }
+    if spec.variant.is_empty() {
+        return Err(err("variant: a task needs at least one [[variant]]".into()));
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    let mut variants = Vec::new();
+    for (i, v) in spec.variant.iter().enumerate() {
+        if !ids.insert(v.variant.id.clone()) {
+            return Err(err(format!("variant[{i}].id: {:?} is used twice", v.variant.id)));
+        }
+        let mut params = spec.params.clone();
+        params.extend(v.variant.params.clone());
+        let instance = instantiate(&raw, i, &params).map_err(|m| err(format!("variant {:?}: {m}", v.variant.id)))?;
+        variants.push(instance);
+    }
+    Ok(Task { id: spec.id, path: path.to_path_buf(), app: spec.app, tags: spec.tags, variants })
+}
+
+fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, String> {
+    let de = toml::Value::Table(value.clone());
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
+    })
+}
+
+/// Substitute `{name}` in every string of the file, then build variant `index`.
+fn instantiate(raw: &toml::Table, index: usize, params: &BTreeMap<String, String>) -> Result<Instance, String> {
+    let mut value = toml::Value::Table(raw.clone());
+    substitute(&mut value, params)?;
+    let toml::Value::Table(table) = value else { unreachable!("a table stays a table") };
+    let spec: TaskSpec = typed(&table)?;
+    let mut spec_variants = spec.variant;
+    let VariantSpec { variant, decoy_solution } = spec_variants.swap_remove(index);
+    let oracle = Oracle::from_specs(spec.oracle).map_err(|e| format!("oracle{e}"))?;
+    for (name, steps) in [("solution", &spec.solution), ("decoy_solution", &decoy_solution)] {
+        for (i, step) in steps.iter().enumerate() {
+            if step.action_count() != 1 {
+                return Err(format!("{name}[{i}]: a step needs exactly one of launch, open, tap, long_press, type, key"));
+            }
+        }
+    }
+    if spec.solution.is_empty() {
+        return Err("solution: a task needs a reference solution".into());
+    }
+    if spec.max_steps == 0 {
+        return Err("max_steps: must be at least 1".into());
+    }
+    let instance = Instance {
+        task: spec.id,
+        variant,
+        goal: spec.goal,
+        params: params.clone(),
+        done: spec.done,
+        max_steps: spec.max_steps,
+        initial: spec.initial,
+        alarms: spec.alarms,
+        oracle,
+        solution: spec.solution,
+        decoy_solution,
+    };
+    // The simulator must accept the instance's initial state and variant.
+    SettingsApp::get();
+    let config: SimConfig = instance.sim_config(0);
+    SimPhone::new(config).map_err(|e| e.to_string())?;
+    Ok(instance)
+}
+
+fn substitute(value: &mut toml::Value, params: &BTreeMap<String, String>) -> Result<(), String> {
+    match value {
+        toml::Value::String(s) if s.contains('{') => {
+            let mut out = String::with_capacity(s.len());
+            let mut rest = s.as_str();
+            while let Some(open) = rest.find('{') {
+                out.push_str(&rest[..open]);
+                let after = &rest[open + 1..];
+                match after.find('}') {
+                    // `{name}` with a plain identifier is a parameter; anything
+                    // else (regex quantifiers like `{2}`) is left alone.
+                    Some(close) if is_param(&after[..close]) => {
+                        let name = &after[..close];
+                        let v = params.get(name).ok_or_else(|| format!("{{{name}}} is used but no such param is defined"))?;
+                        out.push_str(v);
+                        rest = &after[close + 1..];
+                    }
+                    _ => {
+                        out.push('{');
+                        rest = after;
+                    }
+                }
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        toml::Value::Array(items) => items.iter_mut().try_for_each(|v| substitute(v, params))?,
+        toml::Value::Table(t) => t.iter_mut().try_for_each(|(_, v)| substitute(v, params))?,
+        _ => {}
+    }
+    Ok(())
+}
+
+fn is_param(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitute_replaces_params_and_leaves_regex_counts() {
+        let mut v = toml::Value::String("alarm {time} ^\\d{2}$".into());
+        substitute(&mut v, &[("time".to_string(), "07:30".to_string())].into()).unwrap();
+        assert_eq!(v.as_str(), Some("alarm 07:30 ^\\d{2}$"));
+    }
+
+    #[test]
+    fn an_undefined_param_is_an_error_naming_it() {
+        let mut v = toml::Value::String("at {when}".into());
+        let e = substitute(&mut v, &BTreeMap::new()).unwrap_err();
+        assert!(e.contains("{when}"), "{e}");
+    }
+}

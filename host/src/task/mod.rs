@@ -1,0 +1,76 @@
+//! Tasks: one TOML file each under `tasks/`, with a goal template and its
+//! parameters, an initial state, variants, an oracle and a reference solution.
+//! The format is documented in `docs/tasks.md`.
+
+mod load;
+mod step;
+
+pub use load::{load_dir, load_file, TaskError};
+pub use step::Step;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::oracle::Oracle;
+use crate::sim::{Alarm, SimConfig, Variant};
+
+/// When an episode's success is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Done {
+    /// AndroidWorld semantics: the agent must declare the task complete, and the
+    /// state is scored then. Running out of steps fails.
+    #[default]
+    Declared,
+    /// The oracle is evaluated after every step; the first pass counts.
+    AnyStep,
+}
+
+/// A task file, loaded and checked. Each variant is instantiated separately,
+/// since its parameters feed the goal, the oracle and the solution.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: String,
+    pub path: PathBuf,
+    pub app: String,
+    pub tags: Vec<String>,
+    pub variants: Vec<Instance>,
+}
+
+/// One variant of a task with its parameters substituted.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub task: String,
+    pub variant: Variant,
+    pub goal: String,
+    pub params: BTreeMap<String, String>,
+    pub done: Done,
+    pub max_steps: u32,
+    pub initial: BTreeMap<String, String>,
+    pub alarms: Vec<Alarm>,
+    pub oracle: Oracle,
+    pub solution: Vec<Step>,
+    /// Steps that operate the variant's decoy instead of the target; when
+    /// empty and the variant has switch decoys, the checker taps each decoy.
+    pub decoy_solution: Vec<Step>,
+}
+
+impl Instance {
+    /// The simulator configuration this instance starts from.
+    pub fn sim_config(&self, seed: u64) -> SimConfig {
+        let mut initial = self.initial.clone();
+        initial.extend(self.variant.initial.clone());
+        let alarms = self.variant.alarms.clone().unwrap_or_else(|| self.alarms.clone());
+        SimConfig { variant: self.variant.clone(), initial, alarms, seed }
+    }
+
+    pub fn variant_id(&self) -> &str {
+        &self.variant.id
+    }
+}
+
+impl Task {
+    pub fn variant(&self, id: &str) -> Option<&Instance> {
+        self.variants.iter().find(|v| v.variant.id == id)
+    }
+}
