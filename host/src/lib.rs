@@ -2,7 +2,18 @@
 //!
 //! The data path, one module per arrow:
 //! task → phone (sim | adb) → observation → agent → action → phone → state → oracle → report.
+//! `task` loads task files, `phone` is the boundary trait, `sim` the simulator
+//! behind it, `uiautomator` the dump format, `agent` decides actions, `episode`
+//! runs one task instance, `oracle` scores it, `check` proves oracles honest,
+//! `report` prints tables, `cli` is the command line.
 
+pub mod agent;
+pub mod check;
+pub mod cli;
+pub mod episode;
+pub mod oracle;
 pub mod phone;
+pub mod report;
 pub mod sim;
+pub mod task;
 pub mod uiautomator;

@@ -339,6 +339,11 @@ impl Phone for SimPhone {
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
         let screen = match intent.0.as_str() {
             "android.intent.action.SHOW_ALARMS" => Screen::Clock(ClockTab::Alarm),
+            // `sim:<screen id>` reaches any Settings page; only the checker's decoy agent uses it.
+            other if other.starts_with("sim:") => match self.app.screen(&other[4..]) {
+                Some(screen) => Screen::Settings(screen.id.clone()),
+                None => return Err(PhoneError::UnknownIntent(other.to_string())),
+            },
             other => match self.app.screen_for_intent(other) {
                 Some(screen) => Screen::Settings(screen.id.clone()),
                 None => return Err(PhoneError::UnknownIntent(other.to_string())),
@@ -347,6 +352,10 @@ impl Phone for SimPhone {
         self.home();
         self.push(screen);
         Ok(())
+    }
+
+    fn fork(&self) -> Option<Box<dyn Phone>> {
+        Some(Box::new(self.clone()))
     }
 
     fn flip_history(&self) -> Option<&[Flip]> {

@@ -1,0 +1,93 @@
+//! The reference solver: runs a task's solution steps against whatever screen
+//! is there. A `tap` whose node is not on screen scrolls the first scrollable
+//! list (down to the end, then up) until it appears, so solutions survive
+//! reordered rows; a node that never appears ends the run as infeasible.
+
+use super::{Agent, Decision};
+use crate::phone::{DeviceAction, Intent, Observation};
+use crate::task::Step;
+use crate::uiautomator::{Hierarchy, Node, Selector};
+
+/// Scroll attempts per direction before a step is declared unreachable.
+const MAX_SCROLLS: u32 = 10;
+
+#[derive(Debug)]
+pub struct Solver {
+    steps: Vec<Step>,
+    at: usize,
+    scrolls: u32,
+    scrolling_up: bool,
+    last_xml: Option<String>,
+}
+
+impl Solver {
+    pub fn new(steps: Vec<Step>) -> Self {
+        Solver { steps, at: 0, scrolls: 0, scrolling_up: false, last_xml: None }
+    }
+
+    fn advance(&mut self, decision: Decision) -> Decision {
+        self.at += 1;
+        self.scrolls = 0;
+        self.scrolling_up = false;
+        self.last_xml = None;
+        decision
+    }
+
+    fn target(&mut self, selector: &Selector, at: Option<[f32; 2]>, obs: &Observation, long: bool) -> Decision {
+        if let Some(node) = selector.find_all(&obs.hierarchy).into_iter().next() {
+            let [fx, fy] = at.unwrap_or([0.5, 0.5]);
+            let b = node.bounds;
+            let x = b.left + (b.width() as f32 * fx.clamp(0.0, 1.0)) as i32;
+            let y = b.top + (b.height() as f32 * fy.clamp(0.0, 1.0)) as i32;
+            let x = x.min(b.right - 1);
+            let y = y.min(b.bottom - 1);
+            let action = if long { DeviceAction::LongPress { x, y } } else { DeviceAction::Tap { x, y } };
+            return self.advance(Decision::Act(action));
+        }
+        // Not on screen: scroll the list. An unchanged dump means the list's end.
+        let at_end = self.last_xml.as_deref() == Some(obs.xml.as_str());
+        if at_end || self.scrolls >= MAX_SCROLLS {
+            if self.scrolling_up {
+                return Decision::Infeasible(format!("solution step {}: no node matches {selector}, searched by scrolling", self.at + 1));
+            }
+            self.scrolling_up = true;
+            self.scrolls = 0;
+        }
+        let Some(list) = first_scrollable(&obs.hierarchy) else {
+            return Decision::Infeasible(format!("solution step {}: no node matches {selector}", self.at + 1));
+        };
+        self.scrolls += 1;
+        self.last_xml = Some(obs.xml.clone());
+        let b = list.bounds;
+        let (x, low, high) = (b.center().0, b.top + b.height() * 3 / 4, b.top + b.height() / 4);
+        let (y1, y2) = if self.scrolling_up { (high, low) } else { (low, high) };
+        Decision::Act(DeviceAction::Swipe { x1: x, y1, x2: x, y2, duration_ms: 300 })
+    }
+}
+
+fn first_scrollable(h: &Hierarchy) -> Option<&Node> {
+    h.walk().find(|n| n.scrollable && !n.bounds.is_empty())
+}
+
+impl Agent for Solver {
+    fn next(&mut self, _goal: &str, obs: &Observation) -> Decision {
+        let Some(step) = self.steps.get(self.at).cloned() else {
+            return Decision::Complete;
+        };
+        if let Some(package) = step.launch {
+            self.advance(Decision::Act(DeviceAction::Launch { package }))
+        } else if let Some(intent) = step.open {
+            self.advance(Decision::Open(Intent(intent)))
+        } else if let Some(selector) = &step.tap {
+            self.target(selector, step.at, obs, false)
+        } else if let Some(selector) = &step.long_press {
+            self.target(selector, step.at, obs, true)
+        } else if let Some(text) = step.text {
+            self.advance(Decision::Act(DeviceAction::Text { text }))
+        } else if let Some(key) = step.key {
+            self.advance(Decision::Act(DeviceAction::Key { key }))
+        } else {
+            Decision::Infeasible(format!("solution step {} has no action", self.at + 1))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! `droidscore tasks check`: an oracle is a claim too. For every task × variant,
+//! prove the oracle false on the initial state, false under a do-nothing agent,
+//! false under an agent that operates the decoy (where the variant has one),
+//! and true under the reference solution.
+
+use crate::agent::{Noop, Solver};
+use crate::episode::{self, Episode};
+use crate::oracle::{Baseline, Outcome};
+use crate::sim::SimPhone;
+use crate::task::{Instance, Step, Task};
+use crate::uiautomator::Selector;
+
+/// One row of the check table.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CheckRow {
+    pub task: String,
+    pub variant: String,
+    /// The oracle on the untouched initial state.
+    pub initial: Outcome,
+    pub noop: Outcome,
+    /// `None` where the variant has no decoy.
+    pub decoy: Option<Outcome>,
+    pub reference: Outcome,
+    pub reference_steps: u32,
+    /// Every way this row breaks the rules; empty when it holds.
+    pub violations: Vec<String>,
+}
+
+impl CheckRow {
+    pub fn ok(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+const SEED: u64 = 0;
+
+fn phone(instance: &Instance) -> Result<SimPhone, String> {
+    SimPhone::new(instance.sim_config(SEED)).map_err(|e| e.to_string())
+}
+
+fn episode_with(instance: &Instance, agent: &mut dyn crate::agent::Agent) -> Result<Episode, String> {
+    let mut p = phone(instance)?;
+    episode::run(&mut p, agent, instance).map_err(|e| e.to_string())
+}
+
+/// The steps of the decoy agent: the variant's own, or a tap on each switch decoy.
+fn decoy_steps(instance: &Instance) -> Vec<Step> {
+    if !instance.decoy_solution.is_empty() {
+        return instance.decoy_solution.clone();
+    }
+    let mut steps = Vec::new();
+    for decoy in &instance.variant.decoys {
+        let open = Step { open: Some(format!("sim:{}", decoy.screen)), ..empty_step() };
+        let tap = Step { tap: Some(Selector::text(instance.variant.label(&decoy.title)).row()), ..empty_step() };
+        steps.extend([open, tap]);
+    }
+    steps
+}
+
+fn empty_step() -> Step {
+    Step { launch: None, open: None, tap: None, long_press: None, at: None, text: None, key: None }
+}
+
+pub fn check_instance(instance: &Instance) -> CheckRow {
+    let mut violations = Vec::new();
+    let initial = match phone(instance) {
+        Ok(mut p) => {
+            let baseline = Baseline::capture(&mut p);
+            let verdict = instance.oracle.evaluate(&mut p, &baseline);
+            if verdict.outcome != Outcome::Fail {
+                violations.push(format!("initial state: oracle is {:?} ({})", verdict.outcome, verdict.reason()));
+            }
+            verdict.outcome
+        }
+        Err(e) => {
+            violations.push(format!("cannot build the phone: {e}"));
+            Outcome::Skipped
+        }
+    };
+    let mut must_fail = |name: &str, result: Result<Episode, String>| match result {
+        Ok(ep) => {
+            if ep.verdict.outcome != Outcome::Fail {
+                violations.push(format!("{name} agent: oracle is {:?} ({})", ep.verdict.outcome, ep.verdict.reason()));
+            }
+            ep.verdict.outcome
+        }
+        Err(e) => {
+            violations.push(format!("{name} agent: {e}"));
+            Outcome::Skipped
+        }
+    };
+    let noop = must_fail("do-nothing", episode_with(instance, &mut Noop));
+    let decoy_steps = decoy_steps(instance);
+    let decoy = (!decoy_steps.is_empty()).then(|| {
+        let result = episode_with(instance, &mut Solver::new(decoy_steps));
+        if let Ok(ep) = &result {
+            if ep.steps == 0 {
+                violations.push("decoy agent: took no action".into());
+            }
+        }
+        must_fail("decoy", result)
+    });
+    let (reference, reference_steps) = match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
+        Ok(ep) => {
+            if !ep.success {
+                violations.push(format!("reference solution fails: {}", ep.reason));
+            }
+            (ep.verdict.outcome, ep.steps)
+        }
+        Err(e) => {
+            violations.push(format!("reference solution: {e}"));
+            (Outcome::Skipped, 0)
+        }
+    };
+    CheckRow {
+        task: instance.task.clone(),
+        variant: instance.variant.id.clone(),
+        initial,
+        noop,
+        decoy,
+        reference,
+        reference_steps,
+        violations,
+    }
+}
+
+pub fn check_tasks(tasks: &[Task]) -> Vec<CheckRow> {
+    tasks.iter().flat_map(|t| t.variants.iter()).map(check_instance).collect()
+}

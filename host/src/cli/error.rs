@@ -1,0 +1,33 @@
+//! The binary's one error type. Each variant has a documented exit code so
+//! scripts can tell "the suite failed" from "bad task file" from "phone unreachable".
+
+/// Exit codes: 0 success; 1 the checked or run suite failed; 2 usage (clap);
+/// 3 bad input (task file, dump, arguments); 4 the phone failed; 5 I/O.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    SuiteFailed(String),
+    #[error("{0}")]
+    BadInput(String),
+    #[error("phone: {0}")]
+    Phone(#[from] crate::phone::PhoneError),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::SuiteFailed(_) => 1,
+            CliError::BadInput(_) => 3,
+            CliError::Phone(_) => 4,
+            CliError::Io(_) => 5,
+        }
+    }
+}
+
+impl From<crate::task::TaskError> for CliError {
+    fn from(e: crate::task::TaskError) -> Self {
+        CliError::BadInput(e.to_string())
+    }
+}

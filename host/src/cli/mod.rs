@@ -1,0 +1,138 @@
+//! The command line: one `Args` struct per subcommand, validated once, and the
+//! error type whose variants map to documented exit codes.
+
+mod commands;
+mod error;
+
+pub use commands::run;
+pub use error::CliError;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "droidscore", version, about = "Score AI agents operating Android phones from the phone's own state")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List or check task suites.
+    #[command(subcommand)]
+    Tasks(TasksCommand),
+    /// Inspect the simulator.
+    #[command(subcommand)]
+    Sim(SimCommand),
+    /// Inspect a uiautomator dump captured from any phone.
+    Ui(UiArgs),
+    /// Run agents over a task suite and score every episode.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// List tasks and their variants.
+    List(ListArgs),
+    /// Prove every oracle false at the start, under a do-nothing agent and a
+    /// decoy agent, and true under the reference solution.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// Directory of task files.
+    #[arg(long, default_value = "tasks")]
+    pub suite: PathBuf,
+    /// Only tasks whose id matches this glob.
+    #[arg(long, value_name = "GLOB")]
+    pub tasks: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SimCommand {
+    /// Print the uiautomator dump of a task variant's first screen.
+    Dump(DumpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    #[arg(long, default_value = "tasks")]
+    pub suite: PathBuf,
+    #[arg(long)]
+    pub task: String,
+    #[arg(long, default_value = "base")]
+    pub variant: String,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Open this intent (or `sim:<screen>`) instead of launching the task's app.
+    #[arg(long)]
+    pub open: Option<String>,
+    /// Also write the screenshot here.
+    #[arg(long, value_name = "FILE")]
+    pub png: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// A uiautomator dump (`uiautomator dump` output, or its file).
+    pub file: PathBuf,
+    /// Print the numbered element list an agent sees (the default).
+    #[arg(long, group = "format")]
+    pub elements: bool,
+    /// Print the parsed tree as JSON.
+    #[arg(long, group = "format")]
+    pub json: bool,
+    /// Re-serialise in uiautomator's exact form.
+    #[arg(long, group = "format")]
+    pub xml: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PhoneKind {
+    Sim,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentKind {
+    /// The task's reference solution.
+    Reference,
+    /// Declares the task complete without acting.
+    Noop,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    #[arg(long, value_enum, default_value = "sim")]
+    pub phone: PhoneKind,
+    #[arg(long, value_enum)]
+    pub agent: AgentKind,
+    /// `all`, `base` (each task's first variant), or a comma-separated list of ids.
+    #[arg(long, default_value = "all")]
+    pub variants: String,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,72 @@
+//! One episode: an agent operates a phone on one task instance until it
+//! declares completion or infeasibility or runs out of steps; then the oracle
+//! scores the phone's state. With `done = "any_step"` the oracle is also
+//! consulted after every action and the first pass counts.
+
+use crate::agent::{Agent, Decision};
+use crate::oracle::{Baseline, Outcome, Verdict};
+use crate::phone::{Phone, PhoneError};
+use crate::task::{Done, Instance};
+
+/// How the agent's run ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "end", content = "reason", rename_all = "snake_case")]
+pub enum End {
+    Complete,
+    Infeasible(String),
+    OutOfSteps,
+    /// `done = "any_step"`: the oracle passed after an action.
+    Reached,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Episode {
+    pub task: String,
+    pub variant: String,
+    pub end: End,
+    /// Device actions taken.
+    pub steps: u32,
+    /// The oracle's verdict on the state the episode left.
+    pub verdict: Verdict,
+    /// Success under the task's completion rule.
+    pub success: bool,
+    /// Why it did not succeed, or a summary of the pass.
+    pub reason: String,
+}
+
+pub fn run(phone: &mut dyn Phone, agent: &mut dyn Agent, instance: &Instance) -> Result<Episode, PhoneError> {
+    let baseline = Baseline::capture(phone);
+    let mut steps = 0;
+    let end = loop {
+        if steps >= instance.max_steps {
+            break End::OutOfSteps;
+        }
+        let observation = phone.observe(false)?;
+        match agent.next(&instance.goal, &observation) {
+            Decision::Act(action) => {
+                phone.act(&action)?;
+                steps += 1;
+            }
+            Decision::Open(intent) => {
+                phone.open(&intent)?;
+                steps += 1;
+            }
+            Decision::Complete => break End::Complete,
+            Decision::Infeasible(why) => break End::Infeasible(why),
+        }
+        if instance.done == Done::AnyStep && instance.oracle.evaluate(phone, &baseline).passed() {
+            break End::Reached;
+        }
+    };
+    let verdict = instance.oracle.evaluate(phone, &baseline);
+    let (success, reason) = match (&end, verdict.outcome) {
+        (_, Outcome::Skipped) => (false, format!("skipped: {}", verdict.reason())),
+        (End::Complete | End::Reached, Outcome::Pass) => (true, verdict.reason()),
+        (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => (true, verdict.reason()),
+        (End::OutOfSteps, Outcome::Pass) => (false, "the state is right but the agent never declared the task complete".into()),
+        (End::Infeasible(why), Outcome::Pass) => (false, format!("the state is right but the agent declared it infeasible: {why}")),
+        (End::Infeasible(why), Outcome::Fail) => (false, format!("infeasible ({why}); {}", verdict.reason())),
+        (_, Outcome::Fail) => (false, verdict.reason()),
+    };
+    Ok(Episode { task: instance.task.clone(), variant: instance.variant.id.clone(), end, steps, verdict, success, reason })
+}

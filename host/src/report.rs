@@ -1,0 +1,91 @@
+//! Text tables for the terminal: the task list, the check table and run results.
+//! Plain aligned columns so the output pipes and diffs cleanly.
+
+use crate::check::CheckRow;
+use crate::episode::Episode;
+use crate::oracle::Outcome;
+use crate::task::Task;
+
+/// Left-aligned columns separated by two spaces; the header is underlined.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    out += &line(widths.iter().map(|w| "-".repeat(*w)).collect());
+    for row in rows {
+        out += &line(row.clone());
+    }
+    out
+}
+
+fn outcome(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "true",
+        Outcome::Fail => "false",
+        Outcome::Skipped => "skipped",
+    }
+}
+
+pub fn task_list(tasks: &[Task]) -> String {
+    let rows: Vec<Vec<String>> = tasks
+        .iter()
+        .map(|t| {
+            let base = &t.variants[0];
+            let variants: Vec<&str> = t.variants.iter().map(|v| v.variant.id.as_str()).collect();
+            vec![t.id.clone(), t.app.clone(), variants.join(","), base.goal.clone()]
+        })
+        .collect();
+    let variants: usize = tasks.iter().map(|t| t.variants.len()).sum();
+    table(&["task", "app", "variants", "goal (first variant)"], &rows) + &format!("{} tasks, {variants} variants\n", tasks.len())
+}
+
+pub fn check_table(rows: &[CheckRow]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.task.clone(),
+                r.variant.clone(),
+                outcome(r.initial).into(),
+                outcome(r.noop).into(),
+                r.decoy.map_or("-", outcome).into(),
+                format!("{} ({} steps)", outcome(r.reference), r.reference_steps),
+                if r.ok() { "ok".into() } else { format!("VIOLATION: {}", r.violations.join("; ")) },
+            ]
+        })
+        .collect();
+    let bad = rows.iter().filter(|r| !r.ok()).count();
+    let summary = if bad == 0 {
+        format!("all {} task variants hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len())
+    } else {
+        format!("{bad} of {} task variants break the rules\n", rows.len())
+    };
+    table(&["task", "variant", "initial", "do-nothing", "decoy", "reference", "check"], &cells) + &summary
+}
+
+pub fn run_table(agent: &str, episodes: &[Episode]) -> String {
+    let cells: Vec<Vec<String>> = episodes
+        .iter()
+        .map(|e| {
+            let verdict = if e.success { "pass" } else if e.verdict.outcome == Outcome::Skipped { "skipped" } else { "fail" };
+            vec![e.task.clone(), e.variant.clone(), verdict.into(), e.steps.to_string(), e.reason.clone()]
+        })
+        .collect();
+    let scored: Vec<&Episode> = episodes.iter().filter(|e| e.verdict.outcome != Outcome::Skipped).collect();
+    let passed = scored.iter().filter(|e| e.success).count();
+    let skipped = episodes.len() - scored.len();
+    let rate = if scored.is_empty() { 0.0 } else { 100.0 * passed as f64 / scored.len() as f64 };
+    let mut summary = format!("agent {agent}: {passed}/{} episodes succeeded ({rate:.1}%)", scored.len());
+    if skipped > 0 {
+        summary += &format!(", {skipped} skipped (not scored)");
+    }
+    table(&["task", "variant", "verdict", "steps", "reason"], &cells) + &summary + "\n"
+}
