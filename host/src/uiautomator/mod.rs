@@ -2,11 +2,13 @@
 //! serialising back in uiautomator's exact form, selectors, and the element list
 //! an agent reads.
 
+mod elements;
 mod node;
 mod parse;
 mod select;
 mod serialize;
 
+pub use elements::{elements, render, Element, MAX_LABEL_CHARS};
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
 pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
 pub use select::{FullMatch, Selector, SelectorError};
