@@ -77,7 +77,7 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
             Outcome::Skipped
         }
     };
-    let mut must_fail = |name: &str, result: Result<Episode, String>| match result {
+    let must_fail = |violations: &mut Vec<String>, name: &str, result: Result<Episode, String>| match result {
         Ok(ep) => {
             if ep.verdict.outcome != Outcome::Fail {
                 violations.push(format!("{name} agent: oracle is {:?} ({})", ep.verdict.outcome, ep.verdict.reason()));
@@ -89,17 +89,19 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
             Outcome::Skipped
         }
     };
-    let noop = must_fail("do-nothing", episode_with(instance, &mut Noop));
+    let noop = must_fail(&mut violations, "do-nothing", episode_with(instance, &mut Noop));
     let decoy_steps = decoy_steps(instance);
-    let decoy = (!decoy_steps.is_empty()).then(|| {
+    let decoy = if decoy_steps.is_empty() {
+        None
+    } else {
         let result = episode_with(instance, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
-            if ep.steps == 0 {
-                violations.push("decoy agent: took no action".into());
+            if !matches!(ep.end, crate::episode::End::Complete) {
+                violations.push(format!("decoy agent did not finish its steps: {}", ep.reason));
             }
         }
-        must_fail("decoy", result)
-    });
+        Some(must_fail(&mut violations, "decoy", result))
+    };
     let (reference, reference_steps) = match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
         Ok(ep) => {
             if !ep.success {

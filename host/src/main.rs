@@ -1,1 +1,16 @@
-fn main() {}
+//! The `droidscore` binary: parse arguments, call the library, map the error to
+//! a documented exit code (see `cli::CliError::exit_code`).
+
+use clap::Parser;
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("DROIDSCORE_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = droidscore::cli::Cli::parse();
+    if let Err(e) = droidscore::cli::run(cli) {
+        eprintln!("error: {e}");
+        std::process::exit(e.exit_code());
+    }
+}
