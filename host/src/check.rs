@@ -38,7 +38,10 @@ fn phone(instance: &Instance) -> Result<SimPhone, String> {
     SimPhone::new(instance.sim_config(SEED)).map_err(|e| e.to_string())
 }
 
-fn episode_with(instance: &Instance, agent: &mut dyn crate::agent::Agent) -> Result<Episode, String> {
+fn episode_with(
+    instance: &Instance,
+    agent: &mut dyn crate::agent::Agent,
+) -> Result<Episode, String> {
     let mut p = phone(instance)?;
     episode::run(&mut p, agent, instance).map_err(|e| e.to_string())
 }
@@ -50,15 +53,29 @@ fn decoy_steps(instance: &Instance) -> Vec<Step> {
     }
     let mut steps = Vec::new();
     for decoy in &instance.variant.decoys {
-        let open = Step { open: Some(format!("sim:{}", decoy.screen)), ..empty_step() };
-        let tap = Step { tap: Some(Selector::text(instance.variant.label(&decoy.title)).row()), ..empty_step() };
+        let open = Step {
+            open: Some(format!("sim:{}", decoy.screen)),
+            ..empty_step()
+        };
+        let tap = Step {
+            tap: Some(Selector::text(instance.variant.label(&decoy.title)).row()),
+            ..empty_step()
+        };
         steps.extend([open, tap]);
     }
     steps
 }
 
 fn empty_step() -> Step {
-    Step { launch: None, open: None, tap: None, long_press: None, at: None, text: None, key: None }
+    Step {
+        launch: None,
+        open: None,
+        tap: None,
+        long_press: None,
+        at: None,
+        text: None,
+        key: None,
+    }
 }
 
 pub fn check_instance(instance: &Instance) -> CheckRow {
@@ -68,7 +85,11 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
             let baseline = Baseline::capture(&mut p);
             let verdict = instance.oracle.evaluate(&mut p, &baseline);
             if verdict.outcome != Outcome::Fail {
-                violations.push(format!("initial state: oracle is {:?} ({})", verdict.outcome, verdict.reason()));
+                violations.push(format!(
+                    "initial state: oracle is {:?} ({})",
+                    verdict.outcome,
+                    verdict.reason()
+                ));
             }
             verdict.outcome
         }
@@ -77,19 +98,28 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
             Outcome::Skipped
         }
     };
-    let must_fail = |violations: &mut Vec<String>, name: &str, result: Result<Episode, String>| match result {
-        Ok(ep) => {
-            if ep.verdict.outcome != Outcome::Fail {
-                violations.push(format!("{name} agent: oracle is {:?} ({})", ep.verdict.outcome, ep.verdict.reason()));
+    let must_fail =
+        |violations: &mut Vec<String>, name: &str, result: Result<Episode, String>| match result {
+            Ok(ep) => {
+                if ep.verdict.outcome != Outcome::Fail {
+                    violations.push(format!(
+                        "{name} agent: oracle is {:?} ({})",
+                        ep.verdict.outcome,
+                        ep.verdict.reason()
+                    ));
+                }
+                ep.verdict.outcome
             }
-            ep.verdict.outcome
-        }
-        Err(e) => {
-            violations.push(format!("{name} agent: {e}"));
-            Outcome::Skipped
-        }
-    };
-    let noop = must_fail(&mut violations, "do-nothing", episode_with(instance, &mut Noop));
+            Err(e) => {
+                violations.push(format!("{name} agent: {e}"));
+                Outcome::Skipped
+            }
+        };
+    let noop = must_fail(
+        &mut violations,
+        "do-nothing",
+        episode_with(instance, &mut Noop),
+    );
     let decoy_steps = decoy_steps(instance);
     let decoy = if decoy_steps.is_empty() {
         None
@@ -97,23 +127,27 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
         let result = episode_with(instance, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
             if !matches!(ep.end, crate::episode::End::Complete) {
-                violations.push(format!("decoy agent did not finish its steps: {}", ep.reason));
+                violations.push(format!(
+                    "decoy agent did not finish its steps: {}",
+                    ep.reason
+                ));
             }
         }
         Some(must_fail(&mut violations, "decoy", result))
     };
-    let (reference, reference_steps) = match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
-        Ok(ep) => {
-            if !ep.success {
-                violations.push(format!("reference solution fails: {}", ep.reason));
+    let (reference, reference_steps) =
+        match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
+            Ok(ep) => {
+                if !ep.success {
+                    violations.push(format!("reference solution fails: {}", ep.reason));
+                }
+                (ep.verdict.outcome, ep.steps)
             }
-            (ep.verdict.outcome, ep.steps)
-        }
-        Err(e) => {
-            violations.push(format!("reference solution: {e}"));
-            (Outcome::Skipped, 0)
-        }
-    };
+            Err(e) => {
+                violations.push(format!("reference solution: {e}"));
+                (Outcome::Skipped, 0)
+            }
+        };
     CheckRow {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
@@ -127,5 +161,9 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
 }
 
 pub fn check_tasks(tasks: &[Task]) -> Vec<CheckRow> {
-    tasks.iter().flat_map(|t| t.variants.iter()).map(check_instance).collect()
+    tasks
+        .iter()
+        .flat_map(|t| t.variants.iter())
+        .map(check_instance)
+        .collect()
 }

@@ -34,7 +34,11 @@ pub struct Episode {
     pub reason: String,
 }
 
-pub fn run(phone: &mut dyn Phone, agent: &mut dyn Agent, instance: &Instance) -> Result<Episode, PhoneError> {
+pub fn run(
+    phone: &mut dyn Phone,
+    agent: &mut dyn Agent,
+    instance: &Instance,
+) -> Result<Episode, PhoneError> {
     let baseline = Baseline::capture(phone);
     let mut steps = 0;
     let end = loop {
@@ -62,11 +66,29 @@ pub fn run(phone: &mut dyn Phone, agent: &mut dyn Agent, instance: &Instance) ->
     let (success, reason) = match (&end, verdict.outcome) {
         (_, Outcome::Skipped) => (false, format!("skipped: {}", verdict.reason())),
         (End::Complete | End::Reached, Outcome::Pass) => (true, verdict.reason()),
-        (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => (true, verdict.reason()),
-        (End::OutOfSteps, Outcome::Pass) => (false, "the state is right but the agent never declared the task complete".into()),
-        (End::Infeasible(why), Outcome::Pass) => (false, format!("the state is right but the agent declared it infeasible: {why}")),
-        (End::Infeasible(why), Outcome::Fail) => (false, format!("infeasible ({why}); {}", verdict.reason())),
+        (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => {
+            (true, verdict.reason())
+        }
+        (End::OutOfSteps, Outcome::Pass) => (
+            false,
+            "the state is right but the agent never declared the task complete".into(),
+        ),
+        (End::Infeasible(why), Outcome::Pass) => (
+            false,
+            format!("the state is right but the agent declared it infeasible: {why}"),
+        ),
+        (End::Infeasible(why), Outcome::Fail) => {
+            (false, format!("infeasible ({why}); {}", verdict.reason()))
+        }
         (_, Outcome::Fail) => (false, verdict.reason()),
     };
-    Ok(Episode { task: instance.task.clone(), variant: instance.variant.id.clone(), end, steps, verdict, success, reason })
+    Ok(Episode {
+        task: instance.task.clone(),
+        variant: instance.variant.id.clone(),
+        end,
+        steps,
+        verdict,
+        success,
+        reason,
+    })
 }

@@ -15,7 +15,11 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         }
     }
     let line = |cells: Vec<String>| {
-        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         padded.join("  ").trim_end().to_string() + "\n"
     };
     let mut out = line(header.iter().map(|h| h.to_string()).collect());
@@ -40,11 +44,17 @@ pub fn task_list(tasks: &[Task]) -> String {
         .map(|t| {
             let base = &t.variants[0];
             let variants: Vec<&str> = t.variants.iter().map(|v| v.variant.id.as_str()).collect();
-            vec![t.id.clone(), t.app.clone(), variants.join(","), base.goal.clone()]
+            vec![
+                t.id.clone(),
+                t.app.clone(),
+                variants.join(","),
+                base.goal.clone(),
+            ]
         })
         .collect();
     let variants: usize = tasks.iter().map(|t| t.variants.len()).sum();
-    table(&["task", "app", "variants", "goal (first variant)"], &rows) + &format!("{} tasks, {variants} variants\n", tasks.len())
+    table(&["task", "app", "variants", "goal (first variant)"], &rows)
+        + &format!("{} tasks, {variants} variants\n", tasks.len())
 }
 
 pub fn check_table(rows: &[CheckRow]) -> String {
@@ -58,7 +68,11 @@ pub fn check_table(rows: &[CheckRow]) -> String {
                 outcome(r.noop).into(),
                 r.decoy.map_or("-", outcome).into(),
                 format!("{} ({} steps)", outcome(r.reference), r.reference_steps),
-                if r.ok() { "ok".into() } else { format!("VIOLATION: {}", r.violations.join("; ")) },
+                if r.ok() {
+                    "ok".into()
+                } else {
+                    format!("VIOLATION: {}", r.violations.join("; "))
+                },
             ]
         })
         .collect();
@@ -68,22 +82,55 @@ pub fn check_table(rows: &[CheckRow]) -> String {
     } else {
         format!("{bad} of {} task variants break the rules\n", rows.len())
     };
-    table(&["task", "variant", "initial", "do-nothing", "decoy", "reference", "check"], &cells) + &summary
+    table(
+        &[
+            "task",
+            "variant",
+            "initial",
+            "do-nothing",
+            "decoy",
+            "reference",
+            "check",
+        ],
+        &cells,
+    ) + &summary
 }
 
 pub fn run_table(agent: &str, episodes: &[Episode]) -> String {
     let cells: Vec<Vec<String>> = episodes
         .iter()
         .map(|e| {
-            let verdict = if e.success { "pass" } else if e.verdict.outcome == Outcome::Skipped { "skipped" } else { "fail" };
-            vec![e.task.clone(), e.variant.clone(), verdict.into(), e.steps.to_string(), e.reason.clone()]
+            let verdict = if e.success {
+                "pass"
+            } else if e.verdict.outcome == Outcome::Skipped {
+                "skipped"
+            } else {
+                "fail"
+            };
+            vec![
+                e.task.clone(),
+                e.variant.clone(),
+                verdict.into(),
+                e.steps.to_string(),
+                e.reason.clone(),
+            ]
         })
         .collect();
-    let scored: Vec<&Episode> = episodes.iter().filter(|e| e.verdict.outcome != Outcome::Skipped).collect();
+    let scored: Vec<&Episode> = episodes
+        .iter()
+        .filter(|e| e.verdict.outcome != Outcome::Skipped)
+        .collect();
     let passed = scored.iter().filter(|e| e.success).count();
     let skipped = episodes.len() - scored.len();
-    let rate = if scored.is_empty() { 0.0 } else { 100.0 * passed as f64 / scored.len() as f64 };
-    let mut summary = format!("agent {agent}: {passed}/{} episodes succeeded ({rate:.1}%)", scored.len());
+    let rate = if scored.is_empty() {
+        0.0
+    } else {
+        100.0 * passed as f64 / scored.len() as f64
+    };
+    let mut summary = format!(
+        "agent {agent}: {passed}/{} episodes succeeded ({rate:.1}%)",
+        scored.len()
+    );
     if skipped > 0 {
         summary += &format!(", {skipped} skipped (not scored)");
     }

@@ -22,7 +22,13 @@ pub struct Solver {
 
 impl Solver {
     pub fn new(steps: Vec<Step>) -> Self {
-        Solver { steps, at: 0, scrolls: 0, scrolling_up: false, last_xml: None }
+        Solver {
+            steps,
+            at: 0,
+            scrolls: 0,
+            scrolling_up: false,
+            last_xml: None,
+        }
     }
 
     fn advance(&mut self, decision: Decision) -> Decision {
@@ -33,7 +39,13 @@ impl Solver {
         decision
     }
 
-    fn target(&mut self, selector: &Selector, at: Option<[f32; 2]>, obs: &Observation, long: bool) -> Decision {
+    fn target(
+        &mut self,
+        selector: &Selector,
+        at: Option<[f32; 2]>,
+        obs: &Observation,
+        long: bool,
+    ) -> Decision {
         if let Some(node) = selector.find_all(&obs.hierarchy).into_iter().next() {
             let [fx, fy] = at.unwrap_or([0.5, 0.5]);
             let b = node.bounds;
@@ -41,27 +53,51 @@ impl Solver {
             let y = b.top + (b.height() as f32 * fy.clamp(0.0, 1.0)) as i32;
             let x = x.min(b.right - 1);
             let y = y.min(b.bottom - 1);
-            let action = if long { DeviceAction::LongPress { x, y } } else { DeviceAction::Tap { x, y } };
+            let action = if long {
+                DeviceAction::LongPress { x, y }
+            } else {
+                DeviceAction::Tap { x, y }
+            };
             return self.advance(Decision::Act(action));
         }
         // Not on screen: scroll the list. An unchanged dump means the list's end.
         let at_end = self.last_xml.as_deref() == Some(obs.xml.as_str());
         if at_end || self.scrolls >= MAX_SCROLLS {
             if self.scrolling_up {
-                return Decision::Infeasible(format!("solution step {}: no node matches {selector}, searched by scrolling", self.at + 1));
+                return Decision::Infeasible(format!(
+                    "solution step {}: no node matches {selector}, searched by scrolling",
+                    self.at + 1
+                ));
             }
             self.scrolling_up = true;
             self.scrolls = 0;
         }
         let Some(list) = first_scrollable(&obs.hierarchy) else {
-            return Decision::Infeasible(format!("solution step {}: no node matches {selector}", self.at + 1));
+            return Decision::Infeasible(format!(
+                "solution step {}: no node matches {selector}",
+                self.at + 1
+            ));
         };
         self.scrolls += 1;
         self.last_xml = Some(obs.xml.clone());
         let b = list.bounds;
-        let (x, low, high) = (b.center().0, b.top + b.height() * 3 / 4, b.top + b.height() / 4);
-        let (y1, y2) = if self.scrolling_up { (high, low) } else { (low, high) };
-        Decision::Act(DeviceAction::Swipe { x1: x, y1, x2: x, y2, duration_ms: 300 })
+        let (x, low, high) = (
+            b.center().0,
+            b.top + b.height() * 3 / 4,
+            b.top + b.height() / 4,
+        );
+        let (y1, y2) = if self.scrolling_up {
+            (high, low)
+        } else {
+            (low, high)
+        };
+        Decision::Act(DeviceAction::Swipe {
+            x1: x,
+            y1,
+            x2: x,
+            y2,
+            duration_ms: 300,
+        })
     }
 }
 

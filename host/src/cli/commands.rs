@@ -2,7 +2,10 @@
 
 use std::io::Write;
 
-use super::{AgentKind, CheckArgs, Cli, Command, CliError, DumpArgs, ListArgs, RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs};
+use super::{
+    AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, RunArgs, SimCommand,
+    SuiteArgs, TasksCommand, UiArgs,
+};
 use crate::agent::{Agent, Noop, Solver};
 use crate::episode::{self, Episode};
 use crate::phone::{DeviceAction, Intent, Phone};
@@ -22,7 +25,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 fn out(text: &str) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).map_err(|e| CliError::Io(format!("failed to write to stdout: {e}")))
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| CliError::Io(format!("failed to write to stdout: {e}")))
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
@@ -33,10 +39,14 @@ fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
     let mut tasks = task::load_dir(&suite.suite)?;
     if let Some(glob) = &suite.tasks {
-        let pattern = glob::Pattern::new(glob).map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
+        let pattern = glob::Pattern::new(glob)
+            .map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
         tasks.retain(|t| pattern.matches(&t.id));
         if tasks.is_empty() {
-            return Err(CliError::BadInput(format!("--tasks {glob:?} matches no task in {}", suite.suite.display())));
+            return Err(CliError::BadInput(format!(
+                "--tasks {glob:?} matches no task in {}",
+                suite.suite.display()
+            )));
         }
     }
     Ok(tasks)
@@ -100,47 +110,71 @@ fn check(args: CheckArgs) -> Result<(), CliError> {
     }
     let bad = rows.iter().filter(|r| !r.ok()).count();
     if bad > 0 {
-        return Err(CliError::SuiteFailed(format!("tasks check: {bad} of {} task variants break the rules", rows.len())));
+        return Err(CliError::SuiteFailed(format!(
+            "tasks check: {bad} of {} task variants break the rules",
+            rows.len()
+        )));
     }
     Ok(())
 }
 
 fn instance<'a>(tasks: &'a [Task], task: &str, variant: &str) -> Result<&'a Instance, CliError> {
-    let t = tasks.iter().find(|t| t.id == task).ok_or_else(|| CliError::BadInput(format!("--task {task:?}: no such task")))?;
+    let t = tasks
+        .iter()
+        .find(|t| t.id == task)
+        .ok_or_else(|| CliError::BadInput(format!("--task {task:?}: no such task")))?;
     t.variant(variant).ok_or_else(|| {
         let ids: Vec<&str> = t.variants.iter().map(|v| v.variant.id.as_str()).collect();
-        CliError::BadInput(format!("--variant {variant:?}: task {task:?} has variants {}", ids.join(", ")))
+        CliError::BadInput(format!(
+            "--variant {variant:?}: task {task:?} has variants {}",
+            ids.join(", ")
+        ))
     })
 }
 
 fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::load_dir(&args.suite)?;
     let inst = instance(&tasks, &args.task, &args.variant)?;
-    let mut phone = SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut phone =
+        SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
     match &args.open {
         Some(intent) => phone.open(&Intent(intent.clone()))?,
-        None => phone.act(&DeviceAction::Launch { package: tasks_app(&tasks, &args.task) })?,
+        None => phone.act(&DeviceAction::Launch {
+            package: tasks_app(&tasks, &args.task),
+        })?,
     }
     let obs = phone.observe(args.png.is_some())?;
     if let (Some(path), Some(png)) = (&args.png, &obs.screenshot) {
-        std::fs::write(path, png).map_err(|e| CliError::Io(format!("failed to write {}: {e}", path.display())))?;
+        std::fs::write(path, png)
+            .map_err(|e| CliError::Io(format!("failed to write {}: {e}", path.display())))?;
     }
     out(&(obs.xml + "\n"))
 }
 
 fn tasks_app(tasks: &[Task], id: &str) -> String {
-    tasks.iter().find(|t| t.id == id).map(|t| t.app.clone()).unwrap_or_default()
+    tasks
+        .iter()
+        .find(|t| t.id == id)
+        .map(|t| t.app.clone())
+        .unwrap_or_default()
 }
 
 fn ui(args: UiArgs) -> Result<(), CliError> {
-    let bytes = std::fs::read(&args.file).map_err(|e| CliError::BadInput(format!("failed to read {}: {e}", args.file.display())))?;
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| CliError::BadInput(format!("failed to read {}: {e}", args.file.display())))?;
     let hierarchy = match uiautomator::parse(&bytes) {
         Ok(uiautomator::Dump::Hierarchy { hierarchy, .. }) => hierarchy,
         Ok(uiautomator::Dump::DumpedTo(path)) => {
-            return Err(CliError::BadInput(format!("{}: holds only \"dumped to {path}\": read that file from the phone", args.file.display())))
+            return Err(CliError::BadInput(format!(
+                "{}: holds only \"dumped to {path}\": read that file from the phone",
+                args.file.display()
+            )))
         }
         Ok(uiautomator::Dump::Failed(failure)) => {
-            return Err(CliError::BadInput(format!("{}: the phone's dump failed: {failure:?}", args.file.display())))
+            return Err(CliError::BadInput(format!(
+                "{}: the phone's dump failed: {failure:?}",
+                args.file.display()
+            )))
         }
         Err(e) => return Err(CliError::BadInput(format!("{}: {e}", args.file.display()))),
     };
@@ -160,9 +194,13 @@ fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Instance
         "base" => tasks.iter().map(|t| &t.variants[0]).collect(),
         list => {
             let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
-            let chosen: Vec<&Instance> = all.filter(|i| wanted.contains(&i.variant.id.as_str())).collect();
+            let chosen: Vec<&Instance> = all
+                .filter(|i| wanted.contains(&i.variant.id.as_str()))
+                .collect();
             if chosen.is_empty() {
-                return Err(CliError::BadInput(format!("--variants {list:?} matches no variant")));
+                return Err(CliError::BadInput(format!(
+                    "--variants {list:?} matches no variant"
+                )));
             }
             chosen
         }
@@ -174,7 +212,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let instances = select_variants(&tasks, &args.variants)?;
     let mut episodes: Vec<Episode> = Vec::new();
     for inst in instances {
-        let mut phone = SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+        let mut phone = SimPhone::new(inst.sim_config(args.seed))
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
         let mut agent: Box<dyn Agent> = match args.agent {
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),

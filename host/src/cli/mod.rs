@@ -12,7 +12,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "droidscore", version, about = "Score AI agents operating Android phones from the phone's own state")]
+#[command(
+    name = "droidscore",
+    version,
+    about = "Score AI agents operating Android phones from the phone's own state"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

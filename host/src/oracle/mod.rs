@@ -80,7 +80,11 @@ impl Oracle {
             Some(f) => f.as_mut(),
             None => phone,
         };
-        let checks = self.predicates.iter().map(|p| p.evaluate(phone, baseline)).collect();
+        let checks = self
+            .predicates
+            .iter()
+            .map(|p| p.evaluate(phone, baseline))
+            .collect();
         Verdict::from_checks(checks)
     }
 }

@@ -70,7 +70,11 @@ pub enum Predicate {
     /// Simulator app data (`app/…`).
     App { key: String, want: Want },
     /// Nodes in the UI dump, after opening `open` (if given). Lists are scrolled through.
-    Ui { open: Option<Intent>, select: Selector, count: Count },
+    Ui {
+        open: Option<Intent>,
+        select: Selector,
+        count: Count,
+    },
     /// Every watched key keeps its start value, except these.
     Unchanged { except: Vec<String> },
     /// No state write happened at any step, except to these keys (flip history).
@@ -97,14 +101,22 @@ impl PredicateSpec {
                 if k.starts_with("app/") {
                     return Err(format!("key: {k:?} is app data: use check = \"app\""));
                 }
-                Predicate::Setting { key: k.parse().map_err(|e| format!("key: {e}"))?, want: want(&self)? }
+                Predicate::Setting {
+                    key: k.parse().map_err(|e| format!("key: {e}"))?,
+                    want: want(&self)?,
+                }
             }
             CheckKind::App => {
                 let k = key(&self)?;
                 if !k.starts_with("app/") {
-                    return Err(format!("key: {k:?} is not app data (app/…): use check = \"setting\""));
+                    return Err(format!(
+                        "key: {k:?} is not app data (app/…): use check = \"setting\""
+                    ));
                 }
-                Predicate::App { key: k, want: want(&self)? }
+                Predicate::App {
+                    key: k,
+                    want: want(&self)?,
+                }
             }
             CheckKind::Ui => {
                 let select = self.select.clone().ok_or("select: missing")?;
@@ -114,15 +126,25 @@ impl PredicateSpec {
                     (None, true) => Count::Absent,
                     (None, false) => Count::AtLeastOne,
                 };
-                Predicate::Ui { open: self.open.clone().map(Intent), select, count }
+                Predicate::Ui {
+                    open: self.open.clone().map(Intent),
+                    select,
+                    count,
+                }
             }
-            CheckKind::Unchanged => Predicate::Unchanged { except: self.except.clone() },
-            CheckKind::NoFlips => Predicate::NoFlips { except: self.except.clone() },
+            CheckKind::Unchanged => Predicate::Unchanged {
+                except: self.except.clone(),
+            },
+            CheckKind::NoFlips => Predicate::NoFlips {
+                except: self.except.clone(),
+            },
             CheckKind::Untouched => {
                 if self.keys.is_empty() {
                     return Err("keys: list the key prefixes that must stay untouched".into());
                 }
-                Predicate::Untouched { prefixes: self.keys.clone() }
+                Predicate::Untouched {
+                    prefixes: self.keys.clone(),
+                }
             }
         })
     }
@@ -134,7 +156,10 @@ impl Want {
         match self {
             Want::Equals(v) => value == v,
             Want::AnyOf(vs) => vs.iter().any(|v| v == value),
-            Want::Range(lo, hi) => value.trim().parse::<i64>().is_ok_and(|n| (*lo..=*hi).contains(&n)),
+            Want::Range(lo, hi) => value
+                .trim()
+                .parse::<i64>()
+                .is_ok_and(|n| (*lo..=*hi).contains(&n)),
         }
     }
 }
@@ -155,7 +180,10 @@ fn shown(value: &Option<String>) -> &str {
 
 impl Predicate {
     pub fn needs_flip_history(&self) -> bool {
-        matches!(self, Predicate::NoFlips { .. } | Predicate::Untouched { .. })
+        matches!(
+            self,
+            Predicate::NoFlips { .. } | Predicate::Untouched { .. }
+        )
     }
 
     /// The check as one line, for tables and reasons.
@@ -163,8 +191,15 @@ impl Predicate {
         match self {
             Predicate::Setting { key, want } => format!("{key} {want}"),
             Predicate::App { key, want } => format!("{key} {want}"),
-            Predicate::Ui { open, select, count } => {
-                let at = open.as_ref().map(|i| format!(" on {}", i.0)).unwrap_or_default();
+            Predicate::Ui {
+                open,
+                select,
+                count,
+            } => {
+                let at = open
+                    .as_ref()
+                    .map(|i| format!(" on {}", i.0))
+                    .unwrap_or_default();
                 let n = match count {
                     Count::AtLeastOne => "some".to_string(),
                     Count::Exactly(n) => format!("exactly {n}"),
@@ -181,21 +216,38 @@ impl Predicate {
 
     pub fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> CheckResult {
         let check = self.describe();
-        let result = |outcome, detail: String| CheckResult { check: check.clone(), outcome, detail };
+        let result = |outcome, detail: String| CheckResult {
+            check: check.clone(),
+            outcome,
+            detail,
+        };
         let pass_fail = |ok: bool| if ok { Outcome::Pass } else { Outcome::Fail };
         if self.needs_flip_history() && phone.flip_history().is_none() {
-            return result(Outcome::Skipped, "needs flip history, which only the simulator records".into());
+            return result(
+                Outcome::Skipped,
+                "needs flip history, which only the simulator records".into(),
+            );
         }
         match self {
             Predicate::Setting { key, want } => match phone.read_setting(key) {
-                Ok(v) => result(pass_fail(want.holds(v.as_deref())), format!("{key} is {}", shown(&v))),
+                Ok(v) => result(
+                    pass_fail(want.holds(v.as_deref())),
+                    format!("{key} is {}", shown(&v)),
+                ),
                 Err(e) => result(Outcome::Skipped, format!("cannot read {key}: {e}")),
             },
             Predicate::App { key, want } => match phone.read_app(key) {
-                Ok(v) => result(pass_fail(want.holds(v.as_deref())), format!("{key} is {}", shown(&v))),
+                Ok(v) => result(
+                    pass_fail(want.holds(v.as_deref())),
+                    format!("{key} is {}", shown(&v)),
+                ),
                 Err(e) => result(Outcome::Skipped, format!("cannot read {key}: {e}")),
             },
-            Predicate::Ui { open, select, count } => {
+            Predicate::Ui {
+                open,
+                select,
+                count,
+            } => {
                 if let Some(intent) = open {
                     if let Err(e) = phone.open(intent) {
                         return result(Outcome::Skipped, format!("cannot open {}: {e}", intent.0));
@@ -216,14 +268,20 @@ impl Predicate {
             Predicate::Unchanged { except } => {
                 let mut changed = Vec::new();
                 for key in watched_keys().filter(|k| !except.iter().any(|e| e == k)) {
-                    let Some(before) = baseline.values.get(key) else { continue };
+                    let Some(before) = baseline.values.get(key) else {
+                        continue;
+                    };
                     if let Ok(now) = read_key(phone, key) {
                         if &now != before {
                             changed.push(format!("{key} {} → {}", shown(before), shown(&now)));
                         }
                     }
                 }
-                let detail = if changed.is_empty() { "no other key changed".into() } else { changed.join("; ") };
+                let detail = if changed.is_empty() {
+                    "no other key changed".into()
+                } else {
+                    changed.join("; ")
+                };
                 result(pass_fail(changed.is_empty()), detail)
             }
             Predicate::NoFlips { except } => {
@@ -233,7 +291,11 @@ impl Predicate {
                     .filter(|f| !except.iter().any(|e| &f.key == e))
                     .map(|f| format!("{} {} → {} at step {}", f.key, f.from, f.to, f.step))
                     .collect();
-                let detail = if bad.is_empty() { format!("{} flips, all allowed", flips.len()) } else { bad.join("; ") };
+                let detail = if bad.is_empty() {
+                    format!("{} flips, all allowed", flips.len())
+                } else {
+                    bad.join("; ")
+                };
                 result(pass_fail(bad.is_empty()), detail)
             }
             Predicate::Untouched { prefixes } => {
@@ -241,9 +303,18 @@ impl Predicate {
                 let bad: Vec<String> = flips
                     .iter()
                     .filter(|f| prefixes.iter().any(|p| f.key.starts_with(p.as_str())))
-                    .map(|f| format!("{} ({}) {} → {} at step {}", f.key, f.control, f.from, f.to, f.step))
+                    .map(|f| {
+                        format!(
+                            "{} ({}) {} → {} at step {}",
+                            f.key, f.control, f.from, f.to, f.step
+                        )
+                    })
                     .collect();
-                let detail = if bad.is_empty() { "not touched".into() } else { bad.join("; ") };
+                let detail = if bad.is_empty() {
+                    "not touched".into()
+                } else {
+                    bad.join("; ")
+                };
                 result(pass_fail(bad.is_empty()), detail)
             }
         }
@@ -264,10 +335,22 @@ fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, crate::phone:
         for node in select.find_all(&obs.hierarchy) {
             seen.insert(identity(node));
         }
-        let Some(list) = first_scrollable(&obs.hierarchy) else { break };
+        let Some(list) = first_scrollable(&obs.hierarchy) else {
+            break;
+        };
         let b = list.bounds;
-        let (x, y1, y2) = (b.center().0, b.top + b.height() * 3 / 4, b.top + b.height() / 4);
-        phone.act(&DeviceAction::Swipe { x1: x, y1, x2: x, y2, duration_ms: 300 })?;
+        let (x, y1, y2) = (
+            b.center().0,
+            b.top + b.height() * 3 / 4,
+            b.top + b.height() / 4,
+        );
+        phone.act(&DeviceAction::Swipe {
+            x1: x,
+            y1,
+            x2: x,
+            y2,
+            duration_ms: 300,
+        })?;
         last_xml = obs.xml;
     }
     Ok(seen.len())
@@ -281,7 +364,10 @@ fn first_scrollable(h: &Hierarchy) -> Option<&Node> {
 fn identity(node: &Node) -> String {
     let mut parts = Vec::new();
     for n in node.walk() {
-        parts.push(format!("{}|{}|{}|{}|{}", n.class, n.resource_id, n.text, n.content_desc, n.checked));
+        parts.push(format!(
+            "{}|{}|{}|{}|{}",
+            n.class, n.resource_id, n.text, n.content_desc, n.checked
+        ));
     }
     parts.join("/")
 }

@@ -74,11 +74,32 @@ pub struct RowDef {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RowKind {
     Nav(Option<String>),
-    Switch { key: String, on: String, off: String },
-    MainSwitch { key: String, on: String, off: String },
-    Slider { key: String, min: i64, max: i64 },
-    Radio { key: String, value: String },
-    ToggleButton { key: String, on: String, off: String, text_on: String, text_off: String },
+    Switch {
+        key: String,
+        on: String,
+        off: String,
+    },
+    MainSwitch {
+        key: String,
+        on: String,
+        off: String,
+    },
+    Slider {
+        key: String,
+        min: i64,
+        max: i64,
+    },
+    Radio {
+        key: String,
+        value: String,
+    },
+    ToggleButton {
+        key: String,
+        on: String,
+        off: String,
+        text_on: String,
+        text_off: String,
+    },
     Info,
 }
 
@@ -87,13 +108,28 @@ impl RowDef {
         let on = || self.on.clone().unwrap_or_else(|| "1".into());
         let off = || self.off.clone().unwrap_or_else(|| "0".into());
         if let Some(key) = &self.switch {
-            RowKind::Switch { key: key.clone(), on: on(), off: off() }
+            RowKind::Switch {
+                key: key.clone(),
+                on: on(),
+                off: off(),
+            }
         } else if let Some(key) = &self.main_switch {
-            RowKind::MainSwitch { key: key.clone(), on: on(), off: off() }
+            RowKind::MainSwitch {
+                key: key.clone(),
+                on: on(),
+                off: off(),
+            }
         } else if let Some(key) = &self.slider {
-            RowKind::Slider { key: key.clone(), min: self.min.unwrap_or(0), max: self.max.unwrap_or(255) }
+            RowKind::Slider {
+                key: key.clone(),
+                min: self.min.unwrap_or(0),
+                max: self.max.unwrap_or(255),
+            }
         } else if let Some(key) = &self.radio {
-            RowKind::Radio { key: key.clone(), value: self.value.clone().unwrap_or_default() }
+            RowKind::Radio {
+                key: key.clone(),
+                value: self.value.clone().unwrap_or_default(),
+            }
         } else if let Some(key) = &self.toggle_button {
             RowKind::ToggleButton {
                 key: key.clone(),
@@ -111,9 +147,15 @@ impl RowDef {
 
     /// The state key this row reads or writes, if any.
     pub fn key(&self) -> Option<&str> {
-        [&self.switch, &self.main_switch, &self.slider, &self.radio, &self.toggle_button]
-            .into_iter()
-            .find_map(|k| k.as_deref())
+        [
+            &self.switch,
+            &self.main_switch,
+            &self.slider,
+            &self.radio,
+            &self.toggle_button,
+        ]
+        .into_iter()
+        .find_map(|k| k.as_deref())
     }
 }
 
@@ -138,10 +180,17 @@ impl SettingsApp {
         for screen in &self.screen {
             for (i, row) in screen.rows.iter().enumerate() {
                 let at = format!("screen {:?} row {i} ({:?})", screen.id, row.title);
-                let kinds = [&row.switch, &row.main_switch, &row.slider, &row.radio, &row.toggle_button, &row.to]
-                    .iter()
-                    .filter(|k| k.is_some())
-                    .count()
+                let kinds = [
+                    &row.switch,
+                    &row.main_switch,
+                    &row.slider,
+                    &row.radio,
+                    &row.toggle_button,
+                    &row.to,
+                ]
+                .iter()
+                .filter(|k| k.is_some())
+                .count()
                     + usize::from(row.info);
                 if kinds > 1 {
                     return Err(format!("{at}: more than one of to/switch/main_switch/slider/radio/toggle_button/info"));
@@ -157,7 +206,9 @@ impl SettingsApp {
                     }
                 }
                 if let Some(when) = &row.when {
-                    let (key, _) = when.split_once('=').ok_or(format!("{at}: when = {when:?} is not key=value"))?;
+                    let (key, _) = when
+                        .split_once('=')
+                        .ok_or(format!("{at}: when = {when:?} is not key=value"))?;
                     if !self.defaults.contains_key(key) {
                         return Err(format!("{at}: when names unknown key {key:?}"));
                     }
@@ -173,7 +224,9 @@ impl SettingsApp {
 
     /// The screen an intent opens, if any.
     pub fn screen_for_intent(&self, intent: &str) -> Option<&ScreenDef> {
-        self.screen.iter().find(|s| s.intents.iter().any(|i| i == intent))
+        self.screen
+            .iter()
+            .find(|s| s.intents.iter().any(|i| i == intent))
     }
 
     /// The rows of `screen` as `variant` shows them: reordered, with decoys inserted.
@@ -201,7 +254,10 @@ impl SettingsApp {
                 ..RowDef::default()
             };
             let at = match &decoy.after {
-                Some(after) => rows.iter().position(|r| &r.title == after).map_or(rows.len(), |i| i + 1),
+                Some(after) => rows
+                    .iter()
+                    .position(|r| &r.title == after)
+                    .map_or(rows.len(), |i| i + 1),
                 None => 0,
             };
             rows.insert(at, row);
@@ -211,12 +267,18 @@ impl SettingsApp {
 
     /// Check that a variant names only screens and rows that exist.
     pub fn check_variant(&self, variant: &Variant) -> Result<(), String> {
-        let screen = |id: &str| self.screen(id).ok_or_else(|| format!("screen {id:?} does not exist"));
+        let screen = |id: &str| {
+            self.screen(id)
+                .ok_or_else(|| format!("screen {id:?} does not exist"))
+        };
         for r in &variant.reorder {
             let s = screen(&r.screen)?;
             for title in &r.first {
                 if !s.rows.iter().any(|row| &row.title == title) {
-                    return Err(format!("reorder: screen {:?} has no row {title:?}", r.screen));
+                    return Err(format!(
+                        "reorder: screen {:?} has no row {title:?}",
+                        r.screen
+                    ));
                 }
             }
         }
@@ -224,7 +286,10 @@ impl SettingsApp {
             let s = screen(&d.screen)?;
             if let Some(after) = &d.after {
                 if !s.rows.iter().any(|row| &row.title == after) {
-                    return Err(format!("decoy {:?}: screen {:?} has no row {after:?}", d.title, d.screen));
+                    return Err(format!(
+                        "decoy {:?}: screen {:?} has no row {after:?}",
+                        d.title, d.screen
+                    ));
                 }
             }
         }
@@ -241,7 +306,12 @@ mod tests {
     fn bundled_settings_fixture_is_valid() {
         let app = SettingsApp::parse(SETTINGS_TOML).unwrap();
         assert!(app.screen("settings").is_some());
-        assert_eq!(app.screen_for_intent("android.settings.WIFI_SETTINGS").unwrap().id, "settings.internet");
+        assert_eq!(
+            app.screen_for_intent("android.settings.WIFI_SETTINGS")
+                .unwrap()
+                .id,
+            "settings.internet"
+        );
     }
 
     #[test]
@@ -256,7 +326,11 @@ mod tests {
         let app = SettingsApp::get();
         let screen = app.screen("settings.network").unwrap();
         let variant = Variant {
-            reorder: vec![Reorder { screen: screen.id.clone(), first: vec!["Airplane mode".into()], reverse: false }],
+            reorder: vec![Reorder {
+                screen: screen.id.clone(),
+                first: vec!["Airplane mode".into()],
+                reverse: false,
+            }],
             decoys: vec![Decoy {
                 screen: screen.id.clone(),
                 after: Some("Airplane mode".into()),
@@ -269,7 +343,10 @@ mod tests {
         let rows = app.rows(screen, &variant);
         assert_eq!(rows[0].title, "Airplane mode");
         assert_eq!(rows[1].title, "Airplane mode scheduling");
-        assert_eq!(rows[1].switch.as_deref(), Some("app/decoy.airplane_mode_scheduling"));
+        assert_eq!(
+            rows[1].switch.as_deref(),
+            Some("app/decoy.airplane_mode_scheduling")
+        );
         assert_eq!(rows[2].title, "Internet");
     }
 }

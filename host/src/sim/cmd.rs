@@ -8,18 +8,33 @@ pub enum Cmd {
     /// Push a Settings screen by id.
     Open(String),
     /// Push an empty page (a row the simulator does not model).
-    OpenBlank { title: String, package: String },
+    OpenBlank {
+        title: String,
+        package: String,
+    },
     Back,
     Home,
     /// The Overview (recents) button: does nothing here.
     Overview,
     Launch(String),
     /// Write `value` to `key`; `control` is the label shown, for flip history.
-    Write { key: String, value: String, control: String },
+    Write {
+        key: String,
+        value: String,
+        control: String,
+    },
     /// Set `key` from the tap's x position within the slider's bounds.
-    Slider { key: String, min: i64, max: i64, control: String },
+    Slider {
+        key: String,
+        min: i64,
+        max: i64,
+        control: String,
+    },
     Focus(Field),
-    AlarmSwitch { id: u32, on: bool },
+    AlarmSwitch {
+        id: u32,
+        on: bool,
+    },
     AlarmExpand(u32),
     AlarmDelete(u32),
     AlarmLabel(u32),
@@ -50,7 +65,13 @@ pub enum ClockTab {
 }
 
 impl ClockTab {
-    pub const ALL: [ClockTab; 5] = [ClockTab::Alarm, ClockTab::Clock, ClockTab::Timer, ClockTab::Stopwatch, ClockTab::Bedtime];
+    pub const ALL: [ClockTab; 5] = [
+        ClockTab::Alarm,
+        ClockTab::Clock,
+        ClockTab::Timer,
+        ClockTab::Stopwatch,
+        ClockTab::Bedtime,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -75,7 +96,16 @@ pub enum Field {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dialog {
     /// Material time picker in keyboard-input mode (24-hour phone).
-    TimePicker { hour: String, minute: String, focus: Option<Field>, error: bool },
+    TimePicker {
+        hour: String,
+        minute: String,
+        focus: Option<Field>,
+        error: bool,
+    },
     /// The alarm label editor.
-    Label { alarm: u32, text: String, focused: bool },
+    Label {
+        alarm: u32,
+        text: String,
+        focused: bool,
+    },
 }

@@ -12,7 +12,9 @@ use super::state::{Alarm, State};
 use super::variant::Variant;
 use super::view::View;
 use super::{render, SimError};
-use crate::phone::{Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey};
+use crate::phone::{
+    Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey,
+};
 use crate::uiautomator::{self, Hierarchy};
 
 /// How a simulated phone starts.
@@ -51,7 +53,8 @@ const TOUCH_SLOP: i32 = 24;
 impl SimPhone {
     pub fn new(config: SimConfig) -> Result<SimPhone, SimError> {
         let app = SettingsApp::get();
-        app.check_variant(&config.variant).map_err(|e| SimError::Variant(config.variant.id.clone(), e))?;
+        app.check_variant(&config.variant)
+            .map_err(|e| SimError::Variant(config.variant.id.clone(), e))?;
         let mut values = app.defaults.clone();
         for decoy in config.variant.decoys.iter().filter(|d| d.switch) {
             values.insert(decoy.key(), "0".into());
@@ -67,7 +70,10 @@ impl SimPhone {
             app,
             variant: config.variant,
             state: State::new(values, config.alarms),
-            stack: vec![Entry { screen: Screen::Launcher, scroll: 0 }],
+            stack: vec![Entry {
+                screen: Screen::Launcher,
+                scroll: 0,
+            }],
             dialog: None,
             expanded: None,
             clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
@@ -83,7 +89,9 @@ impl SimPhone {
     }
 
     fn current(&self) -> &Entry {
-        self.stack.last().expect("the back stack always holds the launcher")
+        self.stack
+            .last()
+            .expect("the back stack always holds the launcher")
     }
 
     fn frame(&self) -> Frame {
@@ -103,13 +111,20 @@ impl SimPhone {
     pub fn hierarchy(&self) -> Hierarchy {
         let frame = self.frame();
         let top = frame.dialog.as_ref().unwrap_or(&frame.window);
-        Hierarchy { rotation: 0, extra: vec![], nodes: vec![top.to_node()] }
+        Hierarchy {
+            rotation: 0,
+            extra: vec![],
+            nodes: vec![top.to_node()],
+        }
     }
 
     /// Everything drawn on screen: app window, dialog, system bars.
     pub fn composite(&self) -> View {
         let frame = self.frame();
-        let mut root = View { node: frame.window.node.clone(), ..View::default() };
+        let mut root = View {
+            node: frame.window.node.clone(),
+            ..View::default()
+        };
         root.children.push(frame.window);
         root.children.extend(frame.dialog);
         root.children.push(frame.bars);
@@ -117,7 +132,11 @@ impl SimPhone {
     }
 
     pub fn screenshot_png(&self) -> Vec<u8> {
-        render::render_png(&self.composite(), layout::WIDTH as u32, layout::HEIGHT as u32)
+        render::render_png(
+            &self.composite(),
+            layout::WIDTH as u32,
+            layout::HEIGHT as u32,
+        )
     }
 
     fn push(&mut self, screen: Screen) {
@@ -146,7 +165,10 @@ impl SimPhone {
             SETTINGS => Screen::Settings("settings".into()),
             CLOCK => Screen::Clock(ClockTab::Alarm),
             other => match APPS.iter().find(|(_, p)| *p == other) {
-                Some((label, p)) => Screen::Blank { title: label.to_string(), package: p.to_string() },
+                Some((label, p)) => Screen::Blank {
+                    title: label.to_string(),
+                    package: p.to_string(),
+                },
                 None => return Err(PhoneError::UnknownPackage(other.to_string())),
             },
         };
@@ -174,7 +196,9 @@ impl SimPhone {
             return Some(hit);
         }
         match &frame.dialog {
-            Some(dialog) if !dialog.bounds().contains(x, y) => Some((Cmd::DialogCancel, dialog.clone())),
+            Some(dialog) if !dialog.bounds().contains(x, y) => {
+                Some((Cmd::DialogCancel, dialog.clone()))
+            }
             Some(dialog) => deepest(dialog),
             None => deepest(&frame.window),
         }
@@ -198,10 +222,20 @@ impl SimPhone {
                 // Launcher icons only name packages the simulator knows.
                 let _ = self.launch(&package);
             }
-            Cmd::Write { key, value, control } => self.state.set(&key, &value, &control),
-            Cmd::Slider { key, min, max, control } => {
+            Cmd::Write {
+                key,
+                value,
+                control,
+            } => self.state.set(&key, &value, &control),
+            Cmd::Slider {
+                key,
+                min,
+                max,
+                control,
+            } => {
                 let b = view.bounds();
-                let fraction = f64::from((x - b.left).clamp(0, b.width())) / f64::from(b.width().max(1));
+                let fraction =
+                    f64::from((x - b.left).clamp(0, b.width())) / f64::from(b.width().max(1));
                 let value = min + ((max - min) as f64 * fraction).round() as i64;
                 self.state.set(&key, &value.to_string(), &control);
             }
@@ -211,23 +245,45 @@ impl SimPhone {
                 None => {}
             },
             Cmd::AlarmSwitch { id, on } => self.state.set_alarm_enabled(id, on),
-            Cmd::AlarmExpand(id) => self.expanded = if self.expanded == Some(id) { None } else { Some(id) },
+            Cmd::AlarmExpand(id) => {
+                self.expanded = if self.expanded == Some(id) {
+                    None
+                } else {
+                    Some(id)
+                }
+            }
             Cmd::AlarmDelete(id) => {
                 self.state.delete_alarm(id);
                 self.expanded = None;
             }
             Cmd::AlarmLabel(id) => {
-                let text = self.state.alarm(id).map(|a| a.label.clone()).unwrap_or_default();
-                self.dialog = Some(Dialog::Label { alarm: id, text, focused: true });
+                let text = self
+                    .state
+                    .alarm(id)
+                    .map(|a| a.label.clone())
+                    .unwrap_or_default();
+                self.dialog = Some(Dialog::Label {
+                    alarm: id,
+                    text,
+                    focused: true,
+                });
             }
             Cmd::AddAlarm => {
-                self.dialog = Some(Dialog::TimePicker { hour: String::new(), minute: String::new(), focus: Some(Field::Hour), error: false })
+                self.dialog = Some(Dialog::TimePicker {
+                    hour: String::new(),
+                    minute: String::new(),
+                    focus: Some(Field::Hour),
+                    error: false,
+                })
             }
             Cmd::DialogOk => self.dialog_ok(),
             Cmd::DialogCancel => self.dialog = None,
             Cmd::ClockTab(tab) => {
                 if let Some(entry) = self.stack.last_mut() {
-                    *entry = Entry { screen: Screen::Clock(tab), scroll: 0 };
+                    *entry = Entry {
+                        screen: Screen::Clock(tab),
+                        scroll: 0,
+                    };
                 }
                 self.expanded = None;
             }
@@ -236,14 +292,26 @@ impl SimPhone {
 
     fn dialog_ok(&mut self) {
         match self.dialog.take() {
-            Some(Dialog::TimePicker { hour, minute, focus, .. }) => {
+            Some(Dialog::TimePicker {
+                hour,
+                minute,
+                focus,
+                ..
+            }) => {
                 match (hour.parse::<u8>(), minute.parse::<u8>()) {
                     (Ok(h), Ok(m)) if h < 24 && m < 60 => {
                         let id = self.state.add_alarm(h, m);
                         self.expanded = Some(id);
                     }
                     // An invalid time keeps the dialog open with an error, as the picker does.
-                    _ => self.dialog = Some(Dialog::TimePicker { hour, minute, focus, error: true }),
+                    _ => {
+                        self.dialog = Some(Dialog::TimePicker {
+                            hour,
+                            minute,
+                            focus,
+                            error: true,
+                        })
+                    }
                 }
             }
             Some(Dialog::Label { alarm, text, .. }) => self.state.set_alarm_label(alarm, &text),
@@ -254,7 +322,12 @@ impl SimPhone {
     /// `input text`: goes to the focused field; the time fields take at most two digits.
     fn type_text(&mut self, text: &str) {
         match &mut self.dialog {
-            Some(Dialog::TimePicker { hour, minute, focus: Some(field), error }) => {
+            Some(Dialog::TimePicker {
+                hour,
+                minute,
+                focus: Some(field),
+                error,
+            }) => {
                 let target = if *field == Field::Hour { hour } else { minute };
                 for c in text.chars().filter(char::is_ascii_digit) {
                     if target.len() < 2 {
@@ -263,7 +336,11 @@ impl SimPhone {
                 }
                 *error = false;
             }
-            Some(Dialog::Label { text: label, focused: true, .. }) => label.push_str(text),
+            Some(Dialog::Label {
+                text: label,
+                focused: true,
+                ..
+            }) => label.push_str(text),
             _ => {}
         }
     }
@@ -280,7 +357,10 @@ impl SimPhone {
         if self.dialog.is_some() {
             return;
         }
-        let scrolls = frame.window.walk().any(|v| v.node.scrollable && v.bounds().contains(x1, y1));
+        let scrolls = frame
+            .window
+            .walk()
+            .any(|v| v.node.scrollable && v.bounds().contains(x1, y1));
         if scrolls {
             let max = frame.max_scroll;
             if let Some(entry) = self.stack.last_mut() {
@@ -292,15 +372,28 @@ impl SimPhone {
 
 impl Phone for SimPhone {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { screenshots: true, flip_history: true, app_data: true }
+        Capabilities {
+            screenshots: true,
+            flip_history: true,
+            app_data: true,
+        }
     }
 
     fn observe(&mut self, screenshot: bool) -> Result<Observation, PhoneError> {
         let hierarchy = self.hierarchy();
         let xml = uiautomator::to_xml(&hierarchy);
-        let foreground = hierarchy.nodes.first().map(|n| n.package.clone()).unwrap_or_default();
+        let foreground = hierarchy
+            .nodes
+            .first()
+            .map(|n| n.package.clone())
+            .unwrap_or_default();
         let screenshot = screenshot.then(|| self.screenshot_png());
-        Ok(Observation { xml, hierarchy, screenshot, foreground })
+        Ok(Observation {
+            xml,
+            hierarchy,
+            screenshot,
+            foreground,
+        })
     }
 
     fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError> {

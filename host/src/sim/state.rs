@@ -45,7 +45,10 @@ pub struct State {
 
 impl State {
     pub fn new(values: BTreeMap<String, String>, alarms: Vec<Alarm>) -> Self {
-        let mut state = State { values, ..State::default() };
+        let mut state = State {
+            values,
+            ..State::default()
+        };
         for alarm in alarms {
             state.insert_alarm(alarm);
         }
@@ -81,9 +84,20 @@ impl State {
 
     /// Add an alarm (kept sorted by time, as the Clock app lists them); returns its id.
     pub fn add_alarm(&mut self, hour: u8, minute: u8) -> u32 {
-        let id = self.insert_alarm(Alarm { id: 0, hour, minute, enabled: true, label: String::new() });
+        let id = self.insert_alarm(Alarm {
+            id: 0,
+            hour,
+            minute,
+            enabled: true,
+            label: String::new(),
+        });
         let text = format!("{hour:02}:{minute:02}");
-        self.record(&format!("alarm/{id}"), "OK", "absent".into(), format!("{text} on"));
+        self.record(
+            &format!("alarm/{id}"),
+            "OK",
+            "absent".into(),
+            format!("{text} on"),
+        );
         id
     }
 
@@ -104,7 +118,12 @@ impl State {
             if alarm.enabled != enabled {
                 alarm.enabled = enabled;
                 let control = alarm.time_text();
-                self.record(&format!("alarm/{id}/enabled"), &control, (!enabled).to_string(), enabled.to_string());
+                self.record(
+                    &format!("alarm/{id}/enabled"),
+                    &control,
+                    (!enabled).to_string(),
+                    enabled.to_string(),
+                );
             }
         }
     }
@@ -114,7 +133,12 @@ impl State {
             if alarm.label != label {
                 let from = std::mem::replace(&mut alarm.label, label.to_string());
                 let control = alarm.time_text();
-                self.record(&format!("alarm/{id}/label"), &control, from, label.to_string());
+                self.record(
+                    &format!("alarm/{id}/label"),
+                    &control,
+                    from,
+                    label.to_string(),
+                );
             }
         }
     }
@@ -122,7 +146,12 @@ impl State {
     pub fn delete_alarm(&mut self, id: u32) {
         if let Some(at) = self.alarms.iter().position(|a| a.id == id) {
             let alarm = self.alarms.remove(at);
-            self.record(&format!("alarm/{id}"), "Delete", alarm.time_text(), "absent".into());
+            self.record(
+                &format!("alarm/{id}"),
+                "Delete",
+                alarm.time_text(),
+                "absent".into(),
+            );
         }
     }
 
@@ -131,7 +160,13 @@ impl State {
     }
 
     fn record(&mut self, key: &str, control: &str, from: String, to: String) {
-        self.flips.push(Flip { key: key.to_string(), control: control.to_string(), from, to, step: self.step });
+        self.flips.push(Flip {
+            key: key.to_string(),
+            control: control.to_string(),
+            from,
+            to,
+            step: self.step,
+        });
     }
 }
 
@@ -141,14 +176,23 @@ mod tests {
 
     #[test]
     fn set_records_a_flip_only_when_the_value_changes() {
-        let mut state = State::new([("global/wifi_on".to_string(), "0".to_string())].into(), vec![]);
+        let mut state = State::new(
+            [("global/wifi_on".to_string(), "0".to_string())].into(),
+            vec![],
+        );
         state.set("global/wifi_on", "0", "Wi-Fi");
         assert!(state.flips().is_empty());
         state.step = 3;
         state.set("global/wifi_on", "1", "Wi-Fi");
         assert_eq!(
             state.flips(),
-            [Flip { key: "global/wifi_on".into(), control: "Wi-Fi".into(), from: "0".into(), to: "1".into(), step: 3 }]
+            [Flip {
+                key: "global/wifi_on".into(),
+                control: "Wi-Fi".into(),
+                from: "0".into(),
+                to: "1".into(),
+                step: 3
+            }]
         );
     }
 

@@ -98,7 +98,12 @@ impl View {
         let mut stack = vec![self];
         std::iter::from_fn(move || {
             let view = stack.pop()?;
-            stack.extend(view.children.iter().rev().filter(|c| !c.node.bounds.is_empty()));
+            stack.extend(
+                view.children
+                    .iter()
+                    .rev()
+                    .filter(|c| !c.node.bounds.is_empty()),
+            );
             Some(view)
         })
     }

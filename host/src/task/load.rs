@@ -56,8 +56,12 @@ fn default_max_steps() -> u32 {
 
 /// Load every `*.toml` under `dir`, sorted by file name. Ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
-    let err = |message: String| TaskError { path: dir.to_path_buf(), message };
-    let entries = std::fs::read_dir(dir).map_err(|e| err(format!("cannot read task directory: {e}")))?;
+    let err = |message: String| TaskError {
+        path: dir.to_path_buf(),
+        message,
+    };
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| err(format!("cannot read task directory: {e}")))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
@@ -66,26 +70,42 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
     if paths.is_empty() {
         return Err(err("no *.toml task files".into()));
     }
-    let tasks = paths.iter().map(|p| load_file(p)).collect::<Result<Vec<_>, _>>()?;
+    let tasks = paths
+        .iter()
+        .map(|p| load_file(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut seen = BTreeMap::new();
     for task in &tasks {
         if let Some(other) = seen.insert(task.id.as_str(), &task.path) {
-            return Err(TaskError { path: task.path.clone(), message: format!("id {:?} is also used by {}", task.id, other.display()) });
+            return Err(TaskError {
+                path: task.path.clone(),
+                message: format!("id {:?} is also used by {}", task.id, other.display()),
+            });
         }
     }
     Ok(tasks)
 }
 
 pub fn load_file(path: &Path) -> Result<Task, TaskError> {
-    let err = |message: String| TaskError { path: path.to_path_buf(), message };
+    let err = |message: String| TaskError {
+        path: path.to_path_buf(),
+        message,
+    };
     let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
-    let raw: toml::Table = toml::from_str(&text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+    let raw: toml::Table =
+        toml::from_str(&text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
     let spec: TaskSpec = typed(&raw).map_err(err)?;
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
     if spec.id != stem {
-        return Err(err(format!("id {:?} does not match the file name {stem:?}", spec.id)));
+        return Err(err(format!(
+            "id {:?} does not match the file name {stem:?}",
+            spec.id
+        )));
     }
     if spec.variant.is_empty() {
         return Err(err("variant: a task needs at least one [[variant]]".into()));
@@ -94,14 +114,24 @@ pub fn load_file(path: &Path) -> Result<Task, TaskError> {
     let mut variants = Vec::new();
     for (i, v) in spec.variant.iter().enumerate() {
         if !ids.insert(v.variant.id.clone()) {
-            return Err(err(format!("variant[{i}].id: {:?} is used twice", v.variant.id)));
+            return Err(err(format!(
+                "variant[{i}].id: {:?} is used twice",
+                v.variant.id
+            )));
         }
         let mut params = spec.params.clone();
         params.extend(v.variant.params.clone());
-        let instance = instantiate(&raw, i, &params).map_err(|m| err(format!("variant {:?}: {m}", v.variant.id)))?;
+        let instance = instantiate(&raw, i, &params)
+            .map_err(|m| err(format!("variant {:?}: {m}", v.variant.id)))?;
         variants.push(instance);
     }
-    Ok(Task { id: spec.id, path: path.to_path_buf(), app: spec.app, tags: spec.tags, variants })
+    Ok(Task {
+        id: spec.id,
+        path: path.to_path_buf(),
+        app: spec.app,
+        tags: spec.tags,
+        variants,
+    })
 }
 
 fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, String> {
@@ -117,15 +147,27 @@ fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, Strin
 }
 
 /// Substitute `{name}` in every string of the file, then build variant `index`.
-fn instantiate(raw: &toml::Table, index: usize, params: &BTreeMap<String, String>) -> Result<Instance, String> {
+fn instantiate(
+    raw: &toml::Table,
+    index: usize,
+    params: &BTreeMap<String, String>,
+) -> Result<Instance, String> {
     let mut value = toml::Value::Table(raw.clone());
     substitute(&mut value, params)?;
-    let toml::Value::Table(table) = value else { unreachable!("a table stays a table") };
+    let toml::Value::Table(table) = value else {
+        unreachable!("a table stays a table")
+    };
     let spec: TaskSpec = typed(&table)?;
     let mut spec_variants = spec.variant;
-    let VariantSpec { variant, decoy_solution } = spec_variants.swap_remove(index);
+    let VariantSpec {
+        variant,
+        decoy_solution,
+    } = spec_variants.swap_remove(index);
     let oracle = Oracle::from_specs(spec.oracle).map_err(|e| format!("oracle{e}"))?;
-    for (name, steps) in [("solution", &spec.solution), ("decoy_solution", &decoy_solution)] {
+    for (name, steps) in [
+        ("solution", &spec.solution),
+        ("decoy_solution", &decoy_solution),
+    ] {
         for (i, step) in steps.iter().enumerate() {
             if step.action_count() != 1 {
                 return Err(format!("{name}[{i}]: a step needs exactly one of launch, open, tap, long_press, type, key"));
@@ -171,7 +213,9 @@ fn substitute(value: &mut toml::Value, params: &BTreeMap<String, String>) -> Res
                     // else (regex quantifiers like `{2}`) is left alone.
                     Some(close) if is_param(&after[..close]) => {
                         let name = &after[..close];
-                        let v = params.get(name).ok_or_else(|| format!("{{{name}}} is used but no such param is defined"))?;
+                        let v = params.get(name).ok_or_else(|| {
+                            format!("{{{name}}} is used but no such param is defined")
+                        })?;
                         out.push_str(v);
                         rest = &after[close + 1..];
                     }
@@ -192,7 +236,8 @@ fn substitute(value: &mut toml::Value, params: &BTreeMap<String, String>) -> Res
 }
 
 fn is_param(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

@@ -60,8 +60,17 @@ impl Instance {
     pub fn sim_config(&self, seed: u64) -> SimConfig {
         let mut initial = self.initial.clone();
         initial.extend(self.variant.initial.clone());
-        let alarms = self.variant.alarms.clone().unwrap_or_else(|| self.alarms.clone());
-        SimConfig { variant: self.variant.clone(), initial, alarms, seed }
+        let alarms = self
+            .variant
+            .alarms
+            .clone()
+            .unwrap_or_else(|| self.alarms.clone());
+        SimConfig {
+            variant: self.variant.clone(),
+            initial,
+            alarms,
+            seed,
+        }
     }
 
     pub fn variant_id(&self) -> &str {

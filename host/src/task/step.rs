@@ -33,9 +33,16 @@ pub struct Step {
 impl Step {
     /// How many action fields are set; a valid step has exactly one.
     pub fn action_count(&self) -> usize {
-        [self.launch.is_some(), self.open.is_some(), self.tap.is_some(), self.long_press.is_some(), self.text.is_some(), self.key.is_some()]
-            .into_iter()
-            .filter(|x| *x)
-            .count()
+        [
+            self.launch.is_some(),
+            self.open.is_some(),
+            self.tap.is_some(),
+            self.long_press.is_some(),
+            self.text.is_some(),
+            self.key.is_some(),
+        ]
+        .into_iter()
+        .filter(|x| *x)
+        .count()
     }
 }
