@@ -45,14 +45,32 @@ impl Key {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DeviceAction {
-    Tap { x: i32, y: i32 },
-    LongPress { x: i32, y: i32 },
-    Swipe { x1: i32, y1: i32, x2: i32, y2: i32, duration_ms: u32 },
+    Tap {
+        x: i32,
+        y: i32,
+    },
+    LongPress {
+        x: i32,
+        y: i32,
+    },
+    Swipe {
+        x1: i32,
+        y1: i32,
+        x2: i32,
+        y2: i32,
+        duration_ms: u32,
+    },
     /// Type into the focused field (`input text`).
-    Text { text: String },
-    Key { key: Key },
+    Text {
+        text: String,
+    },
+    Key {
+        key: Key,
+    },
     /// Launch an app's main activity by package name.
-    Launch { package: String },
+    Launch {
+        package: String,
+    },
 }
 
 /// A screen the scorer may open to read state from the UI: an activity intent

@@ -4,7 +4,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Namespace {
     Global,
@@ -31,7 +33,10 @@ pub struct SettingKey {
 
 impl SettingKey {
     pub fn new(namespace: Namespace, name: &str) -> Self {
-        Self { namespace, name: name.to_string() }
+        Self {
+            namespace,
+            name: name.to_string(),
+        }
     }
 }
 
@@ -51,9 +56,16 @@ impl FromStr for SettingKey {
             "global" => Namespace::Global,
             "system" => Namespace::System,
             "secure" => Namespace::Secure,
-            other => return Err(format!("setting {s:?}: namespace {other:?} is not global, system or secure")),
+            other => {
+                return Err(format!(
+                    "setting {s:?}: namespace {other:?} is not global, system or secure"
+                ))
+            }
         };
-        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
         if !valid {
             return Err(format!("setting {s:?}: key {name:?} is not a settings key"));
         }

@@ -356,7 +356,7 @@ fn draw_seek_bar(canvas: &mut Canvas, b: Rect, progress: Option<f32>, ink: Ink) 
         .unwrap_or(0.0)
         .clamp(0.0, 1.0);
     let h = b.h() as f32;
-    let r = (h * 0.3).min(27.0).max(1.0);
+    let r = (h * 0.3).clamp(1.0, 27.0);
     let (x0, x1) = (b.x0 as f32 + r, (b.x1 as f32 - r).max(b.x0 as f32 + r));
     let cy = (b.y0 + b.y1) as f32 / 2.0;
     let t = (r * 0.6).max(2.0);
