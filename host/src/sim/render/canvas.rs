@@ -267,7 +267,9 @@ impl RoundRect {
         }
         let qx = (x as f32 + 0.5 - self.cx).abs() - (self.hw - self.r);
         let qy = (y as f32 + 0.5 - self.cy).abs() - (self.hh - self.r);
-        let outside = qx.max(0.0).hypot(qy.max(0.0));
+        let (ox, oy) = (qx.max(0.0), qy.max(0.0));
+        // sqrt, not hypot: IEEE-exact everywhere, so bytes match across platforms.
+        let outside = (ox * ox + oy * oy).sqrt();
         let sd = outside + qx.max(qy).min(0.0) - self.r;
         (0.5 - sd).clamp(0.0, 1.0)
     }
