@@ -796,7 +796,7 @@ fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                 Bounds::new(42, top, 1038, bottom),
             )
             .id(&id("alarm_card"))
-            .style(Style::Button)
+            .style(Style::Row)
             .tap(Cmd::AlarmExpand(alarm.id))
             .child(
                 v(
