@@ -462,13 +462,22 @@ mod tests {
     use crate::uiautomator::Selector;
 
     fn phone(initial: &[(&str, &str)]) -> SimPhone {
-        let initial = initial.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        SimPhone::new(SimConfig { initial, ..SimConfig::default() }).unwrap()
+        let initial = initial
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        SimPhone::new(SimConfig {
+            initial,
+            ..SimConfig::default()
+        })
+        .unwrap()
     }
 
     fn centre_of(phone: &mut SimPhone, selector: &Selector) -> (i32, i32) {
         let obs = phone.observe(false).unwrap();
-        let node = selector.find_first(&obs.hierarchy).unwrap_or_else(|| panic!("no node matches {selector}"));
+        let node = selector
+            .find_first(&obs.hierarchy)
+            .unwrap_or_else(|| panic!("no node matches {selector}"));
         node.bounds.center()
     }
 
@@ -480,18 +489,28 @@ mod tests {
     #[test]
     fn a_tap_on_the_title_text_lands_on_its_clickable_row() {
         let mut p = phone(&[("global/wifi_on", "0")]);
-        p.open(&Intent("android.settings.WIFI_SETTINGS".into())).unwrap();
+        p.open(&Intent("android.settings.WIFI_SETTINGS".into()))
+            .unwrap();
         // The title TextView is not clickable; the row around it is.
         tap(&mut p, &Selector::text("Wi-Fi").clickable(false));
         assert_eq!(p.state().get("global/wifi_on"), Some("1"));
         let flip = &p.state().flips()[0];
-        assert_eq!((flip.key.as_str(), flip.from.as_str(), flip.to.as_str(), flip.step), ("global/wifi_on", "0", "1", 0));
+        assert_eq!(
+            (
+                flip.key.as_str(),
+                flip.from.as_str(),
+                flip.to.as_str(),
+                flip.step
+            ),
+            ("global/wifi_on", "0", "1", 0)
+        );
     }
 
     #[test]
     fn observing_never_changes_state() {
         let mut p = phone(&[]);
-        p.open(&Intent("android.settings.WIFI_SETTINGS".into())).unwrap();
+        p.open(&Intent("android.settings.WIFI_SETTINGS".into()))
+            .unwrap();
         let before = p.state().values().clone();
         let a = p.observe(true).unwrap();
         let b = p.observe(true).unwrap();
@@ -504,24 +523,52 @@ mod tests {
     #[test]
     fn rows_scrolled_out_of_sight_are_not_dumped_until_scrolled_to() {
         let mut p = phone(&[]);
-        p.act(&DeviceAction::Launch { package: SETTINGS.into() }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: SETTINGS.into(),
+        })
+        .unwrap();
         let about = Selector::text("About phone");
-        assert!(about.find_first(&p.observe(false).unwrap().hierarchy).is_none());
+        assert!(about
+            .find_first(&p.observe(false).unwrap().hierarchy)
+            .is_none());
         for _ in 0..3 {
-            p.act(&DeviceAction::Swipe { x1: 540, y1: 2000, x2: 540, y2: 800, duration_ms: 300 }).unwrap();
+            p.act(&DeviceAction::Swipe {
+                x1: 540,
+                y1: 2000,
+                x2: 540,
+                y2: 800,
+                duration_ms: 300,
+            })
+            .unwrap();
         }
         let obs = p.observe(false).unwrap();
-        let node = about.find_first(&obs.hierarchy).expect("About phone is visible after scrolling to the end");
-        assert!(node.bounds.bottom <= layout::NAV_BAR_TOP, "clipped to the list: {}", node.bounds);
+        let node = about
+            .find_first(&obs.hierarchy)
+            .expect("About phone is visible after scrolling to the end");
+        assert!(
+            node.bounds.bottom <= layout::NAV_BAR_TOP,
+            "clipped to the list: {}",
+            node.bounds
+        );
         // Scrolling further does not move past the end.
-        p.act(&DeviceAction::Swipe { x1: 540, y1: 2000, x2: 540, y2: 800, duration_ms: 300 }).unwrap();
+        p.act(&DeviceAction::Swipe {
+            x1: 540,
+            y1: 2000,
+            x2: 540,
+            y2: 800,
+            duration_ms: 300,
+        })
+        .unwrap();
         assert_eq!(p.observe(false).unwrap().xml, obs.xml);
     }
 
     #[test]
     fn back_pops_the_stack_and_home_clears_it() {
         let mut p = phone(&[]);
-        p.act(&DeviceAction::Launch { package: SETTINGS.into() }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: SETTINGS.into(),
+        })
+        .unwrap();
         tap(&mut p, &Selector::text("Network & internet").row());
         assert_eq!(p.screen(), &Screen::Settings("settings.network".into()));
         p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
@@ -535,43 +582,75 @@ mod tests {
     #[test]
     fn typed_digits_are_not_an_alarm_until_ok_is_pressed() {
         let mut p = phone(&[]);
-        p.act(&DeviceAction::Launch { package: CLOCK.into() }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: CLOCK.into(),
+        })
+        .unwrap();
         tap(&mut p, &Selector::desc("Add alarm"));
         p.act(&DeviceAction::Text { text: "7".into() }).unwrap();
         tap(&mut p, &Selector::resource_id("android:id/input_minute"));
-        p.act(&DeviceAction::Text { text: "3'0;$(x)".into() }).unwrap();
+        p.act(&DeviceAction::Text {
+            text: "3'0;$(x)".into(),
+        })
+        .unwrap();
         assert!(p.state().alarms().is_empty(), "no alarm before OK");
         let dump = p.observe(false).unwrap();
         assert_eq!(dump.foreground, CLOCK);
-        assert!(Selector::text("30").find_first(&dump.hierarchy).is_some(), "only digits are typed into the minute field");
+        assert!(
+            Selector::text("30").find_first(&dump.hierarchy).is_some(),
+            "only digits are typed into the minute field"
+        );
         // Back dismisses the dialog without saving.
         p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
         assert!(p.state().alarms().is_empty());
         tap(&mut p, &Selector::desc("Add alarm"));
         p.act(&DeviceAction::Text { text: "25".into() }).unwrap();
         tap(&mut p, &Selector::text("OK"));
-        assert!(Selector::text("Enter a valid time").find_first(&p.observe(false).unwrap().hierarchy).is_some());
+        assert!(Selector::text("Enter a valid time")
+            .find_first(&p.observe(false).unwrap().hierarchy)
+            .is_some());
         assert!(p.state().alarms().is_empty(), "25:00 is not a time");
     }
 
     #[test]
     fn a_tap_outside_a_dialog_cancels_it() {
         let mut p = phone(&[]);
-        p.act(&DeviceAction::Launch { package: CLOCK.into() }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: CLOCK.into(),
+        })
+        .unwrap();
         tap(&mut p, &Selector::desc("Add alarm"));
         p.act(&DeviceAction::Tap { x: 540, y: 200 }).unwrap();
-        assert_eq!(p.observe(false).unwrap().hierarchy.nodes[0].bounds, crate::uiautomator::Bounds::new(0, 0, 1080, 2400));
+        assert_eq!(
+            p.observe(false).unwrap().hierarchy.nodes[0].bounds,
+            crate::uiautomator::Bounds::new(0, 0, 1080, 2400)
+        );
     }
 
     #[test]
     fn the_brightness_slider_takes_the_tap_position() {
         let mut p = phone(&[]);
-        p.open(&Intent("android.settings.DISPLAY_SETTINGS".into())).unwrap();
+        p.open(&Intent("android.settings.DISPLAY_SETTINGS".into()))
+            .unwrap();
         let obs = p.observe(false).unwrap();
-        let b = Selector::resource_id("android:id/seekbar").find_first(&obs.hierarchy).unwrap().bounds;
-        p.act(&DeviceAction::Tap { x: b.right - 1, y: b.center().1 }).unwrap();
+        let b = Selector::resource_id("android:id/seekbar")
+            .find_first(&obs.hierarchy)
+            .unwrap()
+            .bounds;
+        p.act(&DeviceAction::Tap {
+            x: b.right - 1,
+            y: b.center().1,
+        })
+        .unwrap();
         assert_eq!(p.state().get("system/screen_brightness"), Some("255"));
-        p.act(&DeviceAction::Swipe { x1: b.right - 1, y1: b.center().1, x2: b.left, y2: b.center().1, duration_ms: 300 }).unwrap();
+        p.act(&DeviceAction::Swipe {
+            x1: b.right - 1,
+            y1: b.center().1,
+            x2: b.left,
+            y2: b.center().1,
+            duration_ms: 300,
+        })
+        .unwrap();
         assert_eq!(p.state().get("system/screen_brightness"), Some("0"));
     }
 
@@ -579,15 +658,23 @@ mod tests {
     fn a_fork_is_independent_of_its_phone() {
         let mut p = phone(&[]);
         let mut fork = p.fork().unwrap();
-        fork.open(&Intent("android.settings.WIFI_SETTINGS".into())).unwrap();
+        fork.open(&Intent("android.settings.WIFI_SETTINGS".into()))
+            .unwrap();
         assert_eq!(p.screen(), &Screen::Launcher);
-        assert_ne!(fork.observe(false).unwrap().foreground, p.observe(false).unwrap().foreground);
+        assert_ne!(
+            fork.observe(false).unwrap().foreground,
+            p.observe(false).unwrap().foreground
+        );
     }
 
     #[test]
     fn an_unknown_initial_key_is_refused_by_name() {
         let initial = [("global/wifi_onn".to_string(), "1".to_string())].into();
-        let err = SimPhone::new(SimConfig { initial, ..SimConfig::default() }).unwrap_err();
+        let err = SimPhone::new(SimConfig {
+            initial,
+            ..SimConfig::default()
+        })
+        .unwrap_err();
         assert!(err.to_string().contains("global/wifi_onn"), "{err}");
     }
 }

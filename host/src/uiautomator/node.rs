@@ -23,18 +23,21 @@ impl Bounds {
             bottom,
         }
     }
+    /// Saturating, so hostile bounds in a dump cannot overflow.
     pub fn width(&self) -> i32 {
-        self.right - self.left
+        self.right.saturating_sub(self.left)
     }
+    /// Saturating, so hostile bounds in a dump cannot overflow.
     pub fn height(&self) -> i32 {
-        self.bottom - self.top
+        self.bottom.saturating_sub(self.top)
     }
     pub fn is_empty(&self) -> bool {
         self.width() <= 0 || self.height() <= 0
     }
     /// Centre point, rounded down as `UiObject.getVisibleBounds().centerX()` does.
     pub fn center(&self) -> (i32, i32) {
-        ((self.left + self.right) / 2, (self.top + self.bottom) / 2)
+        let mid = |a: i32, b: i32| ((i64::from(a) + i64::from(b)) / 2) as i32;
+        (mid(self.left, self.right), mid(self.top, self.bottom))
     }
     /// Half-open containment: a point on the right or bottom edge is outside.
     pub fn contains(&self, x: i32, y: i32) -> bool {

@@ -1,0 +1,268 @@
+//! The `droidscore` binary run as a user runs it: exit codes, tables, files.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use super::root;
+
+fn droidscore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("droidscore runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn tasks_list_json_has_at_least_30_tasks_with_3_variants_each() {
+    let o = droidscore(&["tasks", "list", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tasks: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let tasks = tasks.as_array().unwrap();
+    assert!(tasks.len() >= 30, "{} tasks", tasks.len());
+    for t in tasks {
+        let n = t["variants"].as_array().unwrap().len();
+        assert!(n >= 3, "{} has {n} variants", t["id"]);
+    }
+}
+
+#[test]
+fn tasks_check_passes_on_the_bundled_suite() {
+    let o = droidscore(&["tasks", "check"]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!out.contains("VIOLATION"), "{out}");
+    assert!(out.contains("task variants hold"), "{out}");
+}
+
+/// Write a one-task suite into a temp dir and return its path.
+fn suite_with(name: &str, body: &str) -> tempdir::Dir {
+    let dir = tempdir::Dir::new(name);
+    std::fs::write(dir.path().join(format!("{name}.toml")), body).unwrap();
+    dir
+}
+
+const WIFI_SOLUTION: &str = r#"
+[[variant]]
+id = "base"
+[[variant]]
+id = "decoy"
+decoys = [{ screen = "settings.internet", after = "T-Mobile", title = "Wi-Fi calling", switch = true }]
+
+[[solution]]
+launch = "com.android.settings"
+[[solution]]
+tap = { text = "Network & internet", row = true }
+[[solution]]
+tap = { text = "Internet", row = true }
+[[solution]]
+tap = { text = "Wi-Fi", row = true }
+"#;
+
+#[test]
+fn an_oracle_true_on_the_initial_state_fails_the_check() {
+    // Broken on purpose: Wi-Fi already starts on, so "Wi-Fi is on" proves nothing.
+    let body = format!(
+        "id = \"broken\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"1\"\n[[oracle]]\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"1\"\n{WIFI_SOLUTION}"
+    );
+    let dir = suite_with("broken", &body);
+    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("VIOLATION: initial state: oracle is Pass"),
+        "{out}"
+    );
+    assert!(out.contains("do-nothing agent: oracle is Pass"), "{out}");
+}
+
+#[test]
+fn an_oracle_the_decoy_satisfies_fails_the_check() {
+    // Broken on purpose: it reads the decoy's own key.
+    let body = format!(
+        "id = \"decoyed\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"0\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{WIFI_SOLUTION}"
+    );
+    let dir = suite_with("decoyed", &body);
+    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("decoy agent: oracle is Pass"), "{out}");
+    assert!(out.contains("reference solution fails"), "{out}");
+}
+
+#[test]
+fn a_bad_task_file_names_the_file_and_field_and_exits_3() {
+    let dir = suite_with(
+        "typo",
+        "id = \"typo\"\napp = \"x\"\ngoal = \"g\"\n[[oracle]]\ncheck = \"setings\"\n",
+    );
+    let o = droidscore(&["tasks", "list", "--suite", dir.path().to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("typo.toml") && err.contains("oracle[0].check"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reference_agent_scores_100_percent_and_noop_0_percent() {
+    let reference = stdout(&droidscore(&[
+        "run",
+        "--phone",
+        "sim",
+        "--agent",
+        "reference",
+    ]));
+    let summary = reference.lines().last().unwrap();
+    assert!(summary.contains("(100.0%)"), "{summary}");
+    let noop = stdout(&droidscore(&["run", "--phone", "sim", "--agent", "noop"]));
+    let summary = noop.lines().last().unwrap();
+    assert!(summary.starts_with("agent noop: 0/"), "{summary}");
+    assert!(summary.contains("(0.0%)"), "{summary}");
+}
+
+/// uiautomator's attribute order (AOSP AccessibilityNodeInfoDumper).
+const ORDER: [&str; 17] = [
+    "index",
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+    "bounds",
+];
+
+#[test]
+fn sim_dump_parses_with_a_stock_xml_parser_in_uiautomator_attribute_order() {
+    let o = droidscore(&[
+        "sim",
+        "dump",
+        "--task",
+        "wifi_on",
+        "--variant",
+        "decoy",
+        "--open",
+        "sim:settings.internet",
+    ]);
+    assert!(o.status.success());
+    let xml = stdout(&o);
+    assert!(
+        xml.starts_with(
+            "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+        ),
+        "{xml}"
+    );
+    assert_eq!(xml.trim_end().lines().count(), 1, "one line");
+    let doc =
+        roxmltree::Document::parse(xml.trim_end()).expect("stock XML parser accepts the dump");
+    let nodes: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("node"))
+        .collect();
+    assert!(nodes.len() > 20);
+    for node in nodes {
+        let names: Vec<&str> = node.attributes().map(|a| a.name()).collect();
+        assert_eq!(
+            names,
+            ORDER,
+            "attribute order of {:?}",
+            node.attribute("text")
+        );
+    }
+    assert!(xml.contains("text=\"Wi-Fi calling\""));
+}
+
+#[test]
+fn two_sim_dumps_with_one_seed_are_byte_identical_and_seeds_differ() {
+    let dir = tempdir::Dir::new("dumps");
+    let run = |seed: &str, png: &Path| {
+        let o = droidscore(&[
+            "sim",
+            "dump",
+            "--task",
+            "alarm_add",
+            "--variant",
+            "decoy",
+            "--seed",
+            seed,
+            "--png",
+            png.to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+        (o.stdout, std::fs::read(png).unwrap())
+    };
+    let a = run("7", &dir.path().join("a.png"));
+    let b = run("7", &dir.path().join("b.png"));
+    assert_eq!(a.0, b.0, "XML differs between runs");
+    assert_eq!(a.1, b.1, "PNG differs between runs");
+    assert_eq!(&a.1[..8], b"\x89PNG\r\n\x1a\n");
+    let c = run("8", &dir.path().join("c.png"));
+    assert_ne!(
+        a.1, c.1,
+        "the seed picks the status-bar clock, so the pixels differ"
+    );
+}
+
+#[test]
+fn ui_reads_a_dump_back_and_re_serialises_it_byte_for_byte() {
+    let dir = tempdir::Dir::new("ui");
+    let o = droidscore(&[
+        "sim",
+        "dump",
+        "--task",
+        "wifi_on",
+        "--open",
+        "sim:settings.display",
+    ]);
+    let path = dir.path().join("dump.xml");
+    std::fs::write(&path, &o.stdout).unwrap();
+    let xml = droidscore(&["ui", path.to_str().unwrap(), "--xml"]);
+    assert_eq!(stdout(&xml), stdout(&o));
+    let elements = stdout(&droidscore(&["ui", path.to_str().unwrap()]));
+    assert!(elements.contains("\"Dark theme"), "{elements}");
+}
+
+/// A scratch directory removed on drop.
+mod tempdir {
+    use std::path::{Path, PathBuf};
+
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new(name: &str) -> Dir {
+            let path =
+                std::env::temp_dir().join(format!("droidscore-test-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            Dir(path)
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
