@@ -72,7 +72,7 @@ pub enum Predicate {
     /// Nodes in the UI dump, after opening `open` (if given). Lists are scrolled through.
     Ui {
         open: Option<Intent>,
-        select: Selector,
+        select: Box<Selector>,
         count: Count,
     },
     /// Every watched key keeps its start value, except these.
@@ -128,7 +128,7 @@ impl PredicateSpec {
                 };
                 Predicate::Ui {
                     open: self.open.clone().map(Intent),
-                    select,
+                    select: Box::new(select),
                     count,
                 }
             }

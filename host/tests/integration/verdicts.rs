@@ -2,8 +2,6 @@
 //! `fixtures/states/` names a task and variant and the steps that bring the
 //! simulator to a state; the snapshot is the verdict the oracle gives there.
 
-use std::path::Path;
-
 use droidscore::agent::Solver;
 use droidscore::episode;
 use droidscore::sim::SimPhone;
@@ -25,7 +23,7 @@ struct StateFixture {
 #[test]
 fn oracle_verdicts_over_fixture_states() {
     let tasks = task::load_dir(&root().join("tasks")).unwrap();
-    insta::glob!("../../../fixtures/states", "*.toml", |path: &Path| {
+    insta::glob!("../../../fixtures/states", "*.toml", |path| {
         let fixture: StateFixture =
             toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let task = tasks

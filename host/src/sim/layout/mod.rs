@@ -1,0 +1,325 @@
+//! Layout: turn the simulator's state and navigation into the laid-out view
+//! tree of the current window, with uiautomator's classes, resource ids and row
+//! structure (the clickable target in Settings is the row, not its title).
+
+mod clock;
+mod settings;
+
+use self::clock::{clock, label_dialog, time_picker};
+use self::settings::settings_page;
+use super::app::SettingsApp;
+use super::cmd::{Cmd, Dialog, Screen};
+use super::state::State;
+use super::variant::Variant;
+use super::view::{Style, TextSize, View};
+use crate::uiautomator::{Bounds, Node};
+
+pub const WIDTH: i32 = 1080;
+pub const HEIGHT: i32 = 2400;
+pub const STATUS_BAR: i32 = 118;
+pub const NAV_BAR_TOP: i32 = 2274;
+
+pub const SETTINGS: &str = "com.android.settings";
+pub const CLOCK: &str = "com.google.android.deskclock";
+pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
+const SYSTEMUI: &str = "com.android.systemui";
+
+/// Launcher icons: label, package. Only Settings and Clock are simulated.
+pub const APPS: &[(&str, &str)] = &[
+    ("Phone", "com.google.android.dialer"),
+    ("Messages", "com.google.android.apps.messaging"),
+    ("Chrome", "com.android.chrome"),
+    ("Camera", "com.google.android.GoogleCamera"),
+    ("Photos", "com.google.android.apps.photos"),
+    ("Gmail", "com.google.android.gm"),
+    ("Clock", CLOCK),
+    ("Settings", SETTINGS),
+];
+
+/// Everything needed to lay out one frame.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    pub app: &'a SettingsApp,
+    pub variant: &'a Variant,
+    pub state: &'a State,
+    pub scroll: i32,
+    pub expanded: Option<u32>,
+    /// The status bar clock, `HH:MM`.
+    pub clock: String,
+}
+
+/// One laid-out frame.
+#[derive(Debug)]
+pub struct Frame {
+    /// The app window (what `uiautomator dump` shows when no dialog is open).
+    pub window: View,
+    /// The dialog window, when one is open (then the dump shows only it).
+    pub dialog: Option<View>,
+    /// Status and navigation bars: drawn and tappable, never dumped.
+    pub bars: View,
+    /// How far the current list can scroll, in pixels.
+    pub max_scroll: i32,
+}
+
+impl Ctx<'_> {
+    fn t<'s>(&'s self, label: &'s str) -> String {
+        self.variant.label(label).to_string()
+    }
+
+    fn value(&self, key: &str) -> &str {
+        self.state.get(key).unwrap_or("")
+    }
+}
+
+/// Builder shorthand for a view.
+fn v(class: &str, package: &str, b: Bounds) -> View {
+    View {
+        node: Node {
+            class: class.into(),
+            package: package.into(),
+            enabled: true,
+            bounds: b,
+            ..Node::default()
+        },
+        ..View::default()
+    }
+}
+
+impl View {
+    fn id(mut self, id: &str) -> Self {
+        self.node.resource_id = id.into();
+        self
+    }
+    fn text(mut self, text: impl Into<String>) -> Self {
+        self.node.text = text.into();
+        self
+    }
+    fn desc(mut self, desc: impl Into<String>) -> Self {
+        self.node.content_desc = desc.into();
+        self
+    }
+    fn style(mut self, style: Style) -> Self {
+        self.style = style;
+        self
+    }
+    fn tap(mut self, cmd: Cmd) -> Self {
+        self.node.clickable = true;
+        self.node.focusable = true;
+        self.on_tap = Some(cmd);
+        self
+    }
+    fn checkable(mut self, checked: bool) -> Self {
+        self.node.checkable = true;
+        self.node.checked = checked;
+        self
+    }
+    fn child(mut self, child: View) -> Self {
+        self.children.push(child);
+        self
+    }
+    fn scrollable(mut self) -> Self {
+        self.node.scrollable = true;
+        self.node.focusable = true;
+        self
+    }
+}
+
+/// Clip every view to its parent's visible bounds (and the screen), as
+/// uiautomator reports visible bounds; views wholly outside end up empty.
+fn clip(view: &mut View, to: Bounds) {
+    view.node.bounds = view.node.bounds.intersect(&to);
+    let inner = view.node.bounds;
+    for child in &mut view.children {
+        clip(child, inner);
+    }
+}
+
+pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
+    let (window, max_scroll) = match screen {
+        Screen::Launcher => (launcher(ctx), 0),
+        Screen::Settings(id) => settings_page(ctx, id),
+        Screen::Blank { title, package } => (blank(ctx, title, package), 0),
+        Screen::Clock(tab) => clock(ctx, *tab),
+    };
+    let mut window = window;
+    clip(&mut window, Bounds::new(0, 0, WIDTH, HEIGHT));
+    let dialog = dialog.map(|d| {
+        let mut view = match d {
+            Dialog::TimePicker {
+                hour,
+                minute,
+                focus,
+                error,
+            } => time_picker(ctx, hour, minute, *focus, *error),
+            Dialog::Label { text, focused, .. } => label_dialog(ctx, text, *focused),
+        };
+        clip(&mut view, Bounds::new(0, 0, WIDTH, HEIGHT));
+        view
+    });
+    Frame {
+        window,
+        dialog,
+        bars: bars(ctx),
+        max_scroll,
+    }
+}
+
+fn bars(ctx: &Ctx) -> View {
+    let status = v(
+        "android.widget.FrameLayout",
+        SYSTEMUI,
+        Bounds::new(0, 0, WIDTH, STATUS_BAR),
+    )
+    .style(Style::StatusBar)
+    .child(
+        v(
+            "android.widget.TextView",
+            SYSTEMUI,
+            Bounds::new(63, 30, 300, 90),
+        )
+        .text(ctx.clock.clone())
+        .style(Style::Text(TextSize::Small)),
+    );
+    let status = if ctx.value("app/battery_percentage_on") == "1" {
+        status.child(
+            v(
+                "android.widget.TextView",
+                SYSTEMUI,
+                Bounds::new(880, 30, 1017, 90),
+            )
+            .text("100%")
+            .style(Style::Text(TextSize::Small)),
+        )
+    } else {
+        status
+    };
+    let nav = v(
+        "android.widget.FrameLayout",
+        SYSTEMUI,
+        Bounds::new(0, NAV_BAR_TOP, WIDTH, HEIGHT),
+    )
+    .style(Style::NavBar);
+    let buttons = [
+        ("Back", Cmd::Back, 160),
+        ("Home", Cmd::Home, 540),
+        ("Overview", Cmd::Overview, 920),
+    ];
+    let nav = buttons.into_iter().fold(nav, |nav, (desc, cmd, cx)| {
+        nav.child(
+            v(
+                "android.widget.ImageView",
+                SYSTEMUI,
+                Bounds::new(cx - 100, NAV_BAR_TOP, cx + 100, HEIGHT),
+            )
+            .desc(desc)
+            .style(Style::NavButton)
+            .tap(cmd),
+        )
+    });
+    v(
+        "android.widget.FrameLayout",
+        SYSTEMUI,
+        Bounds::new(0, 0, WIDTH, HEIGHT),
+    )
+    .child(status)
+    .child(nav)
+}
+
+/// The app window's root and content frame, as every app's dump starts.
+fn window(package: &str, content: Vec<View>) -> View {
+    let mut frame = v(
+        "android.widget.FrameLayout",
+        package,
+        Bounds::new(0, 0, WIDTH, HEIGHT),
+    )
+    .id("android:id/content");
+    frame.children = content;
+    v(
+        "android.widget.FrameLayout",
+        package,
+        Bounds::new(0, 0, WIDTH, HEIGHT),
+    )
+    .style(Style::Screen)
+    .child(
+        v(
+            "android.widget.LinearLayout",
+            package,
+            Bounds::new(0, 0, WIDTH, HEIGHT),
+        )
+        .child(frame),
+    )
+}
+
+fn launcher(ctx: &Ctx) -> View {
+    let p = LAUNCHER;
+    let mut content = vec![
+        v(
+            "android.widget.TextView",
+            p,
+            Bounds::new(63, 260, 1017, 460),
+        )
+        .text(ctx.clock.clone())
+        .style(Style::BigTime),
+        v(
+            "android.widget.TextView",
+            p,
+            Bounds::new(63, 460, 1017, 540),
+        )
+        .text("Mon, Nov 30")
+        .style(Style::Text(TextSize::Body)),
+    ];
+    let (cols, cell_w, cell_h, top) = (4, WIDTH / 4, 260, 1500);
+    for (i, (label, package)) in APPS.iter().enumerate() {
+        let (col, row) = (i as i32 % cols, i as i32 / cols);
+        let b = Bounds::new(
+            col * cell_w,
+            top + row * cell_h,
+            (col + 1) * cell_w,
+            top + (row + 1) * cell_h,
+        );
+        let label = ctx.t(label);
+        content.push(
+            v("android.widget.TextView", p, b)
+                .text(label.clone())
+                .desc(label)
+                .style(Style::Icon)
+                .tap(Cmd::Launch(package.to_string())),
+        );
+    }
+    content.push(
+        v(
+            "android.widget.FrameLayout",
+            p,
+            Bounds::new(63, 2070, 1017, 2220),
+        )
+        .id("com.google.android.apps.nexuslauncher:id/search_container_hotseat")
+        .desc("Search")
+        .style(Style::Button)
+        .tap(Cmd::Nothing),
+    );
+    window(p, content)
+}
+
+fn blank(ctx: &Ctx, title: &str, package: &str) -> View {
+    let p = package;
+    window(
+        p,
+        vec![
+            v(
+                "android.widget.ImageButton",
+                p,
+                Bounds::new(0, STATUS_BAR, 147, 265),
+            )
+            .desc("Navigate up")
+            .style(Style::Icon)
+            .tap(Cmd::Back),
+            v(
+                "android.widget.TextView",
+                p,
+                Bounds::new(63, 300, 1017, 480),
+            )
+            .text(ctx.t(title))
+            .style(Style::Heading),
+        ],
+    )
+}
