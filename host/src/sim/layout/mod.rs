@@ -180,7 +180,7 @@ fn bars(ctx: &Ctx) -> View {
         .text(ctx.clock.clone())
         .style(Style::Text(TextSize::Small)),
     );
-    let status = if ctx.value("app/battery_percentage_on") == "1" {
+    let status = if ctx.value("system/status_bar_show_battery_percent") == "1" {
         status.child(
             v(
                 "android.widget.TextView",
