@@ -59,6 +59,7 @@ struct TaskJson<'a> {
     path: String,
     tags: &'a [String],
     needs_flip_history: bool,
+    needs_app_data: bool,
     variants: Vec<VariantJson<'a>>,
 }
 
@@ -84,6 +85,7 @@ fn list(args: ListArgs) -> Result<(), CliError> {
             path: t.path.display().to_string(),
             tags: &t.tags,
             needs_flip_history: t.variants.iter().any(|v| v.oracle.needs_flip_history()),
+            needs_app_data: t.variants.iter().any(|v| v.oracle.needs_app_data()),
             variants: t
                 .variants
                 .iter()

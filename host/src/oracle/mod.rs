@@ -71,6 +71,11 @@ impl Oracle {
         self.predicates.iter().any(Predicate::needs_flip_history)
     }
 
+    /// True when some check reads simulator app data: such a task scores on the simulator only.
+    pub fn needs_app_data(&self) -> bool {
+        self.predicates.iter().any(Predicate::needs_app_data)
+    }
+
     /// Score the phone's current state. Screens the oracle opens are opened on a
     /// fork of the phone where it can fork (the simulator), so scoring does not
     /// disturb the episode; a real phone is navigated in place.

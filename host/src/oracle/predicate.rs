@@ -179,6 +179,11 @@ fn shown(value: &Option<String>) -> &str {
 }
 
 impl Predicate {
+    /// Simulator app data (`app/…` keys) has no equivalent on a real phone.
+    pub fn needs_app_data(&self) -> bool {
+        matches!(self, Predicate::App { .. })
+    }
+
     pub fn needs_flip_history(&self) -> bool {
         matches!(
             self,
