@@ -12,7 +12,12 @@ echo "== cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test --workspace"
-cargo test --workspace --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$log"
 
 echo "== droidscore tasks check"
 cargo run --quiet --locked -p droidscore -- tasks check
+
+# One closing line with the totals over every test binary above.
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
