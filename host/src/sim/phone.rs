@@ -461,6 +461,15 @@ mod tests {
     use super::*;
     use crate::uiautomator::Selector;
 
+    /// Drag the list up by 1200 px: content moves towards its end.
+    const SCROLL_DOWN: DeviceAction = DeviceAction::Swipe {
+        x1: 540,
+        y1: 2000,
+        x2: 540,
+        y2: 800,
+        duration_ms: 300,
+    };
+
     fn phone(initial: &[(&str, &str)]) -> SimPhone {
         let initial = initial
             .iter()
@@ -532,14 +541,7 @@ mod tests {
             .find_first(&p.observe(false).unwrap().hierarchy)
             .is_none());
         for _ in 0..3 {
-            p.act(&DeviceAction::Swipe {
-                x1: 540,
-                y1: 2000,
-                x2: 540,
-                y2: 800,
-                duration_ms: 300,
-            })
-            .unwrap();
+            p.act(&SCROLL_DOWN).unwrap();
         }
         let obs = p.observe(false).unwrap();
         let node = about
@@ -551,14 +553,7 @@ mod tests {
             node.bounds
         );
         // Scrolling further does not move past the end.
-        p.act(&DeviceAction::Swipe {
-            x1: 540,
-            y1: 2000,
-            x2: 540,
-            y2: 800,
-            duration_ms: 300,
-        })
-        .unwrap();
+        p.act(&SCROLL_DOWN).unwrap();
         assert_eq!(p.observe(false).unwrap().xml, obs.xml);
     }
 
