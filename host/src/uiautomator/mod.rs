@@ -13,3 +13,6 @@ pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
 pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
 pub use select::{FullMatch, Selector, SelectorError};
 pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
+
+#[cfg(test)]
+mod fixtures_test;

@@ -4,9 +4,7 @@
 use std::fmt;
 
 /// `bounds="[l,t][r,b]"`: visible bounds clipped to the display, in pixels.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Bounds {
     pub left: i32,
     pub top: i32,
@@ -16,12 +14,7 @@ pub struct Bounds {
 
 impl Bounds {
     pub const fn new(left: i32, top: i32, right: i32, bottom: i32) -> Self {
-        Self {
-            left,
-            top,
-            right,
-            bottom,
-        }
+        Self { left, top, right, bottom }
     }
     pub fn width(&self) -> i32 {
         self.right - self.left
@@ -46,22 +39,13 @@ impl Bounds {
         let top = self.top.max(other.top);
         let right = self.right.min(other.right).max(left);
         let bottom = self.bottom.min(other.bottom).max(top);
-        Bounds {
-            left,
-            top,
-            right,
-            bottom,
-        }
+        Bounds { left, top, right, bottom }
     }
 }
 
 impl fmt::Display for Bounds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[{},{}][{},{}]",
-            self.left, self.top, self.right, self.bottom
-        )
+        write!(f, "[{},{}][{},{}]", self.left, self.top, self.right, self.bottom)
     }
 }
 
@@ -118,10 +102,7 @@ impl Node {
 
     /// The value of an extra attribute by name.
     pub fn extra(&self, name: &str) -> Option<&str> {
-        self.extra
-            .iter()
-            .find(|a| a.name == name)
-            .map(|a| a.value.as_str())
+        self.extra.iter().find(|a| a.name == name).map(|a| a.value.as_str())
     }
 }
 
