@@ -141,6 +141,14 @@ fn parse_error_messages_snapshot() {
             "bad escape",
             doc(r#"<node class="c" text="a &bogus; b" bounds="[0,0][1,1]" />"#).into_bytes(),
         ),
+        (
+            "unquoted value",
+            doc(r#"<node class=c bounds="[0,0][1,1]" />"#).into_bytes(),
+        ),
+        (
+            "no space between attributes",
+            doc(r#"<node class="c"bounds="[0,0][1,1]" />"#).into_bytes(),
+        ),
         ("not a dump", b"sh: uiautomator: not found\n".to_vec()),
         (
             "truncated",

@@ -364,6 +364,7 @@ fn attach(stack: &mut [Node], hierarchy: &mut Hierarchy, node: Node) {
 }
 
 /// Byte offset of `part` inside `base`, when it is a sub-slice of it.
+#[inline]
 fn offset_in(base: &str, part: &str) -> Option<usize> {
     let off = (part.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
     (off <= base.len()).then_some(off)
@@ -374,13 +375,15 @@ fn tag_offset(text: &str, e: &BytesStart<'_>, fallback: usize) -> usize {
     offset_in(text, e.name().0).map_or(fallback, |o| o.saturating_sub(1))
 }
 
+#[inline]
 fn value_offset(text: &str, value: &str, fallback: usize) -> usize {
     offset_in(text, value).unwrap_or(fallback)
 }
 
 /// An attribute value with entities and character references resolved.
+#[inline]
 fn unescape(value: &str, at: usize, name: &str) -> Result<String, ParseError> {
-    if !value.contains('&') {
+    if find_byte(value, b'&').is_none() {
         return Ok(value.to_owned());
     }
     quick_xml::escape::unescape(value)
@@ -397,6 +400,7 @@ fn unescape(value: &str, at: usize, name: &str) -> Result<String, ParseError> {
         })
 }
 
+#[inline]
 fn parse_bool(value: &str, at: usize, name: &str) -> Result<bool, ParseError> {
     match value {
         "true" => Ok(true),
@@ -425,18 +429,23 @@ fn parse_u32(value: &str, at: usize, name: &str) -> Result<u32, ParseError> {
 /// `[l,t][r,b]`, each an optionally negative decimal `i32`, no spaces.
 pub(crate) fn parse_bounds(value: &str) -> Option<Bounds> {
     fn int(s: &[u8], i: &mut usize) -> Option<i32> {
-        let start = *i;
-        if s.get(*i) == Some(&b'-') {
+        let negative = s.get(*i) == Some(&b'-');
+        if negative {
             *i += 1;
         }
         let digits = *i;
-        while s.get(*i).is_some_and(u8::is_ascii_digit) {
+        let mut value: i64 = 0;
+        while let Some(d) = s.get(*i).filter(|d| d.is_ascii_digit()) {
+            value = value * 10 + i64::from(d - b'0');
+            if value > 1 << 31 {
+                return None;
+            }
             *i += 1;
         }
-        if *i == digits || *i - digits > 10 {
+        if *i == digits {
             return None;
         }
-        std::str::from_utf8(&s[start..*i]).ok()?.parse().ok()
+        i32::try_from(if negative { -value } else { value }).ok()
     }
     fn byte(s: &[u8], i: &mut usize, want: u8) -> Option<()> {
         (s.get(*i) == Some(&want)).then(|| *i += 1)
@@ -461,6 +470,133 @@ pub(crate) fn parse_bounds(value: &str) -> Option<Bounds> {
     })
 }
 
+/// `name="value"` pairs of a start tag, borrowed from the input. quick-xml's own
+/// attribute iterator was 30% of parse time; uiautomator's attributes are plain
+/// `name="value"` (or `'value'`) separated by whitespace, so a direct scan does.
+/// Lenient where XML is strict and uiautomator never goes: a `<` inside a value
+/// and attribute-name characters are not checked.
+struct AttrScan<'a> {
+    raw: &'a str,
+    pos: usize,
+}
+
+impl<'a> AttrScan<'a> {
+    fn new(raw: &'a str) -> Self {
+        Self { raw, pos: 0 }
+    }
+
+    /// The next `(name, raw value, predicted)`, `Ok(None)` at the end, or the
+    /// offset inside `raw` where the tag stops making sense. `expect` is the
+    /// name uiautomator writes next; when it is there (` name="`), the name is
+    /// taken without scanning and `predicted` is true.
+    fn next_attr(
+        &mut self,
+        expect: Option<&str>,
+    ) -> Result<Option<(&'a str, &'a str, bool)>, usize> {
+        let b = self.raw.as_bytes();
+        let p = self.pos;
+        if let Some(want) = expect {
+            let n = want.len();
+            let head = b.get(p..p + 3 + n).unwrap_or(b"");
+            if head.len() == n + 3
+                && head[0] == b' '
+                && bytes_eq(&head[1..=n], want.as_bytes())
+                && head[n + 1] == b'='
+                && head[n + 2] == b'"'
+            {
+                let value_start = p + 3 + n;
+                if let Some(len) = find_byte(&self.raw[value_start..], b'"') {
+                    self.pos = value_start + len + 1;
+                    let name = &self.raw[p + 1..p + 1 + n];
+                    return Ok(Some((
+                        name,
+                        &self.raw[value_start..value_start + len],
+                        true,
+                    )));
+                }
+            }
+        }
+        let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+        let mut i = p;
+        while i < b.len() && ws(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            self.pos = i;
+            return Ok(None);
+        }
+        if i == p {
+            return Err(i);
+        }
+        let start = i;
+        while i < b.len() && !matches!(b[i], b'=' | b'"' | b'\'' | b'<' | b'>') && !ws(b[i]) {
+            i += 1;
+        }
+        let name = &self.raw[start..i];
+        while i < b.len() && ws(b[i]) {
+            i += 1;
+        }
+        if name.is_empty() || b.get(i) != Some(&b'=') {
+            return Err(start);
+        }
+        i += 1;
+        while i < b.len() && ws(b[i]) {
+            i += 1;
+        }
+        let quote = match b.get(i) {
+            Some(&q @ (b'"' | b'\'')) => q,
+            _ => return Err(i),
+        };
+        let value_start = i + 1;
+        let len = find_byte(&self.raw[value_start..], quote).ok_or(i)?;
+        self.pos = value_start + len + 1;
+        Ok(Some((
+            name,
+            &self.raw[value_start..value_start + len],
+            false,
+        )))
+    }
+}
+
+/// Byte-wise equality without a `memcmp` call: names are a dozen bytes at most.
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Position of ASCII `needle` in `hay`, eight bytes at a time (SWAR): values
+/// are mostly a few bytes (`false`, `0`), where `str::find`'s setup cost more
+/// than the search, and a byte loop was a fifth of parse time.
+#[inline]
+fn find_byte(hay: &str, needle: u8) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let b = hay.as_bytes();
+    let pattern = LOW * u64::from(needle);
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ pattern;
+        // The lowest set high bit marks the first byte equal to `needle`.
+        let found = x.wrapping_sub(LOW) & !x & HIGH;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c == needle).map(|p| p + i)
+}
+
+fn attrs_error(text: &str, raw: &str, bad: usize, tag: usize) -> ParseError {
+    let at = offset_in(text, raw).map_or(tag, |o| o + bad);
+    let rest = raw.get(bad..).unwrap_or("");
+    ParseError::new(
+        at,
+        format!("malformed attribute at byte {at}: {:?}", clip(rest)),
+    )
+}
+
 fn parse_hierarchy_attrs(
     text: &str,
     e: &BytesStart<'_>,
@@ -469,10 +605,12 @@ fn parse_hierarchy_attrs(
     let at = tag_offset(text, e, 0);
     let mut prev: Option<&str> = None;
     let mut seen_rotation = false;
-    for attr in e.attributes().with_checks(false) {
-        let attr = attr.map_err(|err| attr_error(at, &err))?;
-        let name = attr.key.0;
-        let raw: &str = &attr.value;
+    let raw_attrs = e.attributes_raw();
+    let mut scan = AttrScan::new(raw_attrs);
+    while let Some((name, raw, _)) = scan
+        .next_attr(None)
+        .map_err(|bad| attrs_error(text, raw_attrs, bad, at))?
+    {
         let vat = value_offset(text, raw, at);
         if name == "rotation" {
             if seen_rotation {
@@ -496,19 +634,32 @@ fn parse_hierarchy_attrs(
     Ok(())
 }
 
-fn attr_error(at: usize, err: &quick_xml::events::attributes::AttrError) -> ParseError {
-    ParseError::new(
-        at,
-        format!(
-            "malformed attributes in the tag at byte {at}: {}",
-            lower_first(&err.to_string())
-        ),
-    )
-}
-
 fn duplicate(at: usize, name: &str) -> ParseError {
     ParseError::new(at, format!("duplicate attribute {name} at byte {at}"))
 }
+
+/// The typed attributes in the order AOSP writes them; bit `1 << i` below is
+/// `NODE_ATTRS[i]`, and the order predicts the next name to skip scanning it.
+const NODE_ATTRS: [&str; 18] = [
+    "NAF",
+    "index",
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+    "bounds",
+];
 
 // One bit per typed attribute, to refuse duplicates and find missing required ones.
 const NAF: u32 = 1 << 0;
@@ -534,31 +685,24 @@ fn parse_node(text: &str, e: &BytesStart<'_>, at: usize) -> Result<Node, ParseEr
     let mut node = Node::default();
     let mut seen = 0u32;
     let mut prev: Option<&str> = None;
-    for attr in e.attributes().with_checks(false) {
-        let attr = attr.map_err(|err| attr_error(at, &err))?;
-        let name = attr.key.0;
-        let raw: &str = &attr.value;
+    let raw_attrs = e.attributes_raw();
+    let mut scan = AttrScan::new(raw_attrs);
+    let mut expect = 0;
+    while let Some((name, raw, predicted)) = scan
+        .next_attr(NODE_ATTRS.get(expect).copied())
+        .map_err(|bad| attrs_error(text, raw_attrs, bad, at))?
+    {
         let vat = value_offset(text, raw, at);
-        let bit = match name {
-            "NAF" => NAF,
-            "index" => INDEX,
-            "text" => TEXT,
-            "resource-id" => RESOURCE_ID,
-            "class" => CLASS,
-            "package" => PACKAGE,
-            "content-desc" => CONTENT_DESC,
-            "checkable" => CHECKABLE,
-            "checked" => CHECKED,
-            "clickable" => CLICKABLE,
-            "enabled" => ENABLED,
-            "focusable" => FOCUSABLE,
-            "focused" => FOCUSED,
-            "scrollable" => SCROLLABLE,
-            "long-clickable" => LONG_CLICKABLE,
-            "password" => PASSWORD,
-            "selected" => SELECTED,
-            "bounds" => BOUNDS,
-            _ => 0,
+        let known = match predicted {
+            true => Some(expect),
+            false => NODE_ATTRS.iter().position(|n| *n == name),
+        };
+        let bit = match known {
+            Some(i) => {
+                expect = i + 1;
+                1 << i
+            }
+            None => 0,
         };
         if bit == 0 {
             if node.extra.iter().any(|x| x.name == name) {
@@ -801,6 +945,21 @@ mod tests {
             input.push_str(r#"<node class="c" bounds="[0,0][1,1]">"#);
         }
         assert!(error(&input).contains("nested deeper than 512"));
+    }
+
+    #[test]
+    fn find_byte_finds_the_first_match_at_every_position() {
+        for len in 0..20 {
+            for at in 0..len {
+                let mut hay = "x".repeat(len);
+                hay.replace_range(at..=at, "\"");
+                if at + 2 < len {
+                    hay.replace_range(at + 2..=at + 2, "\"");
+                }
+                assert_eq!(find_byte(&hay, b'"'), Some(at), "{hay:?}");
+            }
+            assert_eq!(find_byte(&"é".repeat(len), b'"'), None);
+        }
     }
 
     #[test]
