@@ -2,6 +2,7 @@
 //! serialising back in uiautomator's exact form, selectors, and the element list
 //! an agent reads.
 
+mod attrs;
 mod elements;
 mod node;
 mod parse;
