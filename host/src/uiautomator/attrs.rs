@@ -69,9 +69,10 @@ fn unescape(value: &str, at: usize, name: &str) -> Result<String, ParseError> {
 
 #[inline]
 fn parse_bool(value: &str, at: usize, name: &str) -> Result<bool, ParseError> {
-    match value {
-        "true" => Ok(true),
-        "false" => Ok(false),
+    // Byte patterns compile to inline compares, not a `memcmp` call.
+    match value.as_bytes() {
+        [b't', b'r', b'u', b'e'] => Ok(true),
+        [b'f', b'a', b'l', b's', b'e'] => Ok(false),
         _ => Err(ParseError::new(
             at,
             format!("{name} {:?} at byte {at} is not true or false", clip(value)),
