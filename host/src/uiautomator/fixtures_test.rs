@@ -333,3 +333,27 @@ proptest! {
         }
     }
 }
+
+/// On a real Preference screen the title TextView is not clickable; `row`
+/// lands on the LinearLayout that is, and its element carries the merged label.
+#[test]
+fn a_task_selector_finds_the_real_row_and_its_element() {
+    let bytes = std::fs::read(fixture_dir().join("aosp-launcher-search-settings.xml")).unwrap();
+    let h = parse_xml(&bytes).unwrap();
+    let sel = super::Selector::from_toml("text_regex = \"Search (engine|provider)\"\nrow = true")
+        .unwrap();
+    let rows = sel.find_all(&h);
+    assert_eq!(rows.len(), 1, "{sel}");
+    assert!(rows[0].clickable && rows[0].class == "android.widget.LinearLayout");
+    let el = elements(&h)
+        .into_iter()
+        .find(|e| e.bounds == rows[0].bounds)
+        .expect("the row is an element");
+    assert_eq!(el.label, "Search engine — Intelligent Search");
+    assert_eq!(el.center, (672, 614));
+    let title_only = super::Selector::text("Search engine").clickable(true);
+    assert!(
+        title_only.find_first(&h).is_none(),
+        "the title itself is not the tap target"
+    );
+}
