@@ -9,8 +9,10 @@
 //! Labels: an element's own `text`; when it has neither text nor
 //! `content-desc`, the texts (or, for a text-less node, the content-desc) of its
 //! descendants joined with ` — `, stopping at descendants that are elements
-//! themselves. A Settings row `LinearLayout` thus reads "Wi-Fi — Off" from its
-//! title and summary TextViews.
+//! themselves and skipping zero-size (invisible) subtrees. A Settings row
+//! `LinearLayout` thus reads "Wi-Fi — Off" from its title and summary
+//! TextViews. Scrollable containers get no merged label: their loose text is
+//! not a name for the list.
 //!
 //! Folding: a checkable node that is not itself clickable (Settings'
 //! `switch_widget`) inside a clickable row is not its own element; the row
@@ -106,7 +108,7 @@ pub fn elements(h: &Hierarchy) -> Vec<Element> {
         .into_iter()
         .enumerate()
         .map(|(index, (node, mut el))| {
-            if node.text.is_empty() && node.content_desc.is_empty() {
+            if node.text.is_empty() && node.content_desc.is_empty() && !node.scrollable {
                 el.label = merged_label(node, &claimed);
             }
             el.label = clip_label(&el.label);
@@ -152,7 +154,7 @@ fn visit<'a>(
 fn merged_label(n: &Node, claimed: &HashSet<*const Node>) -> String {
     fn collect<'a>(n: &'a Node, claimed: &HashSet<*const Node>, parts: &mut Vec<&'a str>) {
         for child in &n.children {
-            if claimed.contains(&(child as *const Node)) {
+            if claimed.contains(&(child as *const Node)) || child.bounds.is_empty() {
                 continue;
             }
             let own = if child.text.is_empty() {
@@ -179,6 +181,23 @@ fn clip_label(label: &str) -> String {
     }
 }
 
+/// `"…"` with only `"`, `\\` and line breaks escaped: other characters (non-breaking
+/// spaces, CJK, emoji) stay as the user sees them.
+fn quote_into(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// One line per element, defaults omitted:
 /// `3 Switch "Wi-Fi — Off" off id=switch_widget`.
 pub fn render(elements: &[Element]) -> String {
@@ -186,13 +205,16 @@ pub fn render(elements: &[Element]) -> String {
     for e in elements {
         let _ = write!(out, "{} {}", e.index, e.class);
         if !e.label.is_empty() {
-            let _ = write!(out, " {:?}", e.label);
+            out.push(' ');
+            quote_into(&mut out, &e.label);
         }
         if !e.content_desc.is_empty() && e.content_desc != e.label {
-            let _ = write!(out, " desc={:?}", clip_label(&e.content_desc));
+            out.push_str(" desc=");
+            quote_into(&mut out, &clip_label(&e.content_desc));
         }
         if !e.hint.is_empty() && e.hint != e.label {
-            let _ = write!(out, " hint={:?}", clip_label(&e.hint));
+            out.push_str(" hint=");
+            quote_into(&mut out, &clip_label(&e.hint));
         }
         match e.checked {
             Some(true) => out.push_str(" on"),

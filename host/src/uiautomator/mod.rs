@@ -2,6 +2,7 @@
 //! serialising back in uiautomator's exact form, selectors, and the element list
 //! an agent reads.
 
+mod attrs;
 mod elements;
 mod node;
 mod parse;
@@ -13,3 +14,6 @@ pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
 pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
 pub use select::{FullMatch, Selector, SelectorError};
 pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
+
+#[cfg(test)]
+mod fixtures_test;

@@ -12,12 +12,11 @@
 //! order. Attribute values are unescaped but not whitespace-normalised (AOSP
 //! writes newlines as `&#10;`, so a literal newline is kept as written).
 
-use std::borrow::Cow;
-
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::node::{Bounds, ExtraAttr, Hierarchy, Node};
+use super::attrs::{clip, lower_first, parse_hierarchy_attrs, parse_node, tag_offset};
+use super::node::{Hierarchy, Node};
 
 /// Deeper nesting than this is refused rather than risking the stack later on
 /// (drop and serialisation recurse). Real trees are a few dozen levels deep.
@@ -64,7 +63,7 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    fn new(offset: usize, message: impl Into<String>) -> Self {
+    pub(super) fn new(offset: usize, message: impl Into<String>) -> Self {
         Self {
             offset,
             message: message.into(),
@@ -178,14 +177,6 @@ fn after_root_error(text: &str, end: usize) -> ParseError {
     )
 }
 
-/// Up to 40 characters of `s`, for error messages.
-fn clip(s: &str) -> Cow<'_, str> {
-    match s.char_indices().nth(40) {
-        Some((i, _)) => Cow::Owned(format!("{}…", &s[..i])),
-        None => Cow::Borrowed(s),
-    }
-}
-
 #[derive(PartialEq)]
 enum State {
     BeforeRoot,
@@ -293,14 +284,6 @@ fn parse_document(text: &str) -> Result<(Hierarchy, usize), ParseError> {
     }
 }
 
-fn lower_first(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 fn first_non_space(text: &str, from: usize) -> usize {
     let rest = text.get(from..).unwrap_or("");
     from + (rest.len() - rest.trim_start().len())
@@ -363,261 +346,9 @@ fn attach(stack: &mut [Node], hierarchy: &mut Hierarchy, node: Node) {
     }
 }
 
-/// Byte offset of `part` inside `base`, when it is a sub-slice of it.
-fn offset_in(base: &str, part: &str) -> Option<usize> {
-    let off = (part.as_ptr() as usize).checked_sub(base.as_ptr() as usize)?;
-    (off <= base.len()).then_some(off)
-}
-
-/// Offset of the `<` that opens `e`.
-fn tag_offset(text: &str, e: &BytesStart<'_>, fallback: usize) -> usize {
-    offset_in(text, e.name().0).map_or(fallback, |o| o.saturating_sub(1))
-}
-
-fn value_offset(text: &str, value: &str, fallback: usize) -> usize {
-    offset_in(text, value).unwrap_or(fallback)
-}
-
-/// An attribute value with entities and character references resolved.
-fn unescape(value: &str, at: usize, name: &str) -> Result<String, ParseError> {
-    if !value.contains('&') {
-        return Ok(value.to_owned());
-    }
-    quick_xml::escape::unescape(value)
-        .map(Cow::into_owned)
-        .map_err(|e| {
-            ParseError::new(
-                at,
-                format!(
-                    "{name} {:?} at byte {at} has a bad escape: {}",
-                    clip(value),
-                    lower_first(&e.to_string())
-                ),
-            )
-        })
-}
-
-fn parse_bool(value: &str, at: usize, name: &str) -> Result<bool, ParseError> {
-    match value {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(ParseError::new(
-            at,
-            format!("{name} {:?} at byte {at} is not true or false", clip(value)),
-        )),
-    }
-}
-
-fn parse_u32(value: &str, at: usize, name: &str) -> Result<u32, ParseError> {
-    // `u32::from_str` takes a leading `+`; uiautomator never writes one.
-    match value.bytes().all(|b| b.is_ascii_digit()) {
-        true => value.parse().ok(),
-        false => None,
-    }
-    .ok_or_else(|| {
-        ParseError::new(
-            at,
-            format!("{name} {:?} at byte {at} is not a number", clip(value)),
-        )
-    })
-}
-
-/// `[l,t][r,b]`, each an optionally negative decimal `i32`, no spaces.
-pub(crate) fn parse_bounds(value: &str) -> Option<Bounds> {
-    fn int(s: &[u8], i: &mut usize) -> Option<i32> {
-        let start = *i;
-        if s.get(*i) == Some(&b'-') {
-            *i += 1;
-        }
-        let digits = *i;
-        while s.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        if *i == digits || *i - digits > 10 {
-            return None;
-        }
-        std::str::from_utf8(&s[start..*i]).ok()?.parse().ok()
-    }
-    fn byte(s: &[u8], i: &mut usize, want: u8) -> Option<()> {
-        (s.get(*i) == Some(&want)).then(|| *i += 1)
-    }
-    let s = value.as_bytes();
-    let mut i = 0;
-    byte(s, &mut i, b'[')?;
-    let left = int(s, &mut i)?;
-    byte(s, &mut i, b',')?;
-    let top = int(s, &mut i)?;
-    byte(s, &mut i, b']')?;
-    byte(s, &mut i, b'[')?;
-    let right = int(s, &mut i)?;
-    byte(s, &mut i, b',')?;
-    let bottom = int(s, &mut i)?;
-    byte(s, &mut i, b']')?;
-    (i == s.len()).then_some(Bounds {
-        left,
-        top,
-        right,
-        bottom,
-    })
-}
-
-fn parse_hierarchy_attrs(
-    text: &str,
-    e: &BytesStart<'_>,
-    h: &mut Hierarchy,
-) -> Result<(), ParseError> {
-    let at = tag_offset(text, e, 0);
-    let mut prev: Option<&str> = None;
-    let mut seen_rotation = false;
-    for attr in e.attributes().with_checks(false) {
-        let attr = attr.map_err(|err| attr_error(at, &err))?;
-        let name = attr.key.0;
-        let raw: &str = &attr.value;
-        let vat = value_offset(text, raw, at);
-        if name == "rotation" {
-            if seen_rotation {
-                return Err(duplicate(vat, name));
-            }
-            seen_rotation = true;
-            h.rotation = parse_u32(raw, vat, name)?;
-        } else {
-            if h.extra.iter().any(|x| x.name == name) {
-                return Err(duplicate(vat, name));
-            }
-            let value = unescape(raw, vat, name)?;
-            h.extra.push(ExtraAttr {
-                name: name.to_owned(),
-                value,
-                after: prev.map(str::to_owned),
-            });
-        }
-        prev = Some(name);
-    }
-    Ok(())
-}
-
-fn attr_error(at: usize, err: &quick_xml::events::attributes::AttrError) -> ParseError {
-    ParseError::new(
-        at,
-        format!(
-            "malformed attributes in the tag at byte {at}: {}",
-            lower_first(&err.to_string())
-        ),
-    )
-}
-
-fn duplicate(at: usize, name: &str) -> ParseError {
-    ParseError::new(at, format!("duplicate attribute {name} at byte {at}"))
-}
-
-// One bit per typed attribute, to refuse duplicates and find missing required ones.
-const NAF: u32 = 1 << 0;
-const INDEX: u32 = 1 << 1;
-const TEXT: u32 = 1 << 2;
-const RESOURCE_ID: u32 = 1 << 3;
-const CLASS: u32 = 1 << 4;
-const PACKAGE: u32 = 1 << 5;
-const CONTENT_DESC: u32 = 1 << 6;
-const CHECKABLE: u32 = 1 << 7;
-const CHECKED: u32 = 1 << 8;
-const CLICKABLE: u32 = 1 << 9;
-const ENABLED: u32 = 1 << 10;
-const FOCUSABLE: u32 = 1 << 11;
-const FOCUSED: u32 = 1 << 12;
-const SCROLLABLE: u32 = 1 << 13;
-const LONG_CLICKABLE: u32 = 1 << 14;
-const PASSWORD: u32 = 1 << 15;
-const SELECTED: u32 = 1 << 16;
-const BOUNDS: u32 = 1 << 17;
-
-fn parse_node(text: &str, e: &BytesStart<'_>, at: usize) -> Result<Node, ParseError> {
-    let mut node = Node::default();
-    let mut seen = 0u32;
-    let mut prev: Option<&str> = None;
-    for attr in e.attributes().with_checks(false) {
-        let attr = attr.map_err(|err| attr_error(at, &err))?;
-        let name = attr.key.0;
-        let raw: &str = &attr.value;
-        let vat = value_offset(text, raw, at);
-        let bit = match name {
-            "NAF" => NAF,
-            "index" => INDEX,
-            "text" => TEXT,
-            "resource-id" => RESOURCE_ID,
-            "class" => CLASS,
-            "package" => PACKAGE,
-            "content-desc" => CONTENT_DESC,
-            "checkable" => CHECKABLE,
-            "checked" => CHECKED,
-            "clickable" => CLICKABLE,
-            "enabled" => ENABLED,
-            "focusable" => FOCUSABLE,
-            "focused" => FOCUSED,
-            "scrollable" => SCROLLABLE,
-            "long-clickable" => LONG_CLICKABLE,
-            "password" => PASSWORD,
-            "selected" => SELECTED,
-            "bounds" => BOUNDS,
-            _ => 0,
-        };
-        if bit == 0 {
-            if node.extra.iter().any(|x| x.name == name) {
-                return Err(duplicate(vat, name));
-            }
-            let value = unescape(raw, vat, name)?;
-            node.extra.push(ExtraAttr {
-                name: name.to_owned(),
-                value,
-                after: prev.map(str::to_owned),
-            });
-        } else {
-            if seen & bit != 0 {
-                return Err(duplicate(vat, name));
-            }
-            seen |= bit;
-            match bit {
-                NAF => node.naf = parse_bool(raw, vat, name)?,
-                INDEX => node.index = parse_u32(raw, vat, name)?,
-                TEXT => node.text = unescape(raw, vat, name)?,
-                RESOURCE_ID => node.resource_id = unescape(raw, vat, name)?,
-                CLASS => node.class = unescape(raw, vat, name)?,
-                PACKAGE => node.package = unescape(raw, vat, name)?,
-                CONTENT_DESC => node.content_desc = unescape(raw, vat, name)?,
-                CHECKABLE => node.checkable = parse_bool(raw, vat, name)?,
-                CHECKED => node.checked = parse_bool(raw, vat, name)?,
-                CLICKABLE => node.clickable = parse_bool(raw, vat, name)?,
-                ENABLED => node.enabled = parse_bool(raw, vat, name)?,
-                FOCUSABLE => node.focusable = parse_bool(raw, vat, name)?,
-                FOCUSED => node.focused = parse_bool(raw, vat, name)?,
-                SCROLLABLE => node.scrollable = parse_bool(raw, vat, name)?,
-                LONG_CLICKABLE => node.long_clickable = parse_bool(raw, vat, name)?,
-                PASSWORD => node.password = parse_bool(raw, vat, name)?,
-                SELECTED => node.selected = parse_bool(raw, vat, name)?,
-                _ => {
-                    node.bounds = parse_bounds(raw).ok_or_else(|| {
-                        ParseError::new(
-                            vat,
-                            format!("bounds {:?} at byte {vat} is not [l,t][r,b]", clip(raw)),
-                        )
-                    })?
-                }
-            }
-        }
-        prev = Some(name);
-    }
-    for (bit, name) in [(CLASS, "class"), (BOUNDS, "bounds")] {
-        if seen & bit == 0 {
-            return Err(ParseError::new(
-                at,
-                format!("<node> at byte {at} has no {name} attribute"),
-            ));
-        }
-    }
-    Ok(node)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::node::Bounds;
     use super::*;
 
     const LEAF: &str = r#"<node index="0" text="Wi-Fi" resource-id="android:id/title" class="android.widget.TextView" package="com.android.settings" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][100,50]" />"#;
@@ -801,25 +532,5 @@ mod tests {
             input.push_str(r#"<node class="c" bounds="[0,0][1,1]">"#);
         }
         assert!(error(&input).contains("nested deeper than 512"));
-    }
-
-    #[test]
-    fn bounds_grammar() {
-        assert_eq!(parse_bounds("[1,2][3,4]"), Some(Bounds::new(1, 2, 3, 4)));
-        assert_eq!(
-            parse_bounds("[-2147483648,0][2147483647,0]"),
-            Some(Bounds::new(i32::MIN, 0, i32::MAX, 0))
-        );
-        for bad in [
-            "",
-            "[1,2][3,4] ",
-            "[1,2][3]",
-            "[1, 2][3,4]",
-            "[+1,2][3,4]",
-            "[2147483648,0][0,0]",
-            "[-,0][0,0]",
-        ] {
-            assert_eq!(parse_bounds(bad), None, "{bad:?}");
-        }
     }
 }
