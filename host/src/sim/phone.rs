@@ -392,7 +392,7 @@ impl Phone for SimPhone {
             xml,
             hierarchy,
             screenshot,
-            foreground,
+            foreground: foreground.to_string(),
         })
     }
 

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use quick_xml::events::BytesStart;
 
-use super::node::{Bounds, ExtraAttr, Hierarchy, Node};
+use super::node::{Bounds, CompactString, ExtraAttr, Hierarchy, Node};
 use super::parse::ParseError;
 
 /// Up to 40 characters of `s`, for error messages.
@@ -49,12 +49,12 @@ fn value_offset(text: &str, value: &str, fallback: usize) -> usize {
 
 /// An attribute value with entities and character references resolved.
 #[inline]
-fn unescape(value: &str, at: usize, name: &str) -> Result<String, ParseError> {
+fn unescape(value: &str, at: usize, name: &str) -> Result<CompactString, ParseError> {
     if find_byte(value, b'&').is_none() {
-        return Ok(value.to_owned());
+        return Ok(CompactString::from(value));
     }
     quick_xml::escape::unescape(value)
-        .map(Cow::into_owned)
+        .map(CompactString::from)
         .map_err(|e| {
             ParseError::new(
                 at,
@@ -292,9 +292,9 @@ pub(super) fn parse_hierarchy_attrs(
             }
             let value = unescape(raw, vat, name)?;
             h.extra.push(ExtraAttr {
-                name: name.to_owned(),
+                name: CompactString::from(name),
                 value,
-                after: prev.map(str::to_owned),
+                after: prev.map(CompactString::from),
             });
         }
         prev = Some(name);
@@ -378,9 +378,9 @@ pub(super) fn parse_node(text: &str, e: &BytesStart<'_>, at: usize) -> Result<No
             }
             let value = unescape(raw, vat, name)?;
             node.extra.push(ExtraAttr {
-                name: name.to_owned(),
+                name: CompactString::from(name),
                 value,
-                after: prev.map(str::to_owned),
+                after: prev.map(CompactString::from),
             });
         } else {
             if seen & bit != 0 {

@@ -81,8 +81,8 @@ fn element_for(n: &Node) -> Element {
     Element {
         index: 0,
         class: short_class(&n.class).to_owned(),
-        label: n.text.clone(),
-        content_desc: n.content_desc.clone(),
+        label: n.text.to_string(),
+        content_desc: n.content_desc.to_string(),
         resource_id: short_id(&n.resource_id).to_owned(),
         hint: n.extra("hint").unwrap_or("").to_owned(),
         checked: n.checkable.then_some(n.checked),

@@ -210,9 +210,9 @@ fn extras() -> impl Strategy<Value = Vec<ExtraAttr>> {
         for (name, value, after) in raw {
             if out.iter().all(|x| x.name != EXTRA_NAMES[name]) {
                 out.push(ExtraAttr {
-                    name: EXTRA_NAMES[name].to_owned(),
-                    value,
-                    after: after.map(|a| ANCHORS[a].to_owned()),
+                    name: EXTRA_NAMES[name].into(),
+                    value: value.into(),
+                    after: after.map(|a| ANCHORS[a].into()),
                 });
             }
         }
@@ -244,11 +244,11 @@ fn leaf() -> impl Strategy<Value = Node> {
             )| Node {
                 naf,
                 index,
-                text,
-                resource_id,
-                class,
-                package,
-                content_desc,
+                text: text.into(),
+                resource_id: resource_id.into(),
+                class: class.into(),
+                package: package.into(),
+                content_desc: content_desc.into(),
                 checkable: f[0],
                 checked: f[1],
                 clickable: f[2],

@@ -3,6 +3,10 @@
 
 use std::fmt;
 
+/// Strings of up to 24 bytes are stored inline: most of a dump's class names,
+/// packages, ids and texts, so parsing allocates little.
+pub use compact_str::CompactString;
+
 /// `bounds="[l,t][r,b]"`: visible bounds clipped to the display, in pixels.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
@@ -79,11 +83,11 @@ pub struct Node {
     /// `NAF="true"`: "not accessibility friendly", written first when present.
     pub naf: bool,
     pub index: u32,
-    pub text: String,
-    pub resource_id: String,
-    pub class: String,
-    pub package: String,
-    pub content_desc: String,
+    pub text: CompactString,
+    pub resource_id: CompactString,
+    pub class: CompactString,
+    pub package: CompactString,
+    pub content_desc: CompactString,
     pub checkable: bool,
     pub checked: bool,
     pub clickable: bool,
@@ -102,10 +106,10 @@ pub struct Node {
 /// An attribute outside AOSP uiautomator's fixed set, kept verbatim.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExtraAttr {
-    pub name: String,
-    pub value: String,
+    pub name: CompactString,
+    pub value: CompactString,
     /// The attribute this one followed in the source (`None`: it came first).
-    pub after: Option<String>,
+    pub after: Option<CompactString>,
 }
 
 impl Node {

@@ -91,11 +91,11 @@ impl View {
         self
     }
     fn text(mut self, text: impl Into<String>) -> Self {
-        self.node.text = text.into();
+        self.node.text = text.into().into();
         self
     }
     fn desc(mut self, desc: impl Into<String>) -> Self {
-        self.node.content_desc = desc.into();
+        self.node.content_desc = desc.into().into();
         self
     }
     fn style(mut self, style: Style) -> Self {

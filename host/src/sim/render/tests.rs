@@ -376,7 +376,7 @@ fn leaf() -> impl Strategy<Value = View> {
                     n.focused,
                     n.selected,
                     n.password,
-                ) = (desc, checked, enabled, focused, selected, password);
+                ) = (desc.into(), checked, enabled, focused, selected, password);
                 v.progress = progress;
                 v.hint = hint;
                 v

@@ -180,7 +180,7 @@ pub(super) fn draw_edit_text(canvas: &mut Canvas, b: Rect, view: &View, ink: Ink
     let shown = if node.password {
         "•".repeat(node.text.chars().count())
     } else {
-        node.text.clone()
+        node.text.to_string()
     };
     let hint = view.hint.as_deref().unwrap_or("");
     let text_w = if shown.is_empty() {
