@@ -24,8 +24,10 @@ pub struct Episode {
     pub task: String,
     pub variant: String,
     pub end: End,
-    /// Device actions taken.
+    /// Device actions taken (refused ones included).
     pub steps: u32,
+    /// Why each refused action was refused (an unknown app or intent).
+    pub refused: Vec<String>,
     /// The oracle's verdict on the state the episode left.
     pub verdict: Verdict,
     /// Success under the task's completion rule.
@@ -41,18 +43,23 @@ pub fn run(
 ) -> Result<Episode, PhoneError> {
     let baseline = Baseline::capture(phone);
     let mut steps = 0;
+    let mut refused = Vec::new();
+    // `max_steps` bounds the agent's decisions, the final complete/infeasible
+    // one included, as in AndroidWorld's episode runner.
+    let mut decisions = 0;
     let end = loop {
-        if steps >= instance.max_steps {
+        if decisions >= instance.max_steps {
             break End::OutOfSteps;
         }
+        decisions += 1;
         let observation = phone.observe(false)?;
         match agent.next(&instance.goal, &observation) {
             Decision::Act(action) => {
-                phone.act(&action)?;
+                refusal(phone.act(&action), &mut refused)?;
                 steps += 1;
             }
             Decision::Open(intent) => {
-                phone.open(&intent)?;
+                refusal(phone.open(&intent), &mut refused)?;
                 steps += 1;
             }
             Decision::Complete => break End::Complete,
@@ -87,8 +94,20 @@ pub fn run(
         variant: instance.variant.id.clone(),
         end,
         steps,
+        refused,
         verdict,
         success,
         reason,
     })
+}
+
+/// Keep a refused action as an invalid step; anything else is the phone failing.
+fn refusal(result: Result<(), PhoneError>, refused: &mut Vec<String>) -> Result<(), PhoneError> {
+    match result {
+        Err(e) if e.is_refusal() => {
+            refused.push(e.to_string());
+            Ok(())
+        }
+        other => other,
+    }
 }

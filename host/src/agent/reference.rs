@@ -4,7 +4,7 @@
 //! reordered rows; a node that never appears ends the run as infeasible.
 
 use super::{Agent, Decision};
-use crate::phone::{DeviceAction, Intent, Observation};
+use crate::phone::{scroll_action, DeviceAction, Intent, Observation};
 use crate::task::Step;
 use crate::uiautomator::{Hierarchy, Node, Selector};
 
@@ -46,13 +46,17 @@ impl Solver {
         obs: &Observation,
         long: bool,
     ) -> Decision {
-        if let Some(node) = selector.find_all(&obs.hierarchy).into_iter().next() {
-            let [fx, fy] = at.unwrap_or([0.5, 0.5]);
-            let b = node.bounds;
-            let x = b.left + (b.width() as f32 * fx.clamp(0.0, 1.0)) as i32;
-            let y = b.top + (b.height() as f32 * fy.clamp(0.0, 1.0)) as i32;
-            let x = x.min(b.right - 1);
-            let y = y.min(b.bottom - 1);
+        let [fx, fy] = at.unwrap_or([0.5, 0.5]);
+        let reachable = selector
+            .find_all(&obs.hierarchy)
+            .into_iter()
+            .find_map(|node| {
+                let b = node.bounds;
+                let x = (b.left + (b.width() as f32 * fx.clamp(0.0, 1.0)) as i32).min(b.right - 1);
+                let y = (b.top + (b.height() as f32 * fy.clamp(0.0, 1.0)) as i32).min(b.bottom - 1);
+                (!covered(&obs.hierarchy, node, x, y)).then_some((x, y))
+            });
+        if let Some((x, y)) = reachable {
             let action = if long {
                 DeviceAction::LongPress { x, y }
             } else {
@@ -72,7 +76,7 @@ impl Solver {
             self.scrolling_up = true;
             self.scrolls = 0;
         }
-        let Some(list) = first_scrollable(&obs.hierarchy) else {
+        let Some(list) = obs.hierarchy.first_scrollable() else {
             return Decision::Infeasible(format!(
                 "solution step {}: no node matches {selector}",
                 self.at + 1
@@ -80,29 +84,8 @@ impl Solver {
         };
         self.scrolls += 1;
         self.last_xml = Some(obs.xml.clone());
-        let b = list.bounds;
-        let (x, low, high) = (
-            b.center().0,
-            b.top + b.height() * 3 / 4,
-            b.top + b.height() / 4,
-        );
-        let (y1, y2) = if self.scrolling_up {
-            (high, low)
-        } else {
-            (low, high)
-        };
-        Decision::Act(DeviceAction::Swipe {
-            x1: x,
-            y1,
-            x2: x,
-            y2,
-            duration_ms: 300,
-        })
+        Decision::Act(scroll_action(list.bounds, !self.scrolling_up))
     }
-}
-
-fn first_scrollable(h: &Hierarchy) -> Option<&Node> {
-    h.walk().find(|n| n.scrollable && !n.bounds.is_empty())
 }
 
 impl Agent for Solver {
@@ -126,4 +109,18 @@ impl Agent for Solver {
             Decision::Infeasible(format!("solution step {} has no action", self.at + 1))
         }
     }
+}
+
+/// Whether a clickable view drawn after `node` (later in document order, and
+/// not inside it) covers the point: a tap there would land on that view instead,
+/// as a tap on the last alarm card lands on the floating Add-alarm button.
+fn covered(h: &Hierarchy, node: &Node, x: i32, y: i32) -> bool {
+    let all: Vec<&Node> = h.walk().collect();
+    let Some(at) = all.iter().position(|n| std::ptr::eq(*n, node)) else {
+        return false;
+    };
+    let after_subtree = at + node.walk().count();
+    all[after_subtree..]
+        .iter()
+        .any(|n| n.clickable && n.bounds.contains(x, y))
 }

@@ -23,13 +23,25 @@ pub struct Oracle {
 /// State read at the start of an episode, for `unchanged` constraints.
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
-    /// Key → value (`None`: unset); keys the phone cannot read are absent.
+    /// Key → value (`None`: unset) for every key the phone could read.
     pub values: BTreeMap<String, Option<String>>,
+    /// Keys this kind of phone cannot read at all (app data on a real phone),
+    /// so `unchanged` cannot watch them; listed in its verdict.
+    pub unsupported: Vec<String>,
+    /// Keys whose read failed for another reason: `unchanged` is skipped then,
+    /// never scored from partial data.
+    pub failed: Vec<(String, String)>,
 }
 
-/// The keys an `unchanged` constraint watches: every key the simulator models.
-pub fn watched_keys() -> impl Iterator<Item = &'static str> {
-    SettingsApp::get().defaults.keys().map(String::as_str)
+/// The keys an `unchanged` constraint watches: every settings key and app-data
+/// key the simulator models, plus whatever else the phone holds (a variant's
+/// decoy switches, the alarm list).
+pub fn watched_keys(phone: &dyn Phone) -> Vec<String> {
+    let mut keys: Vec<String> = SettingsApp::get().defaults.keys().cloned().collect();
+    keys.extend(phone.app_keys());
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// Read one state key: `ns/key` through `settings get`, `app/…` as app data.
@@ -43,13 +55,17 @@ pub fn read_key(phone: &mut dyn Phone, key: &str) -> Result<Option<String>, Phon
 
 impl Baseline {
     pub fn capture(phone: &mut dyn Phone) -> Baseline {
-        let mut values = BTreeMap::new();
-        for key in watched_keys() {
-            if let Ok(value) = read_key(phone, key) {
-                values.insert(key.to_string(), value);
+        let mut baseline = Baseline::default();
+        for key in watched_keys(phone) {
+            match read_key(phone, &key) {
+                Ok(value) => {
+                    baseline.values.insert(key, value);
+                }
+                Err(PhoneError::Unsupported(_)) => baseline.unsupported.push(key),
+                Err(e) => baseline.failed.push((key, e.to_string())),
             }
         }
-        Baseline { values }
+        baseline
     }
 }
 
@@ -76,19 +92,18 @@ impl Oracle {
         self.predicates.iter().any(Predicate::needs_app_data)
     }
 
-    /// Score the phone's current state. Screens the oracle opens are opened on a
-    /// fork of the phone where it can fork (the simulator), so scoring does not
-    /// disturb the episode; a real phone is navigated in place.
+    /// Score the phone's current state. Where the phone can fork (the
+    /// simulator), each check runs on its own fork, so scoring never disturbs
+    /// the episode and no check sees what another check's navigation did; a
+    /// real phone is navigated in place.
     pub fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> Verdict {
-        let mut fork = phone.fork();
-        let phone: &mut dyn Phone = match fork.as_mut() {
-            Some(f) => f.as_mut(),
-            None => phone,
-        };
         let checks = self
             .predicates
             .iter()
-            .map(|p| p.evaluate(phone, baseline))
+            .map(|p| match phone.fork() {
+                Some(mut fork) => p.evaluate(fork.as_mut(), baseline),
+                None => p.evaluate(phone, baseline),
+            })
             .collect();
         Verdict::from_checks(checks)
     }

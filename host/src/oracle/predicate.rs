@@ -4,9 +4,9 @@
 use std::collections::BTreeSet;
 
 use super::verdict::{CheckResult, Outcome};
-use super::{read_key, watched_keys, Baseline};
-use crate::phone::{DeviceAction, Intent, Phone, SettingKey};
-use crate::uiautomator::{Hierarchy, Node, Selector};
+use super::{read_key, Baseline};
+use crate::phone::{scroll_action, Intent, Phone, SettingKey};
+use crate::uiautomator::{Node, Selector};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -271,22 +271,48 @@ impl Predicate {
                 }
             }
             Predicate::Unchanged { except } => {
+                let watched = |k: &String| !except.iter().any(|e| e == k);
+                if let Some((key, why)) = baseline.failed.iter().find(|(k, _)| watched(k)) {
+                    return result(
+                        Outcome::Skipped,
+                        format!("could not read {key} at the start: {why}"),
+                    );
+                }
                 let mut changed = Vec::new();
-                for key in watched_keys().filter(|k| !except.iter().any(|e| e == k)) {
-                    let Some(before) = baseline.values.get(key) else {
-                        continue;
-                    };
-                    if let Ok(now) = read_key(phone, key) {
-                        if &now != before {
-                            changed.push(format!("{key} {} → {}", shown(before), shown(&now)));
+                for (key, before) in baseline.values.iter().filter(|(k, _)| watched(k)) {
+                    match read_key(phone, key) {
+                        Ok(now) if &now != before => {
+                            changed.push(format!("{key} {} → {}", shown(before), shown(&now)))
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            return result(
+                                Outcome::Skipped,
+                                format!("could not read {key} at the end: {e}"),
+                            )
                         }
                     }
                 }
-                let detail = if changed.is_empty() {
-                    "no other key changed".into()
+                let mut detail = if changed.is_empty() {
+                    format!(
+                        "{} watched keys unchanged",
+                        baseline.values.keys().filter(|k| watched(k)).count()
+                    )
                 } else {
                     changed.join("; ")
                 };
+                let unwatched: Vec<&str> = baseline
+                    .unsupported
+                    .iter()
+                    .filter(|k| watched(k))
+                    .map(String::as_str)
+                    .collect();
+                if !unwatched.is_empty() {
+                    detail += &format!(
+                        " (not readable on this phone, so not watched: {})",
+                        unwatched.join(", ")
+                    );
+                }
                 result(pass_fail(changed.is_empty()), detail)
             }
             Predicate::NoFlips { except } => {
@@ -326,46 +352,106 @@ impl Predicate {
     }
 }
 
+/// Most pages scanned for a UI check.
+const MAX_PAGES: usize = 16;
+
 /// Count distinct matching nodes on the current screen and, where it scrolls,
-/// on every page of its first scrollable list (a node seen on two pages counts once).
+/// over the whole of its first scrollable list.
+///
+/// The list is first scrolled to its start, then paged through by half a list
+/// height at a time. Each match inside the list is placed in content
+/// coordinates (its top plus the scroll offset, measured from an item seen on
+/// both pages), so two identical alarm cards count twice and one card seen on
+/// two pages counts once. A match cut off by the list's top or bottom edge is
+/// left for the page where it shows whole; nodes outside the list are counted
+/// on the first page only.
 fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, crate::phone::PhoneError> {
-    const MAX_PAGES: usize = 12;
+    scroll_to_start(phone)?;
     let mut seen = BTreeSet::new();
-    let mut last_xml = String::new();
-    for _ in 0..MAX_PAGES {
-        let obs = phone.observe(false)?;
-        if obs.xml == last_xml {
-            break;
+    let mut offset: i64 = 0;
+    let mut obs = phone.observe(false)?;
+    let mut prev_items: Vec<(String, i32)> = Vec::new();
+    for page in 0..MAX_PAGES {
+        let list = obs.hierarchy.first_scrollable();
+        let items = list.map(whole_items).unwrap_or_default();
+        if page > 0 {
+            let step = list.map_or(0, |l| i64::from(l.bounds.height() / 2));
+            offset += measured_shift(&prev_items, &items, step).unwrap_or(step);
         }
-        for node in select.find_all(&obs.hierarchy) {
-            seen.insert(identity(node));
-        }
-        let Some(list) = first_scrollable(&obs.hierarchy) else {
-            break;
+        let next = match list {
+            Some(l) => {
+                phone.act(&scroll_action(l.bounds, true))?;
+                let next = phone.observe(false)?;
+                (next.xml != obs.xml).then_some(next)
+            }
+            None => None,
         };
-        let b = list.bounds;
-        let (x, y1, y2) = (
-            b.center().0,
-            b.top + b.height() * 3 / 4,
-            b.top + b.height() / 4,
-        );
-        phone.act(&DeviceAction::Swipe {
-            x1: x,
-            y1,
-            x2: x,
-            y2,
-            duration_ms: 300,
-        })?;
-        last_xml = obs.xml;
+        let at_end = next.is_none();
+        for node in select.find_all(&obs.hierarchy) {
+            let Some(list) = list.filter(|l| l.walk().any(|n| std::ptr::eq(n, node))) else {
+                if page == 0 {
+                    seen.insert((identity(node), i64::from(node.bounds.top), false));
+                }
+                continue;
+            };
+            let (b, l) = (node.bounds, list.bounds);
+            let cut_at_top = page > 0 && b.top <= l.top;
+            let cut_at_bottom = !at_end && b.bottom >= l.bottom;
+            if !cut_at_top && !cut_at_bottom {
+                seen.insert((identity(node), i64::from(b.top) + offset, true));
+            }
+        }
+        match next {
+            Some(next) => {
+                prev_items = items;
+                obs = next;
+            }
+            None => break,
+        }
     }
     Ok(seen.len())
 }
 
-fn first_scrollable(h: &Hierarchy) -> Option<&Node> {
-    h.walk().find(|n| n.scrollable && !n.bounds.is_empty())
+fn scroll_to_start(phone: &mut dyn Phone) -> Result<(), crate::phone::PhoneError> {
+    let mut last = phone.observe(false)?;
+    for _ in 0..MAX_PAGES {
+        let Some(list) = last.hierarchy.first_scrollable() else {
+            return Ok(());
+        };
+        phone.act(&scroll_action(list.bounds, false))?;
+        let now = phone.observe(false)?;
+        if now.xml == last.xml {
+            return Ok(());
+        }
+        last = now;
+    }
+    Ok(())
 }
 
-/// What makes a node the same node on another page: everything but its bounds.
+/// The list's direct children that show whole: `(identity, top)`.
+fn whole_items(list: &Node) -> Vec<(String, i32)> {
+    let l = list.bounds;
+    list.children
+        .iter()
+        .filter(|c| c.bounds.top > l.top && c.bounds.bottom < l.bottom)
+        .map(|c| (identity(c), c.bounds.top))
+        .collect()
+}
+
+/// How far the content moved between two pages: the shift of an item seen
+/// whole on both, choosing the one nearest the intended step where identical
+/// items make it ambiguous.
+fn measured_shift(prev: &[(String, i32)], now: &[(String, i32)], step: i64) -> Option<i64> {
+    now.iter()
+        .flat_map(|(id, top)| {
+            prev.iter()
+                .filter(move |(p, _)| p == id)
+                .map(move |(_, ptop)| i64::from(ptop - top))
+        })
+        .min_by_key(|shift| (shift - step).abs())
+}
+
+/// What makes a node the same node: everything but its bounds.
 fn identity(node: &Node) -> String {
     let mut parts = Vec::new();
     for n in node.walk() {

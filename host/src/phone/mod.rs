@@ -73,6 +73,25 @@ pub enum DeviceAction {
     },
 }
 
+/// A swipe over half of a list's height that moves its content towards the
+/// end (`forward`) or the start. The reference solver and the UI oracle both
+/// page through lists with it.
+pub fn scroll_action(list: crate::uiautomator::Bounds, forward: bool) -> DeviceAction {
+    let x = list.center().0;
+    let (low, high) = (
+        list.top + list.height() * 3 / 4,
+        list.top + list.height() / 4,
+    );
+    let (y1, y2) = if forward { (low, high) } else { (high, low) };
+    DeviceAction::Swipe {
+        x1: x,
+        y1,
+        x2: x,
+        y2,
+        duration_ms: 300,
+    }
+}
+
 /// A screen the scorer may open to read state from the UI: an activity intent
 /// action (`am start -a …`) or a component (`am start -n pkg/.Activity`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -114,6 +133,18 @@ pub enum PhoneError {
     Device(String),
 }
 
+impl PhoneError {
+    /// The phone refused this one action (an app or intent it does not have),
+    /// as `monkey` or `am start` print an error and the phone carries on: an
+    /// invalid step for the agent, not a failure of the phone.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            PhoneError::UnknownIntent(_) | PhoneError::UnknownPackage(_)
+        )
+    }
+}
+
 /// A phone that can be observed, acted on and read. `observe` and `read_setting`
 /// must not change state: reading the screen never turns anything on.
 pub trait Phone: Send {
@@ -125,6 +156,11 @@ pub trait Phone: Send {
     /// Simulator app data (`app/…` keys): phones without it say `Unsupported`.
     fn read_app(&mut self, key: &str) -> Result<Option<String>, PhoneError> {
         Err(PhoneError::Unsupported(format!("app data ({key})")))
+    }
+    /// The app-data keys this phone holds beyond the simulator's fixed set
+    /// (a variant's decoy switches, the alarm list), for `unchanged` checks.
+    fn app_keys(&self) -> Vec<String> {
+        Vec::new()
     }
     /// Open a screen by intent, for oracles that read state from the UI.
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError>;

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use super::cmd::Scale;
 use super::variant::Variant;
 
 const SETTINGS_TOML: &str = include_str!("../../../fixtures/sim/settings.toml");
@@ -54,6 +55,10 @@ pub struct RowDef {
     pub min: Option<i64>,
     #[serde(default)]
     pub max: Option<i64>,
+    /// `"android_brightness"`: the slider follows Android's brightness curve
+    /// (see `sim::brightness`); otherwise it is linear from `min` to `max`.
+    #[serde(default)]
+    pub curve: Option<String>,
     #[serde(default)]
     pub radio: Option<String>,
     #[serde(default)]
@@ -86,8 +91,7 @@ pub enum RowKind {
     },
     Slider {
         key: String,
-        min: i64,
-        max: i64,
+        scale: Scale,
     },
     Radio {
         key: String,
@@ -120,10 +124,16 @@ impl RowDef {
                 off: off(),
             }
         } else if let Some(key) = &self.slider {
+            let scale = match self.curve.as_deref() {
+                Some("android_brightness") => Scale::AndroidBrightness,
+                _ => Scale::Linear {
+                    min: self.min.unwrap_or(0),
+                    max: self.max.unwrap_or(255),
+                },
+            };
             RowKind::Slider {
                 key: key.clone(),
-                min: self.min.unwrap_or(0),
-                max: self.max.unwrap_or(255),
+                scale,
             }
         } else if let Some(key) = &self.radio {
             RowKind::Radio {
@@ -199,6 +209,11 @@ impl SettingsApp {
                     if !self.defaults.contains_key(key) {
                         return Err(format!("{at}: key {key:?} has no default in [defaults]"));
                     }
+                }
+                if let Some(curve) = row.curve.as_deref().filter(|c| *c != "android_brightness") {
+                    return Err(format!(
+                        "{at}: curve {curve:?} is not \"android_brightness\""
+                    ));
                 }
                 if let Some(to) = &row.to {
                     if self.screen(to).is_none() {

@@ -26,8 +26,7 @@ pub enum Cmd {
     /// Set `key` from the tap's x position within the slider's bounds.
     Slider {
         key: String,
-        min: i64,
-        max: i64,
+        scale: Scale,
         control: String,
     },
     Focus(Field),
@@ -108,4 +107,38 @@ pub enum Dialog {
         text: String,
         focused: bool,
     },
+}
+
+/// How a slider's position maps to the value it writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    Linear {
+        min: i64,
+        max: i64,
+    },
+    /// Android's brightness curve (`sim::brightness`).
+    AndroidBrightness,
+}
+
+impl Scale {
+    /// The value at slider position `fraction` (0..=1).
+    pub fn value(self, fraction: f64) -> i64 {
+        match self {
+            Scale::Linear { min, max } => {
+                min + ((max - min) as f64 * fraction.clamp(0.0, 1.0)).round() as i64
+            }
+            Scale::AndroidBrightness => super::brightness::slider_to_setting(fraction),
+        }
+    }
+
+    /// The slider position (0..=1) that shows `value`.
+    pub fn fraction(self, value: i64) -> f64 {
+        match self {
+            Scale::Linear { min, max } if max > min => {
+                ((value - min) as f64 / (max - min) as f64).clamp(0.0, 1.0)
+            }
+            Scale::Linear { .. } => 0.0,
+            Scale::AndroidBrightness => super::brightness::setting_to_slider(value),
+        }
+    }
 }

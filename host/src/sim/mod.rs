@@ -6,6 +6,7 @@
 //! describes what a variant changes.
 
 mod app;
+pub mod brightness;
 mod cmd;
 pub mod layout;
 mod phone;
@@ -16,7 +17,7 @@ mod view;
 
 pub use app::SettingsApp;
 pub use cmd::{ClockTab, Cmd, Dialog, Field, Screen};
-pub use phone::{SimConfig, SimPhone};
+pub use phone::{SimConfig, SimPhone, ALARMS_KEY};
 pub use state::{Alarm, State};
 pub use variant::{Decoy, Reorder, Variant};
 pub use view::{Style, TextSize, View};

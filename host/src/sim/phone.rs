@@ -41,11 +41,28 @@ pub struct SimPhone {
     app: &'static SettingsApp,
     variant: Variant,
     state: State,
+    /// The foreground back stack, the launcher at the bottom.
     stack: Vec<Entry>,
+    /// Each app's back stack while it is in the background (its "task"), so a
+    /// relaunch resumes where it was, as on a stock launcher.
+    background: BTreeMap<String, Vec<Entry>>,
     dialog: Option<Dialog>,
     expanded: Option<u32>,
     clock: String,
 }
+
+/// The package a screen belongs to.
+fn package_of(screen: &Screen) -> String {
+    match screen {
+        Screen::Launcher => layout::LAUNCHER.to_string(),
+        Screen::Settings(_) => SETTINGS.to_string(),
+        Screen::Clock(_) => CLOCK.to_string(),
+        Screen::Blank { package, .. } => package.clone(),
+    }
+}
+
+/// The app-data key whose value is the whole alarm list, one line.
+pub const ALARMS_KEY: &str = "app/alarms";
 
 /// Swipes shorter than this (in both axes) are taps, as Android's touch slop.
 const TOUCH_SLOP: i32 = 24;
@@ -70,6 +87,7 @@ impl SimPhone {
             app,
             variant: config.variant,
             state: State::new(values, config.alarms),
+            background: BTreeMap::new(),
             stack: vec![Entry {
                 screen: Screen::Launcher,
                 scroll: 0,
@@ -144,19 +162,29 @@ impl SimPhone {
         self.expanded = None;
     }
 
+    /// Home: the foreground app's stack moves to the background (an open
+    /// dialog is dismissed; the simulator does not keep dialogs across tasks).
     fn home(&mut self) {
-        self.stack.truncate(1);
+        if self.stack.len() > 1 {
+            let task = self.stack.split_off(1);
+            self.background.insert(package_of(&task[0].screen), task);
+        }
         self.dialog = None;
         self.expanded = None;
     }
 
+    /// Back: closes a dialog, else pops a screen; at an app's root it returns
+    /// to the launcher and the app stays in the background at its root, as
+    /// Android 12+ moves a root activity's task to the back.
     fn back(&mut self) {
         if self.dialog.take().is_some() {
             return;
         }
-        if self.stack.len() > 1 {
+        if self.stack.len() > 2 {
             self.stack.pop();
             self.expanded = None;
+        } else if self.stack.len() == 2 {
+            self.home();
         }
     }
 
@@ -173,7 +201,10 @@ impl SimPhone {
             },
         };
         self.home();
-        self.push(screen);
+        match self.background.remove(package) {
+            Some(task) => self.stack.extend(task),
+            None => self.push(screen),
+        }
         Ok(())
     }
 
@@ -229,14 +260,13 @@ impl SimPhone {
             } => self.state.set(&key, &value, &control),
             Cmd::Slider {
                 key,
-                min,
-                max,
+                scale,
                 control,
             } => {
                 let b = view.bounds();
                 let fraction =
                     f64::from((x - b.left).clamp(0, b.width())) / f64::from(b.width().max(1));
-                let value = min + ((max - min) as f64 * fraction).round() as i64;
+                let value = scale.value(fraction);
                 self.state.set(&key, &value.to_string(), &control);
             }
             Cmd::Focus(field) => match &mut self.dialog {
@@ -350,9 +380,13 @@ impl SimPhone {
             return self.tap(x1, y1);
         }
         let frame = self.frame();
-        // Dragging a slider sets it where the finger lifts.
-        if let Some((cmd @ Cmd::Slider { .. }, view)) = self.hit(&frame, x1, y1) {
-            return self.run(cmd, &view, x2);
+        // Dragging a slider sets it where the finger lifts, but only a mostly
+        // horizontal drag: a vertical one scrolls the list, as a SeekBar in a
+        // scrolling list does on Android.
+        if (x2 - x1).abs() > (y2 - y1).abs() {
+            if let Some((cmd @ Cmd::Slider { .. }, view)) = self.hit(&frame, x1, y1) {
+                return self.run(cmd, &view, x2);
+            }
         }
         if self.dialog.is_some() {
             return;
@@ -426,7 +460,22 @@ impl Phone for SimPhone {
     }
 
     fn read_app(&mut self, key: &str) -> Result<Option<String>, PhoneError> {
+        if key == ALARMS_KEY {
+            return Ok(Some(self.state.alarms_digest()));
+        }
         Ok(self.state.get(key).map(str::to_string))
+    }
+
+    fn app_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .state
+            .values()
+            .keys()
+            .filter(|k| k.starts_with("app/"))
+            .cloned()
+            .collect();
+        keys.push(ALARMS_KEY.to_string());
+        keys
     }
 
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
@@ -442,8 +491,12 @@ impl Phone for SimPhone {
                 None => return Err(PhoneError::UnknownIntent(other.to_string())),
             },
         };
+        // A fresh task for the opened screen, replacing any the app had.
         self.home();
+        self.background.remove(&package_of(&screen));
         self.push(screen);
+        // Opening a screen is an action like any other: it advances the step.
+        self.state.step += 1;
         Ok(())
     }
 
@@ -503,6 +556,7 @@ mod tests {
         // The title TextView is not clickable; the row around it is.
         tap(&mut p, &Selector::text("Wi-Fi").clickable(false));
         assert_eq!(p.state().get("global/wifi_on"), Some("1"));
+        // Step 0 opened the page; the tap was step 1.
         let flip = &p.state().flips()[0];
         assert_eq!(
             (
@@ -511,7 +565,26 @@ mod tests {
                 flip.to.as_str(),
                 flip.step
             ),
-            ("global/wifi_on", "0", "1", 0)
+            ("global/wifi_on", "0", "1", 1)
+        );
+    }
+
+    /// Regression: only the exact "on" value showed a switch as on, so Wi-Fi
+    /// on while in airplane mode (`wifi_on` 2) looked off and a tap wrote 1.
+    #[test]
+    fn every_value_but_off_shows_a_switch_on() {
+        let mut p = phone(&[("global/wifi_on", "2")]);
+        p.open(&Intent("android.settings.WIFI_SETTINGS".into()))
+            .unwrap();
+        let obs = p.observe(false).unwrap();
+        let row = Selector::any().clickable(true).has(Selector::text("Wi-Fi"));
+        let switch = Selector::resource_id("android:id/switch_widget").inside(row);
+        assert!(switch.find_first(&obs.hierarchy).unwrap().checked);
+        tap(&mut p, &Selector::text("Wi-Fi").row());
+        assert_eq!(
+            p.state().get("global/wifi_on"),
+            Some("0"),
+            "tapping an on switch turns it off"
         );
     }
 
@@ -574,6 +647,37 @@ mod tests {
         assert_eq!(p.screen(), &Screen::Launcher);
     }
 
+    /// Regression: relaunching an app started it on its first screen; a stock
+    /// launcher resumes the app's task where it was.
+    #[test]
+    fn relaunching_an_app_resumes_where_it_was() {
+        let mut p = phone(&[]);
+        p.act(&DeviceAction::Launch {
+            package: SETTINGS.into(),
+        })
+        .unwrap();
+        tap(&mut p, &Selector::text("Network & internet").row());
+        p.act(&DeviceAction::Key { key: Key::Home }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: CLOCK.into(),
+        })
+        .unwrap();
+        p.act(&DeviceAction::Launch {
+            package: SETTINGS.into(),
+        })
+        .unwrap();
+        assert_eq!(p.screen(), &Screen::Settings("settings.network".into()));
+        // Back at the root leaves the app in the background at its root.
+        p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
+        p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
+        assert_eq!(p.screen(), &Screen::Launcher);
+        p.act(&DeviceAction::Launch {
+            package: SETTINGS.into(),
+        })
+        .unwrap();
+        assert_eq!(p.screen(), &Screen::Settings("settings".into()));
+    }
+
     #[test]
     fn typed_digits_are_not_an_alarm_until_ok_is_pressed() {
         let mut p = phone(&[]);
@@ -622,6 +726,8 @@ mod tests {
         );
     }
 
+    /// The slider follows Android's brightness curve: its last pixel is 253 of
+    /// 255 and its first is the minimum, 1 (see `sim::brightness`).
     #[test]
     fn the_brightness_slider_takes_the_tap_position() {
         let mut p = phone(&[]);
@@ -637,7 +743,7 @@ mod tests {
             y: b.center().1,
         })
         .unwrap();
-        assert_eq!(p.state().get("system/screen_brightness"), Some("255"));
+        assert_eq!(p.state().get("system/screen_brightness"), Some("253"));
         p.act(&DeviceAction::Swipe {
             x1: b.right - 1,
             y1: b.center().1,
@@ -646,7 +752,37 @@ mod tests {
             duration_ms: 300,
         })
         .unwrap();
-        assert_eq!(p.state().get("system/screen_brightness"), Some("0"));
+        assert_eq!(p.state().get("system/screen_brightness"), Some("1"));
+    }
+
+    /// Regression: a vertical swipe that started on the brightness slider set
+    /// the brightness (and recorded a flip) instead of scrolling the list.
+    #[test]
+    fn a_vertical_swipe_over_the_slider_scrolls_instead_of_dragging_it() {
+        let mut p = phone(&[]);
+        p.open(&Intent("android.settings.DISPLAY_SETTINGS".into()))
+            .unwrap();
+        let before = p.observe(false).unwrap();
+        let b = Selector::resource_id("android:id/seekbar")
+            .find_first(&before.hierarchy)
+            .unwrap()
+            .bounds;
+        let (x, y) = b.center();
+        p.act(&DeviceAction::Swipe {
+            x1: x,
+            y1: y,
+            x2: x,
+            y2: y - 900,
+            duration_ms: 300,
+        })
+        .unwrap();
+        assert_eq!(p.state().get("system/screen_brightness"), Some("102"));
+        assert!(p.state().flips().is_empty());
+        assert_ne!(
+            p.observe(false).unwrap().xml,
+            before.xml,
+            "the list scrolled"
+        );
     }
 
     #[test]

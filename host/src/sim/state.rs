@@ -78,6 +78,23 @@ impl State {
         &self.alarms
     }
 
+    /// The alarm list as one line, in list order: `07:30 on "Gym"; 22:00 off ""`.
+    pub fn alarms_digest(&self) -> String {
+        let items: Vec<String> = self
+            .alarms
+            .iter()
+            .map(|a| {
+                format!(
+                    "{} {} {:?}",
+                    a.time_text(),
+                    if a.enabled { "on" } else { "off" },
+                    a.label
+                )
+            })
+            .collect();
+        items.join("; ")
+    }
+
     pub fn alarm(&self, id: u32) -> Option<&Alarm> {
         self.alarms.iter().find(|a| a.id == id)
     }

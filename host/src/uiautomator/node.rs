@@ -142,6 +142,11 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
+    /// The first scrollable node with a visible area, in document order.
+    pub fn first_scrollable(&self) -> Option<&Node> {
+        self.walk().find(|n| n.scrollable && !n.bounds.is_empty())
+    }
+
     /// Every node of every window, depth-first, pre-order.
     pub fn walk(&self) -> impl Iterator<Item = &Node> {
         self.nodes.iter().flat_map(Node::walk)

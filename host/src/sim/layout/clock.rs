@@ -11,6 +11,8 @@ const CARD_COLLAPSED: i32 = 300;
 const CARD_EXPANDED: i32 = 520;
 const CLOCK_LIST_TOP: i32 = 370;
 const CLOCK_TABS_TOP: i32 = 2085;
+/// Room below the last alarm card for the floating Add-alarm button.
+const FAB_CLEARANCE: i32 = 230;
 
 pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
     let p = CLOCK;
@@ -131,7 +133,9 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
             list.children.push(card);
             y += h;
         }
-        let content_height = y + ctx.scroll - CLOCK_LIST_TOP;
+        // Bottom padding the height of the Add-alarm button, as DeskClock pads its
+        // list, so the last card can scroll clear of the button.
+        let content_height = y + ctx.scroll - CLOCK_LIST_TOP + FAB_CLEARANCE;
         max_scroll = (content_height - viewport.height()).max(0);
         if ctx.state.alarms().is_empty() {
             list.children.push(

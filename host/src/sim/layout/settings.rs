@@ -238,7 +238,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             (view, 168)
         }
         RowKind::Switch { key, on, off } => {
-            let checked = ctx.value(&key) == on;
+            let checked = ctx.value(&key) != off;
             let target = if checked { off } else { on };
             let view = icon(row_box(h).tap(Cmd::Write {
                 key,
@@ -275,7 +275,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             (view, h)
         }
         RowKind::MainSwitch { key, on, off } => {
-            let checked = ctx.value(&key) == on;
+            let checked = ctx.value(&key) != off;
             let target = if checked { off } else { on };
             let (top, bottom) = (y + 21, y + 231);
             let bar = v(
@@ -320,13 +320,10 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 252,
             )
         }
-        RowKind::Slider { key, min, max } => {
-            let value: i64 = ctx.value(&key).parse().unwrap_or(min);
-            let fraction = if max > min {
-                (value - min) as f32 / (max - min) as f32
-            } else {
-                0.0
-            };
+        RowKind::Slider { key, scale } => {
+            let value: i64 = ctx.value(&key).parse().unwrap_or(0);
+            // Settings shows the slider's position as the percentage.
+            let fraction = scale.fraction(value) as f32;
             let percent = (fraction * 100.0).round() as i64;
             let mut seekbar = v(
                 "android.widget.SeekBar",
@@ -338,8 +335,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             .style(Style::SeekBar)
             .tap(Cmd::Slider {
                 key,
-                min,
-                max,
+                scale,
                 control: label.clone(),
             });
             seekbar.progress = Some(fraction.clamp(0.0, 1.0));
@@ -408,7 +404,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             text_on,
             text_off,
         } => {
-            let is_on = ctx.value(&key) == on;
+            let is_on = ctx.value(&key) != off;
             let (text, target, id) = if is_on {
                 (
                     ctx.t(&text_on),
