@@ -55,27 +55,15 @@ fn decoy_steps(instance: &Instance) -> Vec<Step> {
     for decoy in &instance.variant.decoys {
         let open = Step {
             open: Some(format!("sim:{}", decoy.screen)),
-            ..empty_step()
+            ..Step::default()
         };
         let tap = Step {
             tap: Some(Selector::text(instance.variant.label(&decoy.title)).row()),
-            ..empty_step()
+            ..Step::default()
         };
         steps.extend([open, tap]);
     }
     steps
-}
-
-fn empty_step() -> Step {
-    Step {
-        launch: None,
-        open: None,
-        tap: None,
-        long_press: None,
-        at: None,
-        text: None,
-        key: None,
-    }
 }
 
 pub fn check_instance(instance: &Instance) -> CheckRow {

@@ -120,29 +120,35 @@ fn check(args: CheckArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn instance<'a>(tasks: &'a [Task], task: &str, variant: &str) -> Result<&'a Instance, CliError> {
+/// A task's app and one of its variants, by id.
+fn instance<'a>(
+    tasks: &'a [Task],
+    task: &str,
+    variant: &str,
+) -> Result<(&'a str, &'a Instance), CliError> {
     let t = tasks
         .iter()
         .find(|t| t.id == task)
         .ok_or_else(|| CliError::BadInput(format!("--task {task:?}: no such task")))?;
-    t.variant(variant).ok_or_else(|| {
+    let inst = t.variant(variant).ok_or_else(|| {
         let ids: Vec<&str> = t.variants.iter().map(|v| v.variant.id.as_str()).collect();
         CliError::BadInput(format!(
             "--variant {variant:?}: task {task:?} has variants {}",
             ids.join(", ")
         ))
-    })
+    })?;
+    Ok((&t.app, inst))
 }
 
 fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::load_dir(&args.suite)?;
-    let inst = instance(&tasks, &args.task, &args.variant)?;
+    let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
     let mut phone =
         SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
     match &args.open {
         Some(intent) => phone.open(&Intent(intent.clone()))?,
         None => phone.act(&DeviceAction::Launch {
-            package: tasks_app(&tasks, &args.task),
+            package: app.to_string(),
         })?,
     }
     let obs = phone.observe(args.png.is_some())?;
@@ -151,14 +157,6 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Io(format!("failed to write {}: {e}", path.display())))?;
     }
     out(&(obs.xml + "\n"))
-}
-
-fn tasks_app(tasks: &[Task], id: &str) -> String {
-    tasks
-        .iter()
-        .find(|t| t.id == id)
-        .map(|t| t.app.clone())
-        .unwrap_or_default()
 }
 
 fn ui(args: UiArgs) -> Result<(), CliError> {
@@ -196,15 +194,15 @@ fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Instance
         "base" => tasks.iter().map(|t| &t.variants[0]).collect(),
         list => {
             let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
-            let chosen: Vec<&Instance> = all
-                .filter(|i| wanted.contains(&i.variant.id.as_str()))
-                .collect();
-            if chosen.is_empty() {
-                return Err(CliError::BadInput(format!(
-                    "--variants {list:?} matches no variant"
-                )));
+            for id in &wanted {
+                if !tasks.iter().any(|t| t.variant(id).is_some()) {
+                    return Err(CliError::BadInput(format!(
+                        "--variants: no task has a variant {id:?}"
+                    )));
+                }
             }
-            chosen
+            all.filter(|i| wanted.contains(&i.variant.id.as_str()))
+                .collect()
         }
     })
 }

@@ -83,6 +83,46 @@ impl Oracle {
         Ok(Oracle { predicates })
     }
 
+    /// Check every key the oracle names against the keys the phone can hold
+    /// (`known`), so a typo is a load error naming the check, not a read of
+    /// `null` — and an `untouched` prefix that matches nothing, which could
+    /// never fail, is refused. Flip-history keys of alarms (`alarm/…`) are
+    /// always allowed in `except` and `untouched`.
+    pub fn check_keys(&self, known: &std::collections::BTreeSet<String>) -> Result<(), String> {
+        let is_known = |k: &str| known.contains(k);
+        for (i, p) in self.predicates.iter().enumerate() {
+            let unknown = |field: &str, k: &str| {
+                Err(format!(
+                    "[{i}].{field}: {k:?} is not a state key this phone has"
+                ))
+            };
+            match p {
+                Predicate::Setting { key, .. } if !is_known(&key.to_string()) => {
+                    return unknown("key", &key.to_string())
+                }
+                Predicate::App { key, .. } if !is_known(key) => return unknown("key", key),
+                Predicate::Unchanged { except } | Predicate::NoFlips { except } => {
+                    if let Some(k) = except
+                        .iter()
+                        .find(|k| !is_known(k) && !k.starts_with("alarm/"))
+                    {
+                        return unknown("except", k);
+                    }
+                }
+                Predicate::Untouched { prefixes } => {
+                    let matches = |pre: &str| {
+                        pre.starts_with("alarm/") || known.iter().any(|k| k.starts_with(pre))
+                    };
+                    if let Some(pre) = prefixes.iter().find(|p| !matches(p)) {
+                        return Err(format!("[{i}].keys: prefix {pre:?} matches no state key, so it could never fail"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     pub fn needs_flip_history(&self) -> bool {
         self.predicates.iter().any(Predicate::needs_flip_history)
     }

@@ -462,3 +462,53 @@ fn identity(node: &Node) -> String {
     }
     parts.join("/")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::Baseline;
+    use crate::sim::{Alarm, SimConfig, SimPhone};
+
+    /// Regression: counting by content alone merged identical alarms, and a card
+    /// cut off at the list's edge was counted again where it showed whole.
+    #[test]
+    fn scan_counts_every_card_of_a_long_list_once_and_identical_cards_apart() {
+        let mut alarms: Vec<Alarm> = (5..=22)
+            .map(|hour| Alarm {
+                id: 0,
+                hour,
+                minute: 40,
+                enabled: true,
+                label: String::new(),
+            })
+            .collect();
+        alarms.push(Alarm {
+            id: 0,
+            hour: 9,
+            minute: 40,
+            enabled: true,
+            label: String::new(),
+        });
+        let mut phone = SimPhone::new(SimConfig {
+            alarms,
+            ..SimConfig::default()
+        })
+        .unwrap();
+        let baseline = Baseline::capture(&mut phone);
+        for hour in 5..=22 {
+            let time = format!("{hour:02}:40");
+            let want = if hour == 9 { 2 } else { 1 };
+            let select = Selector::resource_id("com.google.android.deskclock:id/alarm_card").has(
+                Selector::resource_id("com.google.android.deskclock:id/digital_clock")
+                    .with_text(&time),
+            );
+            let check = Predicate::Ui {
+                open: Some(Intent("android.intent.action.SHOW_ALARMS".into())),
+                select: Box::new(select),
+                count: Count::Exactly(want),
+            };
+            let result = check.evaluate(&mut phone, &baseline);
+            assert_eq!(result.outcome, Outcome::Pass, "{time}: {}", result.detail);
+        }
+    }
+}

@@ -2,12 +2,13 @@
 //! parameter substitution per variant, then typed deserialisation whose errors
 //! name the field path (`oracle[1].select.text_regex`). Every error names the file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::{Done, Instance, Step, Task};
 use crate::oracle::{Oracle, PredicateSpec};
-use crate::sim::{Alarm, SettingsApp, SimConfig, SimPhone, Variant};
+use crate::phone::Phone;
+use crate::sim::{Alarm, SimError, SimPhone, Variant};
 
 /// A task file that could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -138,10 +139,12 @@ fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, Strin
     let de = toml::Value::Table(value.clone());
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
+        // The message alone: serde_path_to_error gives the path already.
+        let message = e.inner().message().trim_end().to_string();
         if path == "." {
-            e.inner().to_string()
+            message
         } else {
-            format!("{path}: {}", e.inner())
+            format!("{path}: {message}")
         }
     })
 }
@@ -172,6 +175,11 @@ fn instantiate(
             if step.action_count() != 1 {
                 return Err(format!("{name}[{i}]: a step needs exactly one of launch, open, tap, long_press, type, key"));
             }
+            if step.at.is_some() && step.tap.is_none() && step.long_press.is_none() {
+                return Err(format!(
+                    "{name}[{i}].at: only a tap or long_press has a point to aim at"
+                ));
+            }
         }
     }
     if spec.solution.is_empty() {
@@ -193,10 +201,18 @@ fn instantiate(
         solution: spec.solution,
         decoy_solution,
     };
-    // The simulator must accept the instance's initial state and variant.
-    SettingsApp::get();
-    let config: SimConfig = instance.sim_config(0);
-    SimPhone::new(config).map_err(|e| e.to_string())?;
+    // The simulator must accept the instance's initial state and variant, and
+    // the oracle may name only keys that simulated phone holds.
+    let phone = SimPhone::new(instance.sim_config(0)).map_err(|e| match e {
+        SimError::Variant(_, why) => why,
+        other => other.to_string(),
+    })?;
+    let mut known: BTreeSet<String> = phone.state().values().keys().cloned().collect();
+    known.extend(phone.app_keys());
+    instance
+        .oracle
+        .check_keys(&known)
+        .map_err(|e| format!("oracle{e}"))?;
     Ok(instance)
 }
 

@@ -5,7 +5,7 @@ use crate::phone::Key;
 use crate::uiautomator::Selector;
 
 /// One step. Exactly one of the action fields is set (checked at load).
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// Launch an app by package.

@@ -57,6 +57,9 @@ pub struct Element {
     pub editable: bool,
     pub bounds: Bounds,
     pub center: (i32, i32),
+    /// For an element with no label or description of its own, the label of
+    /// the element it sits in (an alarm's switch sits in the "07:30" card).
+    pub context: String,
 }
 
 fn short_class(class: &str) -> &str {
@@ -93,18 +96,21 @@ fn element_for(n: &Node) -> Element {
         editable: is_editable(n),
         bounds: n.bounds,
         center: n.bounds.center(),
+        context: String::new(),
     }
 }
 
 /// The actionable nodes of `h`, numbered, labelled and folded.
 pub fn elements(h: &Hierarchy) -> Vec<Element> {
     let mut found: Vec<(&Node, Element)> = Vec::new();
+    // The element each element sits in, by index in `found`.
+    let mut parents: Vec<Option<usize>> = Vec::new();
     // Nodes whose text must not leak into an enclosing label: elements and folded checkables.
     let mut claimed: HashSet<*const Node> = HashSet::new();
     for root in &h.nodes {
-        visit(root, None, &mut found, &mut claimed);
+        visit(root, None, &mut found, &mut parents, &mut claimed);
     }
-    found
+    let mut out: Vec<Element> = found
         .into_iter()
         .enumerate()
         .map(|(index, (node, mut el))| {
@@ -115,13 +121,22 @@ pub fn elements(h: &Hierarchy) -> Vec<Element> {
             el.index = index;
             el
         })
-        .collect()
+        .collect();
+    for i in 0..out.len() {
+        if out[i].label.is_empty() && out[i].content_desc.is_empty() {
+            if let Some(parent) = parents[i] {
+                out[i].context = out[parent].label.clone();
+            }
+        }
+    }
+    out
 }
 
 fn visit<'a>(
     n: &'a Node,
     enclosing: Option<usize>,
     found: &mut Vec<(&'a Node, Element)>,
+    parents: &mut Vec<Option<usize>>,
     claimed: &mut HashSet<*const Node>,
 ) {
     let mut enclosing = enclosing;
@@ -142,12 +157,13 @@ fn visit<'a>(
             }
             None => {
                 found.push((n, element_for(n)));
+                parents.push(enclosing);
                 enclosing = Some(found.len() - 1);
             }
         }
     }
     for child in &n.children {
-        visit(child, enclosing, found, claimed);
+        visit(child, enclosing, found, parents, claimed);
     }
 }
 
@@ -199,7 +215,8 @@ fn quote_into(out: &mut String, s: &str) {
 }
 
 /// One line per element, defaults omitted:
-/// `3 Switch "Wi-Fi — Off" off id=switch_widget`.
+/// `3 Switch "Wi-Fi — Off" off id=switch_widget @960,853`, the centre last
+/// (what a tap on the element hits).
 pub fn render(elements: &[Element]) -> String {
     let mut out = String::with_capacity(elements.len() * 48);
     for e in elements {
@@ -232,9 +249,14 @@ pub fn render(elements: &[Element]) -> String {
                 out.push_str(name);
             }
         }
+        if !e.context.is_empty() {
+            out.push_str(" in ");
+            quote_into(&mut out, &e.context);
+        }
         if !e.resource_id.is_empty() {
             let _ = write!(out, " id={}", e.resource_id);
         }
+        let _ = write!(out, " @{},{}", e.center.0, e.center.1);
         out.push('\n');
     }
     out
@@ -315,7 +337,7 @@ mod tests {
         ]);
         assert_eq!(
             render(&elements(&h)),
-            "0 RecyclerView scrollable id=recycler_view\n1 Switch \"Wi-Fi — Off\" off id=switch_widget\n2 LinearLayout \"Bluetooth — On\"\n"
+            "0 RecyclerView scrollable id=recycler_view @540,200\n1 Switch \"Wi-Fi — Off\" off id=switch_widget @540,200\n2 LinearLayout \"Bluetooth — On\" @540,200\n"
         );
     }
 
@@ -365,7 +387,7 @@ mod tests {
         };
         let els = elements(&h);
         assert_eq!(els[0].center, (540, 200));
-        assert_eq!(render(&els), "0 EditText hint=\"Search\" focused editable id=q\n1 ImageButton desc=\"Send \\\"now\\\"\" disabled\n");
+        assert_eq!(render(&els), "0 EditText hint=\"Search\" focused editable id=q @540,200\n1 ImageButton desc=\"Send \\\"now\\\"\" disabled @540,200\n");
     }
 
     #[test]

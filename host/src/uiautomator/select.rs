@@ -85,6 +85,8 @@ struct RawSelector {
     focused: Option<bool>,
     scrollable: Option<bool>,
     has: Option<Box<RawSelector>>,
+    #[serde(default)]
+    has_all: Vec<RawSelector>,
     inside: Option<Box<RawSelector>>,
     #[serde(default)]
     row: bool,
@@ -109,6 +111,9 @@ pub struct Selector {
     pub scrollable: Option<bool>,
     /// Some descendant matches this.
     pub has: Option<Box<Selector>>,
+    /// Each of these matches some descendant (one card holding a time, a
+    /// label and a checked switch).
+    pub has_all: Vec<Selector>,
     /// Some ancestor matches this.
     pub inside: Option<Box<Selector>>,
     /// Map each match to its nearest clickable ancestor-or-self.
@@ -155,6 +160,12 @@ fn validate(raw: RawSelector, path: &str) -> Result<Selector, SelectorError> {
         text_regex: regex("text_regex", raw.text_regex)?,
         desc_regex: regex("desc_regex", raw.desc_regex)?,
         has: nested("has", raw.has)?,
+        has_all: raw
+            .has_all
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| validate(r, &format!("{path}has_all[{i}].")))
+            .collect::<Result<_, _>>()?,
         inside: nested("inside", raw.inside)?,
         text: raw.text,
         resource_id: raw.resource_id,
@@ -275,6 +286,12 @@ impl Selector {
         self.scrollable = Some(value);
         self
     }
+    /// Add a descendant every match must also have (see `has_all`).
+    pub fn has_also(mut self, descendant: Selector) -> Self {
+        self.has_all.push(descendant);
+        self
+    }
+
     pub fn has(mut self, descendant: Selector) -> Self {
         self.has = Some(Box::new(descendant));
         self
@@ -301,13 +318,18 @@ impl Selector {
                     .rev()
                     .any(|i| sel.matches_node(ancestors[i], &ancestors[..i]))
             })
-            && self.has.as_ref().map_or(true, |sel| {
-                let mut chain = ancestors.to_vec();
-                chain.push(node);
-                node.children
-                    .iter()
-                    .any(|child| any_in_subtree(sel, child, &mut chain))
-            })
+            && self
+                .has
+                .iter()
+                .map(Box::as_ref)
+                .chain(&self.has_all)
+                .all(|sel| {
+                    let mut chain = ancestors.to_vec();
+                    chain.push(node);
+                    node.children
+                        .iter()
+                        .any(|child| any_in_subtree(sel, child, &mut chain))
+                })
     }
 
     fn matches_local(&self, n: &Node) -> bool {
@@ -441,6 +463,10 @@ impl fmt::Display for Selector {
         }
         if let Some(has) = &self.has {
             parts.push(format!("has={has}"));
+        }
+        if !self.has_all.is_empty() {
+            let all: Vec<String> = self.has_all.iter().map(|s| s.to_string()).collect();
+            parts.push(format!("has_all=[{}]", all.join(", ")));
         }
         if let Some(inside) = &self.inside {
             parts.push(format!("inside={inside}"));
@@ -595,6 +621,34 @@ mod tests {
             .find_all(&h)
             .is_empty());
         assert_eq!(Selector::resource_id("title").find_all(&h).len(), 2);
+    }
+
+    #[test]
+    fn has_all_needs_every_descendant_in_one_node() {
+        let h = settings();
+        let row = Selector::class("android.widget.LinearLayout").has(Selector::text("Wi-Fi"));
+        // The Wi-Fi row holds its title and an unchecked switch, not "Bluetooth".
+        assert_eq!(
+            row.clone()
+                .has_also(Selector::class("android.widget.Switch").checked(false))
+                .find_all(&h)
+                .len(),
+            1
+        );
+        assert!(row
+            .clone()
+            .has_also(Selector::text("Bluetooth"))
+            .find_all(&h)
+            .is_empty());
+        let parsed =
+            Selector::from_toml("has_all = [{ text = \"Wi-Fi\" }, { text = \"Bluetooth\" }]")
+                .unwrap();
+        assert_eq!(parsed.has_all.len(), 2);
+        assert!(parsed.to_string().contains("has_all=["), "{parsed}");
+        let bad = Selector::from_toml("has_all = [{ text_regex = \"(\" }]")
+            .unwrap_err()
+            .to_string();
+        assert!(bad.contains("has_all[0].text_regex"), "{bad}");
     }
 
     #[test]

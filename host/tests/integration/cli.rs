@@ -50,13 +50,18 @@ fn suite_with(name: &str, body: &str) -> tempdir::Dir {
     dir
 }
 
-const WIFI_SOLUTION: &str = r#"
+const WIFI_VARIANTS: &str = r#"
 [[variant]]
 id = "base"
+"#;
+
+const DECOY_VARIANT: &str = r#"
 [[variant]]
 id = "decoy"
 decoys = [{ screen = "settings.internet", after = "T-Mobile", title = "Wi-Fi calling", switch = true }]
+"#;
 
+const WIFI_SOLUTION: &str = r#"
 [[solution]]
 launch = "com.android.settings"
 [[solution]]
@@ -71,7 +76,7 @@ tap = { text = "Wi-Fi", row = true }
 fn an_oracle_true_on_the_initial_state_fails_the_check() {
     // Broken on purpose: Wi-Fi already starts on, so "Wi-Fi is on" proves nothing.
     let body = format!(
-        "id = \"broken\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"1\"\n[[oracle]]\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"1\"\n{WIFI_SOLUTION}"
+        "id = \"broken\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"1\"\n[[oracle]]\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"1\"\n{WIFI_VARIANTS}{DECOY_VARIANT}{WIFI_SOLUTION}"
     );
     let dir = suite_with("broken", &body);
     let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
@@ -88,7 +93,7 @@ fn an_oracle_true_on_the_initial_state_fails_the_check() {
 fn an_oracle_the_decoy_satisfies_fails_the_check() {
     // Broken on purpose: it reads the decoy's own key.
     let body = format!(
-        "id = \"decoyed\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"0\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{WIFI_SOLUTION}"
+        "id = \"decoyed\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"0\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{DECOY_VARIANT}{WIFI_SOLUTION}"
     );
     let dir = suite_with("decoyed", &body);
     let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
@@ -96,6 +101,22 @@ fn an_oracle_the_decoy_satisfies_fails_the_check() {
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("decoy agent: oracle is Pass"), "{out}");
     assert!(out.contains("reference solution fails"), "{out}");
+}
+
+#[test]
+fn an_oracle_key_the_phone_does_not_have_is_refused_at_load() {
+    // The decoy's key exists only in the variant that has the decoy.
+    let body = format!(
+        "id = \"nokey\"\napp = \"com.android.settings\"\ngoal = \"g\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{WIFI_VARIANTS}{WIFI_SOLUTION}"
+    );
+    let dir = suite_with("nokey", &body);
+    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("nokey.toml: variant \"base\": oracle[0].key: \"app/decoy.wi_fi_calling\" is not a state key"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -90,3 +90,58 @@ fn launcher_and_clock_screens() {
     tap(&mut p, &Selector::desc("Timer"));
     snapshot("clock-timer-tab", &mut p);
 }
+
+/// Every observation (XML and PNG) along a reference solution, driven by hand.
+fn trace(
+    instance: &droidscore::task::Instance,
+    seed: u64,
+    png: bool,
+) -> Vec<(String, Option<Vec<u8>>)> {
+    use droidscore::agent::{Agent, Decision, Solver};
+    let mut phone = SimPhone::new(instance.sim_config(seed)).unwrap();
+    let mut solver = Solver::new(instance.solution.clone());
+    let mut seen = Vec::new();
+    for _ in 0..instance.max_steps {
+        let obs = phone.observe(png).unwrap();
+        let decision = solver.next(&instance.goal, &obs);
+        seen.push((obs.xml, obs.screenshot));
+        match decision {
+            Decision::Act(action) => phone.act(&action).unwrap(),
+            Decision::Open(intent) => phone.open(&intent).unwrap(),
+            Decision::Complete | Decision::Infeasible(_) => break,
+        }
+    }
+    seen
+}
+
+#[test]
+fn same_task_variant_seed_and_actions_give_identical_xml_and_png_at_every_step() {
+    let tasks = droidscore::task::load_dir(&super::root().join("tasks")).unwrap();
+    // PNGs on the dialog-heavy trace only: encoding them is slow in debug builds.
+    for (task, variant, png) in [
+        ("alarm_add_labeled", "decoy", true),
+        ("wifi_off_bluetooth_on", "reordered", false),
+        ("brightness_half", "reordered", false),
+    ] {
+        let instance = tasks
+            .iter()
+            .find(|t| t.id == task)
+            .unwrap()
+            .variant(variant)
+            .unwrap();
+        let a = trace(instance, 42, png);
+        let b = trace(instance, 42, png);
+        assert_eq!(a.iter().all(|o| o.1.is_some()), png);
+        assert!(a.len() >= 4, "{task}/{variant}: {} observations", a.len());
+        assert_eq!(a.len(), b.len());
+        for (step, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(x.0 == y.0, "{task}/{variant} step {step}: XML differs");
+            assert!(x.1 == y.1, "{task}/{variant} step {step}: PNG differs");
+        }
+        // The screens really change along the way: the trace is not one frame repeated.
+        assert!(
+            a.windows(2).filter(|w| w[0].0 != w[1].0).count() >= 3,
+            "{task}/{variant}"
+        );
+    }
+}
