@@ -151,7 +151,9 @@ fn reference_agent_scores_100_percent_and_noop_0_percent() {
     assert!(summary.contains("(0.0%)"), "{summary}");
 }
 
-/// uiautomator's attribute order (AOSP AccessibilityNodeInfoDumper).
+/// uiautomator's attribute order (AOSP AccessibilityNodeInfoDumper). Written
+/// out again on purpose rather than taken from the parser's table: a test that
+/// used the library's own constant could not catch a mistake in it.
 const ORDER: [&str; 17] = [
     "index",
     "text",
