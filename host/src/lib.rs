@@ -15,5 +15,6 @@ pub mod oracle;
 pub mod phone;
 pub mod report;
 pub mod sim;
+pub mod store;
 pub mod task;
 pub mod uiautomator;

@@ -1,0 +1,102 @@
+//! What a run records: the run itself (configuration and provenance), each
+//! episode when it ends, and each step of it. These are the rows of the run
+//! store and the input of every report.
+
+use serde::{Deserialize, Serialize};
+
+/// One `droidscore run` invocation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Stable id, e.g. `20261130T043512Z-7f3a`.
+    pub id: String,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// The run's configuration as given (agent, endpoint, model, temperature,
+    /// seed, repeat, max_steps override, variants, tasks glob, shard, jobs…).
+    pub config: serde_json::Value,
+    pub provenance: Provenance,
+}
+
+/// Where a run's numbers came from.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// `git rev-parse HEAD` of the droidscore checkout, with `-dirty` when the tree is dirty.
+    pub git_rev: Option<String>,
+    pub host: String,
+    pub cpu: String,
+    pub cpus: usize,
+    /// The agent's endpoint (`None` for built-in agents).
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    /// sha256 over the task files (name and bytes, sorted by name).
+    pub suite_hash: String,
+    pub droidscore_version: String,
+}
+
+/// How an episode ended, for counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EpisodeStatus {
+    /// Scored: the task succeeded.
+    Success,
+    /// Scored: the task failed.
+    Failure,
+    /// Not scored: the oracle needs something this phone cannot give.
+    Skipped,
+    /// Not scored: the episode died of infrastructure (endpoint or phone), after its retry.
+    Infra,
+}
+
+/// One finished episode. Written in one transaction when the episode ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeRecord {
+    pub run_id: String,
+    pub task: String,
+    pub variant: String,
+    /// 0-based repeat index.
+    pub repeat: u32,
+    pub seed: u64,
+    pub status: EpisodeStatus,
+    /// `Episode::end` as JSON (`{"end":"complete"}`, …).
+    pub end: serde_json::Value,
+    /// The oracle's verdict as JSON (`oracle::Verdict`).
+    pub verdict: serde_json::Value,
+    pub reason: String,
+    /// Device actions taken.
+    pub steps: u32,
+    /// Model answers that did not parse to a valid action.
+    pub invalid_steps: u32,
+    /// How many attempts the episode took (2 when it was retried after an infrastructure failure).
+    pub attempts: u32,
+    pub started_at: String,
+    pub ended_at: String,
+}
+
+/// One step of an episode: what the agent saw, said and did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub run_id: String,
+    pub task: String,
+    pub variant: String,
+    pub repeat: u32,
+    /// 0-based.
+    pub index: u32,
+    /// sha256 of the UI dump XML, hex.
+    pub observation_digest: String,
+    /// The UI dump XML, compressed (gzip).
+    pub ui_dump_gz: Vec<u8>,
+    /// PNG bytes, when the step had a screenshot.
+    pub screenshot: Option<Vec<u8>>,
+    /// The model's raw answer (empty for built-in agents).
+    pub raw_output: String,
+    /// The parsed action as JSON (AndroidWorld schema), or `null` when invalid.
+    pub action: serde_json::Value,
+    /// Why the answer was not a valid action, when it was not.
+    pub invalid_reason: Option<String>,
+    /// Where the action landed on screen, when it was a tap/long press.
+    pub tap: Option<(i32, i32)>,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    /// Time the agent took to decide, milliseconds (model latency for an endpoint).
+    pub latency_ms: f64,
+}
