@@ -1,5 +1,12 @@
+//! Reports: text tables for the terminal (here), statistics (`stats`) and run
+//! summaries built from the run store's records (`summary`).
+//!
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
+
+pub mod format;
+pub mod stats;
+pub mod summary;
 
 use crate::check::CheckRow;
 use crate::episode::Episode;

@@ -1,0 +1,193 @@
+//! Renderings of a run summary and of a two-run comparison: an aligned text
+//! table for the terminal, Markdown for notes and pull requests, JSON for tools.
+
+use super::summary::{Comparison, Line, Summary};
+use super::table;
+
+/// Output formats of `droidscore report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Md,
+    Json,
+}
+
+fn counts(s: &Summary) -> String {
+    let mut out = format!(
+        "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
+        s.episodes, s.overall.n, s.skipped, s.infra
+    );
+    out += &format!(
+        "steps: {}, invalid model answers: {}\n",
+        s.steps, s.invalid_steps
+    );
+    if let Some(p) = s.pass_hat_k {
+        out += &format!(
+            "pass^{} (all {} repeats succeed), mean over task variants: {:.1}%\n",
+            s.repeats,
+            s.repeats,
+            100.0 * p
+        );
+    }
+    if s.flips.is_empty() {
+        out += "verdicts stable across repeats\n";
+    } else {
+        out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
+    }
+    out
+}
+
+fn rows(lines: &[Line]) -> Vec<Vec<String>> {
+    lines
+        .iter()
+        .map(|l| vec![l.name.clone(), l.rate.display()])
+        .collect()
+}
+
+pub fn summary(s: &Summary, format: Format) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
+        Format::Table => {
+            let mut out = format!("run {}: success {}\n", s.run_id, s.overall.display());
+            out += &counts(s);
+            out += "\n";
+            out += &table(
+                &["task", "success [Wilson 95%] (ok/scored)"],
+                &rows(&s.per_task),
+            );
+            out += "\n";
+            out += &table(
+                &["variant", "success [Wilson 95%] (ok/scored)"],
+                &rows(&s.per_variant),
+            );
+            out
+        }
+        Format::Md => {
+            let md = |head: &str, lines: &[Line]| {
+                let mut t = format!("| {head} | success [Wilson 95 %] (ok/scored) |\n|---|---|\n");
+                for l in lines {
+                    t += &format!("| {} | {} |\n", l.name, l.rate.display());
+                }
+                t
+            };
+            let mut out = format!(
+                "## Run `{}`\n\nSuccess: **{}**\n\n",
+                s.run_id,
+                s.overall.display()
+            );
+            out += &counts(s)
+                .lines()
+                .map(|l| format!("- {l}\n"))
+                .collect::<String>();
+            out += "\n";
+            out += &md("task", &s.per_task);
+            out += "\n";
+            out += &md("variant", &s.per_variant);
+            out
+        }
+    }
+}
+
+pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format) -> String {
+    match format {
+        Format::Json => {
+            let value = serde_json::json!({ "a": a.run_id, "b": b.run_id, "rows": rows });
+            serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+        }
+        Format::Table | Format::Md => {
+            let cells: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.name.clone(),
+                        r.a.display(),
+                        r.b.display(),
+                        r.verdict.clone(),
+                    ]
+                })
+                .collect();
+            let head = format!(
+                "A = {}, B = {}; 95 % Wilson intervals; overlapping intervals are NOT A RANKING\n",
+                a.run_id, b.run_id
+            );
+            if format == Format::Table {
+                head + &table(&["task", "A", "B", "better"], &cells)
+            } else {
+                let mut t = head + "\n| task | A | B | better |\n|---|---|---|---|\n";
+                for c in cells {
+                    t += &format!("| {} |\n", c.join(" | "));
+                }
+                t
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::summary::{compare, summarize};
+    use crate::store::{EpisodeRecord, EpisodeStatus};
+
+    fn eps(run: &str, ok_of: &[(&str, &str, u32, u32)]) -> Vec<EpisodeRecord> {
+        let mut out = Vec::new();
+        for (task, variant, ok, n) in ok_of {
+            for i in 0..*n {
+                let status = if i < *ok {
+                    EpisodeStatus::Success
+                } else {
+                    EpisodeStatus::Failure
+                };
+                out.push(EpisodeRecord {
+                    run_id: run.into(),
+                    task: task.to_string(),
+                    variant: variant.to_string(),
+                    repeat: i,
+                    seed: u64::from(i),
+                    status,
+                    end: serde_json::json!({"end": "complete"}),
+                    verdict: serde_json::Value::Null,
+                    reason: String::new(),
+                    steps: 4,
+                    invalid_steps: 0,
+                    attempts: 1,
+                    started_at: String::new(),
+                    ended_at: String::new(),
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn summary_and_comparison_renderings() {
+        let a = summarize(
+            "run-a",
+            &eps(
+                "run-a",
+                &[
+                    ("wifi_on", "base", 3, 3),
+                    ("wifi_on", "decoy", 1, 3),
+                    ("alarm_add", "base", 0, 3),
+                ],
+            ),
+        );
+        let b = summarize(
+            "run-b",
+            &eps(
+                "run-b",
+                &[
+                    ("wifi_on", "base", 3, 3),
+                    ("wifi_on", "decoy", 3, 3),
+                    ("alarm_add", "base", 3, 3),
+                ],
+            ),
+        );
+        insta::assert_snapshot!("summary.table", summary(&a, Format::Table));
+        insta::assert_snapshot!("summary.md", summary(&a, Format::Md));
+        insta::assert_snapshot!(
+            "compare.table",
+            comparison(&a, &b, &compare(&a, &b), Format::Table)
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Small statistics for success rates: the Wilson score interval, pass^k and
+//! pass@k over repeats. Formulas only; no sampling.
+//!
+//! Wilson: E. B. Wilson, "Probable inference, the law of succession, and
+//! statistical inference", JASA 22 (1927). It stays inside [0, 1] and behaves
+//! at 0 and n successes, where the normal approximation does not.
+//! pass^k (all k tries succeed) and pass@k (at least one of k succeeds) use the
+//! unbiased estimators over n ≥ k repeats: C(c, k)/C(n, k) and
+//! 1 − C(n−c, k)/C(n, k), as τ-bench (Yao et al. 2024) and HumanEval (Chen et
+//! al. 2021) define them.
+
+/// z for a two-sided 95 % interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// A proportion with its Wilson 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Rate {
+    pub successes: u64,
+    pub n: u64,
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Rate {
+    pub fn new(successes: u64, n: u64) -> Rate {
+        let (low, high) = wilson(successes, n, Z95);
+        let rate = if n == 0 {
+            0.0
+        } else {
+            successes as f64 / n as f64
+        };
+        Rate {
+            successes,
+            n,
+            rate,
+            low,
+            high,
+        }
+    }
+
+    /// Whether the two 95 % intervals overlap: then the difference is not a ranking.
+    pub fn overlaps(&self, other: &Rate) -> bool {
+        self.low <= other.high && other.low <= self.high
+    }
+
+    /// `62.5% [40.9, 80.0] (10/16)`.
+    pub fn display(&self) -> String {
+        if self.n == 0 {
+            return "n/a (0 scored)".into();
+        }
+        format!(
+            "{:.1}% [{:.1}, {:.1}] ({}/{})",
+            100.0 * self.rate,
+            100.0 * self.low,
+            100.0 * self.high,
+            self.successes,
+            self.n
+        )
+    }
+}
+
+/// Wilson score interval for `successes` of `n`; (0, 1) when `n` is 0.
+pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n = n as f64;
+    let p = successes as f64 / n;
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let margin = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let denominator = 1.0 + z2 / n;
+    // At 0 and n successes the bounds are exactly 0 and 1; say so rather than
+    // leave 0.9999999999999999 from rounding.
+    let low = if p == 0.0 {
+        0.0
+    } else {
+        ((centre - margin) / denominator).max(0.0)
+    };
+    let high = if p == 1.0 {
+        1.0
+    } else {
+        ((centre + margin) / denominator).min(1.0)
+    };
+    (low, high)
+}
+
+/// C(n, k) as f64 (exact for the small n of repeats).
+fn choose(n: u64, k: u64) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Estimated probability that k tries all succeed, from c successes in n ≥ k tries.
+pub fn pass_hat_k(c: u64, n: u64, k: u64) -> Option<f64> {
+    (k >= 1 && n >= k).then(|| choose(c, k) / choose(n, k))
+}
+
+/// Estimated probability that at least one of k tries succeeds.
+pub fn pass_at_k(c: u64, n: u64, k: u64) -> Option<f64> {
+    (k >= 1 && n >= k).then(|| 1.0 - choose(n - c.min(n), k) / choose(n, k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 5e-4
+    }
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // 8 of 10 at 95 %: [0.490, 0.943] (Newcombe 1998, Table I, row 8/10 method 3).
+        let (lo, hi) = wilson(8, 10, Z95);
+        assert!(close(lo, 0.4902) && close(hi, 0.9433), "{lo} {hi}");
+        // The edges stay inside [0, 1] and are not degenerate.
+        let (lo, hi) = wilson(0, 10, Z95);
+        assert!(lo == 0.0 && close(hi, 0.2775), "{lo} {hi}");
+        let (lo, hi) = wilson(10, 10, Z95);
+        assert!(close(lo, 0.7225) && hi == 1.0, "{lo} {hi}");
+        assert_eq!(wilson(0, 0, Z95), (0.0, 1.0));
+    }
+
+    #[test]
+    fn pass_k_estimators() {
+        assert_eq!(pass_hat_k(3, 3, 3), Some(1.0));
+        assert_eq!(pass_hat_k(2, 3, 3), Some(0.0));
+        assert!(close(pass_hat_k(2, 4, 2).unwrap(), 1.0 / 6.0));
+        assert!(close(pass_at_k(1, 4, 2).unwrap(), 0.5));
+        assert_eq!(pass_at_k(0, 4, 2), Some(0.0));
+        assert_eq!(pass_hat_k(1, 1, 2), None, "k above n is not estimable");
+    }
+
+    #[test]
+    fn overlapping_intervals_are_not_a_ranking() {
+        assert!(Rate::new(6, 10).overlaps(&Rate::new(8, 10)));
+        assert!(!Rate::new(1, 20).overlaps(&Rate::new(19, 20)));
+    }
+}

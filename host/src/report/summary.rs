@@ -1,0 +1,227 @@
+//! A run's summary, computed from its episode records: success overall, per
+//! task and per variant with Wilson 95 % intervals, pass^k over repeats, the
+//! task variants whose verdict flips across repeats, and what was not scored
+//! (skipped, infrastructure). Comparing two runs task by task says NOT A
+//! RANKING wherever the intervals overlap.
+
+use std::collections::BTreeMap;
+
+use super::stats::{pass_hat_k, Rate};
+use crate::store::{EpisodeRecord, EpisodeStatus};
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub run_id: String,
+    /// Scored episodes (success or failure) over all tasks and variants.
+    pub overall: Rate,
+    pub per_task: Vec<Line>,
+    /// Per variant id across tasks (`base`, `renamed`, `decoy`, …).
+    pub per_variant: Vec<Line>,
+    /// Repeats per task variant (the smallest, when they differ).
+    pub repeats: u32,
+    /// Mean over task variants of pass^k with k = `repeats`: all k tries succeed.
+    pub pass_hat_k: Option<f64>,
+    /// Task variants whose scored verdict differs between repeats.
+    pub flips: Vec<String>,
+    pub episodes: u64,
+    pub skipped: u64,
+    pub infra: u64,
+    pub steps: u64,
+    pub invalid_steps: u64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Line {
+    pub name: String,
+    pub rate: Rate,
+}
+
+fn scored(e: &EpisodeRecord) -> bool {
+    matches!(e.status, EpisodeStatus::Success | EpisodeStatus::Failure)
+}
+
+fn rate<'a>(episodes: impl Iterator<Item = &'a EpisodeRecord>) -> Rate {
+    let (mut ok, mut n) = (0, 0);
+    for e in episodes.filter(|e| scored(e)) {
+        n += 1;
+        ok += u64::from(e.status == EpisodeStatus::Success);
+    }
+    Rate::new(ok, n)
+}
+
+fn lines<'a>(
+    episodes: &'a [EpisodeRecord],
+    key: impl Fn(&'a EpisodeRecord) -> &'a str,
+) -> Vec<Line> {
+    let mut groups: BTreeMap<&str, Vec<&EpisodeRecord>> = BTreeMap::new();
+    for e in episodes {
+        groups.entry(key(e)).or_default().push(e);
+    }
+    groups
+        .into_iter()
+        .map(|(name, es)| Line {
+            name: name.to_string(),
+            rate: rate(es.into_iter()),
+        })
+        .collect()
+}
+
+pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
+    let mut by_pair: BTreeMap<(&str, &str), Vec<&EpisodeRecord>> = BTreeMap::new();
+    for e in episodes {
+        by_pair.entry((&e.task, &e.variant)).or_default().push(e);
+    }
+    let repeats = by_pair
+        .values()
+        .map(|es| es.len() as u32)
+        .min()
+        .unwrap_or(0);
+    let mut flips = Vec::new();
+    let mut hats = Vec::new();
+    for ((task, variant), es) in &by_pair {
+        let scored: Vec<&&EpisodeRecord> = es.iter().filter(|e| scored(e)).collect();
+        let ok = scored
+            .iter()
+            .filter(|e| e.status == EpisodeStatus::Success)
+            .count() as u64;
+        if ok > 0 && ok < scored.len() as u64 {
+            flips.push(format!("{task}/{variant}"));
+        }
+        if let Some(h) = pass_hat_k(ok, scored.len() as u64, u64::from(repeats)) {
+            hats.push(h);
+        }
+    }
+    let count = |s: EpisodeStatus| episodes.iter().filter(|e| e.status == s).count() as u64;
+    Summary {
+        run_id: run_id.to_string(),
+        overall: rate(episodes.iter()),
+        per_task: lines(episodes, |e| &e.task),
+        per_variant: lines(episodes, |e| &e.variant),
+        repeats,
+        pass_hat_k: (!hats.is_empty()).then(|| hats.iter().sum::<f64>() / hats.len() as f64),
+        flips,
+        episodes: episodes.len() as u64,
+        skipped: count(EpisodeStatus::Skipped),
+        infra: count(EpisodeStatus::Infra),
+        steps: episodes.iter().map(|e| u64::from(e.steps)).sum(),
+        invalid_steps: episodes.iter().map(|e| u64::from(e.invalid_steps)).sum(),
+    }
+}
+
+/// One task compared between two runs.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comparison {
+    pub name: String,
+    pub a: Rate,
+    pub b: Rate,
+    /// `A`, `B`, or `NOT A RANKING` where the 95 % intervals overlap.
+    pub verdict: String,
+}
+
+fn verdict(a: &Rate, b: &Rate) -> String {
+    if a.n == 0 || b.n == 0 {
+        "NOT SCORED IN BOTH".into()
+    } else if a.overlaps(b) {
+        "NOT A RANKING".into()
+    } else if a.rate > b.rate {
+        "A".into()
+    } else {
+        "B".into()
+    }
+}
+
+/// Overall first, then every task present in either run.
+pub fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
+    let mut names: Vec<&str> = a
+        .per_task
+        .iter()
+        .chain(&b.per_task)
+        .map(|l| l.name.as_str())
+        .collect();
+    names.sort();
+    names.dedup();
+    let find = |s: &Summary, name: &str| {
+        s.per_task
+            .iter()
+            .find(|l| l.name == name)
+            .map_or(Rate::new(0, 0), |l| l.rate)
+    };
+    let mut rows = vec![Comparison {
+        name: "(overall)".into(),
+        a: a.overall,
+        b: b.overall,
+        verdict: verdict(&a.overall, &b.overall),
+    }];
+    for name in names {
+        let (ra, rb) = (find(a, name), find(b, name));
+        rows.push(Comparison {
+            name: name.to_string(),
+            a: ra,
+            b: rb,
+            verdict: verdict(&ra, &rb),
+        });
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ep(task: &str, variant: &str, repeat: u32, status: EpisodeStatus) -> EpisodeRecord {
+        EpisodeRecord {
+            run_id: "r".into(),
+            task: task.into(),
+            variant: variant.into(),
+            repeat,
+            seed: u64::from(repeat),
+            status,
+            end: serde_json::json!({"end": "complete"}),
+            verdict: serde_json::Value::Null,
+            reason: String::new(),
+            steps: 3,
+            invalid_steps: u32::from(status == EpisodeStatus::Failure),
+            attempts: 1,
+            started_at: String::new(),
+            ended_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn skipped_and_infra_episodes_are_counted_but_not_scored() {
+        use EpisodeStatus::*;
+        let eps = vec![
+            ep("a", "base", 0, Success),
+            ep("a", "base", 1, Failure),
+            ep("a", "decoy", 0, Success),
+            ep("a", "decoy", 1, Success),
+            ep("b", "base", 0, Skipped),
+            ep("b", "base", 1, Infra),
+        ];
+        let s = summarize("r", &eps);
+        assert_eq!((s.overall.successes, s.overall.n), (3, 4));
+        assert_eq!((s.skipped, s.infra, s.episodes), (1, 1, 6));
+        assert_eq!(s.flips, ["a/base"]);
+        assert_eq!(s.repeats, 2);
+        // pass^2: a/base 0 (one failure), a/decoy 1; b/base has nothing scored.
+        assert_eq!(s.pass_hat_k, Some(0.5));
+        let b = s.per_task.iter().find(|l| l.name == "b").unwrap();
+        assert_eq!(b.rate.n, 0);
+        assert_eq!(s.invalid_steps, 1);
+    }
+
+    #[test]
+    fn overlapping_runs_are_not_a_ranking_and_separated_ones_are() {
+        use EpisodeStatus::*;
+        let run = |ok: u32, n: u32| {
+            let eps: Vec<EpisodeRecord> = (0..n)
+                .map(|i| ep("t", "base", i, if i < ok { Success } else { Failure }))
+                .collect();
+            summarize("r", &eps)
+        };
+        let rows = compare(&run(6, 10), &run(8, 10));
+        assert_eq!(rows[0].verdict, "NOT A RANKING");
+        let rows = compare(&run(1, 30), &run(29, 30));
+        assert_eq!(rows[1].verdict, "B");
+    }
+}
