@@ -14,6 +14,7 @@ pub mod episode;
 pub mod oracle;
 pub mod phone;
 pub mod report;
+pub mod run;
 pub mod sim;
 pub mod store;
 pub mod task;

@@ -187,29 +187,10 @@ fn ui(args: UiArgs) -> Result<(), CliError> {
     }
 }
 
-fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Instance>, CliError> {
-    let all = tasks.iter().flat_map(|t| t.variants.iter());
-    Ok(match spec {
-        "all" => all.collect(),
-        "base" => tasks.iter().map(|t| &t.variants[0]).collect(),
-        list => {
-            let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
-            for id in &wanted {
-                if !tasks.iter().any(|t| t.variant(id).is_some()) {
-                    return Err(CliError::BadInput(format!(
-                        "--variants: no task has a variant {id:?}"
-                    )));
-                }
-            }
-            all.filter(|i| wanted.contains(&i.variant.id.as_str()))
-                .collect()
-        }
-    })
-}
-
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let tasks = load(&args.suite)?;
-    let instances = select_variants(&tasks, &args.variants)?;
+    let instances =
+        crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
     let mut episodes: Vec<Episode> = Vec::new();
     for inst in instances {
         let mut phone = SimPhone::new(inst.sim_config(args.seed))

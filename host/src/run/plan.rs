@@ -1,0 +1,165 @@
+//! What a run will do: every (task, variant, repeat) episode in a fixed order,
+//! each with its seed, sliced for `--shard K/N` and minus what a resumed run
+//! already finished. The order and the slice depend only on the suite and the
+//! arguments, so any job runner can split a suite across machines.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::task::{Instance, Task};
+
+/// `--shard K/N`: the K-th of N slices (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("--shard {s:?}: expected K/N with 1 ≤ K ≤ N, e.g. 1/2");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// One episode to run.
+#[derive(Debug, Clone)]
+pub struct Planned<'a> {
+    pub instance: &'a Instance,
+    pub repeat: u32,
+    pub seed: u64,
+}
+
+impl Planned<'_> {
+    pub fn key(&self) -> (String, String, u32) {
+        (
+            self.instance.task.clone(),
+            self.instance.variant.id.clone(),
+            self.repeat,
+        )
+    }
+}
+
+/// Every episode of `instances` × `repeat`, in suite order (task file order,
+/// variant order, then repeat), the shard's slice of it, minus `finished`.
+/// Repeat r of every task variant runs with seed `seed + r`.
+pub fn plan<'a>(
+    instances: &[&'a Instance],
+    repeat: u32,
+    seed: u64,
+    shard: Option<Shard>,
+    finished: &BTreeSet<(String, String, u32)>,
+) -> Vec<Planned<'a>> {
+    let all = instances.iter().flat_map(|inst| {
+        (0..repeat).map(move |r| Planned {
+            instance: inst,
+            repeat: r,
+            seed: seed.wrapping_add(u64::from(r)),
+        })
+    });
+    all.enumerate()
+        .filter(|(i, _)| shard.is_none_or(|s| (*i as u32) % s.count == s.index - 1))
+        .map(|(_, p)| p)
+        .filter(|p| !finished.contains(&p.key()))
+        .collect()
+}
+
+/// The instances a `--variants` spec selects: `all`, `base` (each task's first
+/// variant) or a comma-separated list of ids, every one of which must exist.
+pub fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Instance>, String> {
+    let all = tasks.iter().flat_map(|t| t.variants.iter());
+    Ok(match spec {
+        "all" => all.collect(),
+        "base" => tasks.iter().map(|t| &t.variants[0]).collect(),
+        list => {
+            let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
+            for id in &wanted {
+                if !tasks.iter().any(|t| t.variant(id).is_some()) {
+                    return Err(format!("--variants: no task has a variant {id:?}"));
+                }
+            }
+            all.filter(|i| wanted.contains(&i.variant.id.as_str()))
+                .collect()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn suite() -> Vec<Task> {
+        crate::task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks")).unwrap()
+    }
+
+    #[test]
+    fn shards_partition_the_plan_and_resume_skips_what_is_done() {
+        let tasks = suite();
+        let instances = select_variants(&tasks, "all").unwrap();
+        let none = BTreeSet::new();
+        let whole: Vec<_> = plan(&instances, 3, 10, None, &none)
+            .iter()
+            .map(Planned::key)
+            .collect();
+        assert_eq!(whole.len(), instances.len() * 3);
+        let mut parts = Vec::new();
+        for k in 1..=3 {
+            let shard = Some(Shard { index: k, count: 3 });
+            parts.extend(
+                plan(&instances, 3, 10, shard, &none)
+                    .iter()
+                    .map(Planned::key),
+            );
+        }
+        parts.sort();
+        let mut sorted = whole.clone();
+        sorted.sort();
+        assert_eq!(parts, sorted, "the shards cover the plan exactly once");
+        let finished: BTreeSet<_> = whole[..5].iter().cloned().collect();
+        let rest: Vec<_> = plan(&instances, 3, 10, None, &finished)
+            .iter()
+            .map(Planned::key)
+            .collect();
+        assert_eq!(rest, whole[5..]);
+    }
+
+    #[test]
+    fn repeats_get_consecutive_seeds() {
+        let tasks = suite();
+        let instances = select_variants(&tasks, "base").unwrap();
+        let p = plan(&instances[..1], 3, 7, None, &BTreeSet::new());
+        assert_eq!(p.iter().map(|p| p.seed).collect::<Vec<_>>(), [7, 8, 9]);
+    }
+
+    #[test]
+    fn bad_shards_and_variants_are_refused() {
+        assert!("0/2".parse::<Shard>().is_err());
+        assert!("3/2".parse::<Shard>().is_err());
+        assert!("1-2".parse::<Shard>().is_err());
+        assert_eq!(
+            "2/2".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 2 }
+        );
+        let tasks = suite();
+        assert!(select_variants(&tasks, "base,nope")
+            .unwrap_err()
+            .contains("nope"));
+    }
+}
