@@ -20,7 +20,7 @@ fn largest_fixture() -> (String, Vec<u8>) {
             && !path.to_string_lossy().contains("handwritten")
         {
             let bytes = std::fs::read(&path).expect("fixture readable");
-            if best.as_ref().map_or(true, |(_, b)| bytes.len() > b.len()) {
+            if best.as_ref().is_none_or(|(_, b)| bytes.len() > b.len()) {
                 best = Some((
                     path.file_name()
                         .unwrap_or_default()

@@ -313,7 +313,7 @@ impl Selector {
     /// `row` does not apply here: it maps matches in [`Selector::find_all`].
     pub fn matches_node(&self, node: &Node, ancestors: &[&Node]) -> bool {
         self.matches_local(node)
-            && self.inside.as_ref().map_or(true, |sel| {
+            && self.inside.as_ref().is_none_or(|sel| {
                 (0..ancestors.len())
                     .rev()
                     .any(|i| sel.matches_node(ancestors[i], &ancestors[..i]))
@@ -334,20 +334,20 @@ impl Selector {
 
     fn matches_local(&self, n: &Node) -> bool {
         fn eq(want: &Option<String>, have: &str) -> bool {
-            want.as_deref().map_or(true, |w| w == have)
+            want.as_deref().is_none_or(|w| w == have)
         }
         fn re(want: &Option<FullMatch>, have: &str) -> bool {
-            want.as_ref().map_or(true, |w| w.is_match(have))
+            want.as_ref().is_none_or(|w| w.is_match(have))
         }
         fn flag(want: Option<bool>, have: bool) -> bool {
-            want.map_or(true, |w| w == have)
+            want.is_none_or(|w| w == have)
         }
         eq(&self.text, &n.text)
             && re(&self.text_regex, &n.text)
             && self
                 .resource_id
                 .as_deref()
-                .map_or(true, |id| resource_id_matches(id, &n.resource_id))
+                .is_none_or(|id| resource_id_matches(id, &n.resource_id))
             && eq(&self.desc, &n.content_desc)
             && re(&self.desc_regex, &n.content_desc)
             && eq(&self.class, &n.class)
