@@ -52,7 +52,7 @@ pub fn run(
             break End::OutOfSteps;
         }
         decisions += 1;
-        let observation = phone.observe(false)?;
+        let observation = phone.observe(agent.wants_screenshot())?;
         match agent.next(&instance.goal, &observation) {
             Decision::Act(action) => {
                 refusal(phone.act(&action), &mut refused)?;

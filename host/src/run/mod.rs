@@ -1,8 +1,12 @@
 //! Running a suite: the plan (episodes, seeds, shards, resume) and the
 //! provenance stamped on every run.
 
+mod execute;
 mod plan;
 mod provenance;
+mod record;
 
+pub use execute::{execute, AgentFactory, RunError};
 pub use plan::{plan, select_variants, Planned, Shard};
 pub use provenance::{provenance, suite_hash};
+pub use record::{EpisodeKey, Recording};

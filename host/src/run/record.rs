@@ -1,0 +1,114 @@
+//! Recording what an agent sees and does, step by step, without the agent's
+//! cooperation: a wrapper that digests each observation, keeps the compressed
+//! dump (and screenshot, when the step had one), and the decision it returned
+//! and how long it took. Agents that talk to a model add what only they know
+//! (raw answer, tokens, why an answer was invalid) through `Agent::step_note`.
+
+use std::time::Instant;
+
+use crate::agent::{Agent, Decision};
+use crate::phone::{DeviceAction, Observation};
+use crate::store::{gzip, sha256_hex, StepRecord};
+
+/// Which episode the steps belong to.
+#[derive(Debug, Clone)]
+pub struct EpisodeKey {
+    pub run_id: String,
+    pub task: String,
+    pub variant: String,
+    pub repeat: u32,
+}
+
+pub struct Recording<'a> {
+    inner: &'a mut dyn Agent,
+    key: EpisodeKey,
+    pub steps: Vec<StepRecord>,
+}
+
+impl std::fmt::Debug for Recording<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("key", &self.key)
+            .field("steps", &self.steps.len())
+            .finish()
+    }
+}
+
+impl<'a> Recording<'a> {
+    pub fn new(inner: &'a mut dyn Agent, key: EpisodeKey) -> Self {
+        Recording {
+            inner,
+            key,
+            steps: Vec::new(),
+        }
+    }
+}
+
+fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
+    match decision {
+        Decision::Act(action) => {
+            let tap = match action {
+                DeviceAction::Tap { x, y } | DeviceAction::LongPress { x, y } => Some((*x, *y)),
+                _ => None,
+            };
+            (serde_json::to_value(action).unwrap_or_default(), tap)
+        }
+        Decision::Open(intent) => (
+            serde_json::json!({"kind": "open", "intent": intent.0}),
+            None,
+        ),
+        Decision::Complete => (
+            serde_json::json!({"action_type": "status", "goal_status": "complete"}),
+            None,
+        ),
+        Decision::Infeasible(why) => (
+            serde_json::json!({"action_type": "status", "goal_status": "infeasible", "reason": why}),
+            None,
+        ),
+    }
+}
+
+impl Agent for Recording<'_> {
+    fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
+        let started = Instant::now();
+        let decision = self.inner.next(goal, observation);
+        let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+        let (action, tap) = action_json(&decision);
+        let note = self.inner.step_note();
+        self.steps.push(StepRecord {
+            run_id: self.key.run_id.clone(),
+            task: self.key.task.clone(),
+            variant: self.key.variant.clone(),
+            repeat: self.key.repeat,
+            index: self.steps.len() as u32,
+            observation_digest: sha256_hex(observation.xml.as_bytes()),
+            ui_dump_gz: gzip(&observation.xml),
+            screenshot: observation.screenshot.clone(),
+            raw_output: note
+                .as_ref()
+                .map(|n| n.raw_output.clone())
+                .unwrap_or_default(),
+            action: note
+                .as_ref()
+                .and_then(|n| n.action.clone())
+                .unwrap_or(action),
+            invalid_reason: note.as_ref().and_then(|n| n.invalid_reason.clone()),
+            tap,
+            prompt_tokens: note.as_ref().and_then(|n| n.prompt_tokens),
+            completion_tokens: note.as_ref().and_then(|n| n.completion_tokens),
+            latency_ms: note
+                .as_ref()
+                .and_then(|n| n.latency_ms)
+                .unwrap_or(latency_ms),
+        });
+        decision
+    }
+
+    fn wants_screenshot(&self) -> bool {
+        self.inner.wants_screenshot()
+    }
+
+    fn infra_failure(&self) -> Option<String> {
+        self.inner.infra_failure()
+    }
+}
