@@ -1,6 +1,23 @@
 //! The run store: runs, episodes and steps in SQLite (WAL), so a run survives a
 //! crash or Ctrl-C and `--resume` continues it without redoing or double-counting.
+//!
+//! `records` is the shape of what is stored, `db` the [`Store`] that writes and
+//! reads it, `schema` opening a file and migrating it, `rows` the mapping
+//! between records and rows, `merge` combining shard stores, `codec` the gzip
+//! and sha256 helpers steps need.
 
+mod codec;
+mod db;
+mod error;
+mod merge;
 mod records;
+mod rows;
+mod schema;
+#[cfg(test)]
+mod test_support;
 
+pub use codec::{gunzip, gzip, sha256_hex};
+pub use db::{EpisodeKey, Store};
+pub use error::StoreError;
+pub use merge::{merge, MergeSummary};
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};
