@@ -161,13 +161,14 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(sql("turn on foreign keys"))?;
     if version < known_version() {
-        migrate(&conn, path)?;
+        migrate(&conn, path, MIGRATIONS)?;
     }
     Ok(conn)
 }
 
-/// Run the migrations the file has not had yet, one transaction each.
-fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+/// Run the `migrations` the file has not had yet, one transaction each.
+fn migrate(conn: &Connection, path: &Path, migrations: &[&str]) -> Result<(), StoreError> {
+    let known = migrations.len() as i64;
     let sql = |doing| {
         move |source| StoreError::Sql {
             path: path.to_owned(),
@@ -183,14 +184,14 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         let version: i64 = tx
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .map_err(sql("read the schema version"))?;
-        if version > known_version() {
+        if version > known {
             return Err(StoreError::TooNew {
                 path: path.to_owned(),
                 found: version,
-                known: known_version(),
+                known,
             });
         }
-        let Some(migration) = MIGRATIONS.get(version as usize) else {
+        let Some(migration) = migrations.get(version as usize) else {
             return Ok(());
         };
         tx.execute_batch(migration)
@@ -203,5 +204,144 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         .map_err(sql("record the schema version"))?;
         tx.commit().map_err(sql("commit a schema migration"))?;
         tracing::debug!(path = %path.display(), version = version + 1, "migrated run store");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{test_support as t, Store};
+
+    fn pragma(conn: &Connection, name: &str) -> i64 {
+        conn.query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn an_empty_file_is_migrated_to_the_current_version_with_wal() {
+        let dir = t::ScratchDir::new("migrate");
+        let path = dir.join("run.db");
+        std::fs::write(&path, b"").unwrap();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(pragma(&store.conn, "user_version"), known_version());
+        assert_eq!(
+            pragma(&store.conn, "application_id"),
+            i64::from(APPLICATION_ID)
+        );
+        assert_eq!(pragma(&store.conn, "foreign_keys"), 1);
+        // synchronous: 1 is NORMAL.
+        assert_eq!(pragma(&store.conn, "synchronous"), 1);
+        let mode: String = store
+            .conn
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let tables: Vec<String> = store
+            .conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(tables, ["episodes", "runs", "steps"]);
+        drop(store);
+        // Reopening a current store changes nothing and needs no migration.
+        let store = Store::open_existing(&path).unwrap();
+        assert_eq!(pragma(&store.conn, "user_version"), known_version());
+    }
+
+    #[test]
+    fn migrations_apply_in_order_and_a_failing_one_keeps_the_last_good_version() {
+        let dir = t::ScratchDir::new("migration-steps");
+        let path = dir.join("run.db");
+        let conn = Connection::open(&path).unwrap();
+        let steps = [
+            "CREATE TABLE a (x INTEGER);",
+            "ALTER TABLE a ADD COLUMN y TEXT; INSERT INTO a VALUES (1, 'one');",
+            "INSERT INTO a VALUES (2, 'two'); SELECT no_such_function();",
+        ];
+        migrate(&conn, &path, &steps[..2]).unwrap();
+        assert_eq!(pragma(&conn, "user_version"), 2);
+        let err = migrate(&conn, &path, &steps).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::Sql {
+                    doing: "apply a schema migration",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // Migration 3 rolled back as a whole: its insert is gone, version still 2.
+        assert_eq!(pragma(&conn, "user_version"), 2);
+        let rows: Vec<i64> = conn
+            .prepare("SELECT x FROM a")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows, [1]);
+    }
+
+    #[test]
+    fn a_store_from_a_newer_droidscore_is_refused_naming_both_versions() {
+        let dir = t::ScratchDir::new("too-new");
+        let path = dir.join("future.db");
+        drop(Store::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", known_version() + 3)
+            .unwrap();
+        drop(conn);
+        let err = Store::open(&path).unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, StoreError::TooNew { .. }), "{message}");
+        assert!(message.contains("future.db"), "{message}");
+        assert!(
+            message.contains(&format!("version {}", known_version() + 3)),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("up to {}", known_version())),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_an_error_naming_it_and_left_alone() {
+        let dir = t::ScratchDir::new("not-sqlite");
+        let path = dir.join("notes.txt");
+        let text = "not a database, just some notes that are long enough ".repeat(20);
+        std::fs::write(&path, &text).unwrap();
+        let err = Store::open(&path).unwrap_err();
+        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err}");
+        assert!(err.to_string().contains("notes.txt"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+
+    #[test]
+    fn another_programs_sqlite_file_is_refused_not_migrated() {
+        let dir = t::ScratchDir::new("foreign");
+        let path = dir.join("places.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE runs (x); INSERT INTO runs VALUES (1);")
+            .unwrap();
+        drop(conn);
+        let err = Store::open(&path).unwrap_err();
+        assert!(matches!(err, StoreError::Foreign { .. }), "{err}");
+        assert!(err.to_string().contains("places.sqlite"), "{err}");
+    }
+
+    #[test]
+    fn opening_a_missing_store_for_reading_does_not_create_it() {
+        let dir = t::ScratchDir::new("missing");
+        let path = dir.join("typo.db");
+        let err = Store::open_existing(&path).unwrap_err();
+        assert!(matches!(err, StoreError::Missing { .. }), "{err}");
+        assert!(!path.exists());
+        let err = Store::open(dir.join("no/such/dir/run.db")).unwrap_err();
+        assert!(err.to_string().contains("no/such/dir/run.db"), "{err}");
     }
 }

@@ -1,7 +1,7 @@
 //! Test helpers: a scratch directory and sample records.
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     sync::atomic::{AtomicUsize, Ordering},
 };
 
@@ -24,10 +24,6 @@ impl ScratchDir {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         ScratchDir(dir)
-    }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.0
     }
 
     pub(crate) fn join(&self, name: &str) -> PathBuf {
