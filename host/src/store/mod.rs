@@ -7,6 +7,8 @@
 //! and sha256 helpers steps need.
 
 mod codec;
+#[cfg(test)]
+mod crash_test;
 mod db;
 mod error;
 mod merge;
