@@ -1,8 +1,8 @@
 //! The run store: runs, episodes and steps in SQLite (WAL), so a run survives a
 //! crash or Ctrl-C and `--resume` continues it without redoing or double-counting.
 //!
-//! `records` is the shape of what is stored, `db` the [`Store`] that writes and
-//! reads it, `schema` opening a file and migrating it, `rows` the mapping
+//! `records` is the shape of what is stored, `db` the [`Store`] and its writes,
+//! `read` its queries, `schema` opening a file and migrating it, `rows` the mapping
 //! between records and rows, `merge` combining shard stores, `codec` the gzip
 //! and sha256 helpers steps need.
 
@@ -12,6 +12,7 @@ mod crash_test;
 mod db;
 mod error;
 mod merge;
+mod read;
 mod records;
 mod rows;
 mod schema;
