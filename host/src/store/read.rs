@@ -279,5 +279,14 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("\"won\""), "{message}");
+
+        // Valid JSON of the wrong shape passes json_valid() but not decoding.
+        store
+            .conn
+            .execute_batch("UPDATE runs SET provenance = '{\"host\": 7}'")
+            .unwrap();
+        let message = store.run("r1").unwrap_err().to_string();
+        assert!(message.contains("provenance of run r1"), "{message}");
+        assert!(message.contains("run.db"), "{message}");
     }
 }

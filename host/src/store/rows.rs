@@ -90,11 +90,12 @@ pub(super) fn insert_step(
     Ok(())
 }
 
-fn json(
+/// Decode a JSON column; `what` names the column and row for the error.
+fn json<T: serde::de::DeserializeOwned>(
     store: &Store,
     what: impl FnOnce() -> String,
     text: &str,
-) -> Result<serde_json::Value, StoreError> {
+) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|err| store.corrupt(what(), err.to_string()))
 }
 
@@ -117,11 +118,12 @@ impl RawRun {
     }
 
     pub(super) fn decode(self, store: &Store) -> Result<RunRecord, StoreError> {
-        let what = || format!("run {}", self.id);
-        let config = json(store, what, &self.config)?;
-        let provenance = serde_json::from_str(&self.provenance).map_err(|err| {
-            store.corrupt(format!("provenance of run {}", self.id), err.to_string())
-        })?;
+        let config = json(store, || format!("config of run {}", self.id), &self.config)?;
+        let provenance = json(
+            store,
+            || format!("provenance of run {}", self.id),
+            &self.provenance,
+        )?;
         Ok(RunRecord {
             id: self.id,
             started_at: self.started_at,
@@ -165,27 +167,24 @@ impl RawEpisode {
     }
 
     pub(super) fn decode(self, store: &Store) -> Result<EpisodeRecord, StoreError> {
-        let mut record = self.record;
+        let r = &self.record;
         let what = |column: &str| {
-            let r = &record;
-            let key = format!(
+            format!(
                 "{column} of episode {} / {} / repeat {} of run {}",
                 r.task, r.variant, r.repeat, r.run_id
-            );
-            move || key
+            )
         };
         let status = status_from_name(&self.status).ok_or_else(|| {
-            store.corrupt(
-                what("status")(),
-                format!("unknown status {:?}", self.status),
-            )
+            store.corrupt(what("status"), format!("unknown status {:?}", self.status))
         })?;
-        let end = json(store, what("end_json"), &self.end)?;
-        let verdict = json(store, what("verdict_json"), &self.verdict)?;
-        record.status = status;
-        record.end = end;
-        record.verdict = verdict;
-        Ok(record)
+        let end = json(store, || what("end_json"), &self.end)?;
+        let verdict = json(store, || what("verdict_json"), &self.verdict)?;
+        Ok(EpisodeRecord {
+            status,
+            end,
+            verdict,
+            ..self.record
+        })
     }
 }
 
@@ -222,15 +221,17 @@ impl RawStep {
     }
 
     pub(super) fn decode(self, store: &Store) -> Result<StepRecord, StoreError> {
-        let mut record = self.record;
+        let r = &self.record;
         let what = || {
             format!(
                 "action_json of step {} of episode {} / {} / repeat {} of run {}",
-                record.index, record.task, record.variant, record.repeat, record.run_id
+                r.index, r.task, r.variant, r.repeat, r.run_id
             )
         };
         let action = json(store, what, &self.action)?;
-        record.action = action;
-        Ok(record)
+        Ok(StepRecord {
+            action,
+            ..self.record
+        })
     }
 }

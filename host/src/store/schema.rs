@@ -126,7 +126,9 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
             |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
         )
         .map_err(sql("read the schema version"))?;
-    if app_id != APPLICATION_ID && (app_id != 0 || tables > 0) {
+    // Ours, or brand new (no tag, no tables, no version): anything else is
+    // another program's database and must not be "migrated".
+    if app_id != APPLICATION_ID && (app_id != 0 || tables > 0 || version != 0) {
         return Err(StoreError::Foreign {
             path: path.to_owned(),
             detail: format!(
@@ -332,6 +334,15 @@ mod tests {
         let err = Store::open(&path).unwrap_err();
         assert!(matches!(err, StoreError::Foreign { .. }), "{err}");
         assert!(err.to_string().contains("places.sqlite"), "{err}");
+
+        // No tables but a schema version of its own: not ours either.
+        let path = dir.join("versioned.sqlite");
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 1)
+            .unwrap();
+        let err = Store::open(&path).unwrap_err();
+        assert!(matches!(err, StoreError::Foreign { .. }), "{err}");
     }
 
     #[test]
