@@ -23,4 +23,5 @@ pub use codec::{gunzip, gzip, sha256_hex};
 pub use db::{EpisodeKey, Store};
 pub use error::StoreError;
 pub use merge::{merge, MergeSummary};
+pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};

@@ -1,11 +1,26 @@
 //! Reading a [`Store`]: runs, the episodes of a run, the steps of an
-//! episode, what `--resume` may skip, and a consistency check.
+//! episode (or just their numbers), what `--resume` may skip, and a
+//! consistency check.
 
 use std::collections::BTreeSet;
 
 use rusqlite::{params, OptionalExtension};
 
 use super::{rows, EpisodeKey, EpisodeRecord, RunRecord, StepRecord, Store, StoreError};
+
+/// The numbers of one step, for statistics (see [`Store::step_usage`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepUsage {
+    pub task: String,
+    pub variant: String,
+    pub repeat: u32,
+    pub index: u32,
+    /// The answer did not parse to a valid action.
+    pub invalid: bool,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub latency_ms: f64,
+}
 
 impl Store {
     /// The run with this id, if there is one.
@@ -129,6 +144,36 @@ impl Store {
         raws.into_iter().map(|raw| raw.decode(self)).collect()
     }
 
+    /// Tokens, latency and validity of every step of a run, ordered by task,
+    /// variant, repeat and index, without the UI dumps and screenshots that
+    /// [`Store::steps`] loads: what per-step report statistics need.
+    pub fn step_usage(&self, run_id: &str) -> Result<Vec<StepUsage>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT task, variant, repeat, idx, invalid_reason IS NOT NULL,
+                        prompt_tokens, completion_tokens, latency_ms
+                 FROM steps WHERE run_id = ?1 ORDER BY task, variant, repeat, idx",
+            )
+            .map_err(self.sql("list step usage"))?;
+        let usage = statement
+            .query_map([run_id], |row| {
+                Ok(StepUsage {
+                    task: row.get(0)?,
+                    variant: row.get(1)?,
+                    repeat: row.get(2)?,
+                    index: row.get(3)?,
+                    invalid: row.get(4)?,
+                    prompt_tokens: row.get(5)?,
+                    completion_tokens: row.get(6)?,
+                    latency_ms: row.get(7)?,
+                })
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(self.sql("list step usage"))?;
+        Ok(usage)
+    }
+
     /// SQLite's own consistency check (`PRAGMA integrity_check`) plus a
     /// foreign-key check: the problems found, empty when the file is sound.
     pub fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
@@ -193,6 +238,22 @@ mod tests {
         assert_eq!(store.episodes("r1").unwrap(), vec![success.clone(), infra]);
         assert_eq!(store.steps("r1", "wifi_on", "base", 0).unwrap(), steps);
         assert_eq!(store.steps("r1", "wifi_on", "base", 1).unwrap(), vec![]);
+        let usage = store.step_usage("r1").unwrap();
+        let expected: Vec<StepUsage> = steps
+            .iter()
+            .map(|step| StepUsage {
+                task: step.task.clone(),
+                variant: step.variant.clone(),
+                repeat: step.repeat,
+                index: step.index,
+                invalid: step.invalid_reason.is_some(),
+                prompt_tokens: step.prompt_tokens,
+                completion_tokens: step.completion_tokens,
+                latency_ms: step.latency_ms,
+            })
+            .collect();
+        assert_eq!(usage, expected);
+        assert!(usage[0].invalid && !usage[1].invalid);
         assert!(store.episodes("r2").unwrap().is_empty());
     }
 
