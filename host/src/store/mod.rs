@@ -1,6 +1,27 @@
 //! The run store: runs, episodes and steps in SQLite (WAL), so a run survives a
 //! crash or Ctrl-C and `--resume` continues it without redoing or double-counting.
+//!
+//! `records` is the shape of what is stored, `db` the [`Store`] and its writes,
+//! `read` its queries, `schema` opening a file and migrating it, `rows` the mapping
+//! between records and rows, `merge` combining shard stores, `codec` the gzip
+//! and sha256 helpers steps need.
 
+mod codec;
+#[cfg(test)]
+mod crash_test;
+mod db;
+mod error;
+mod merge;
+mod read;
 mod records;
+mod rows;
+mod schema;
+#[cfg(test)]
+mod test_support;
 
+pub use codec::{gunzip, gzip, sha256_hex};
+pub use db::{EpisodeKey, Store};
+pub use error::StoreError;
+pub use merge::{merge, MergeSummary};
+pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};

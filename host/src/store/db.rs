@@ -1,0 +1,261 @@
+//! [`Store`]: one SQLite file holding runs, their finished episodes and every
+//! step of those episodes.
+//!
+//! An episode is written once, when it ends, together with all its steps in
+//! one transaction: after any crash an episode is either fully there or absent,
+//! and [`Store::finished`] is exactly what `--resume` may skip. Writing the same
+//! episode twice is an error, never a second count.
+//!
+//! A `Store` is one connection: `Send` but not `Sync`. With `--jobs N`, the
+//! episodes' results go to one writer (a channel or a mutex) rather than N
+//! connections contending for the write lock.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, TransactionBehavior};
+
+use super::{rows, schema, EpisodeRecord, RunRecord, StepRecord, StoreError};
+
+/// An episode's key within a run: (task, variant, repeat).
+pub type EpisodeKey = (String, String, u32);
+
+/// A droidscore run store (see the module docs).
+#[derive(Debug)]
+pub struct Store {
+    path: PathBuf,
+    pub(super) conn: Connection,
+}
+
+impl Store {
+    /// Open the store at `path`, creating the file if it does not exist, and
+    /// migrate it to the current schema.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref().to_owned();
+        let conn = schema::open(&path, true)?;
+        Ok(Store { path, conn })
+    }
+
+    /// Like [`Store::open`] but a missing file is an error, for commands that
+    /// read a store (`report`, `--resume`, `--merge`): a typo must not quietly
+    /// create an empty store.
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref().to_owned();
+        let conn = schema::open(&path, false)?;
+        Ok(Store { path, conn })
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version this code writes; [`Store::open`] migrates to it.
+    pub fn schema_version() -> i64 {
+        schema::known_version()
+    }
+
+    /// Record a new run. Its id must not be taken.
+    pub fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+        let tx = self.begin_write()?;
+        self.insert_run(run)?;
+        tx.commit().map_err(self.sql("commit the run"))
+    }
+
+    /// Insert a run row; the caller holds a write transaction.
+    pub(super) fn insert_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+        if self.run(&run.id)?.is_some() {
+            return Err(StoreError::DuplicateRun {
+                path: self.path.clone(),
+                run_id: run.id.clone(),
+            });
+        }
+        let provenance = serde_json::to_string(&run.provenance).map_err(|err| {
+            self.corrupt(format!("provenance of run {}", run.id), err.to_string())
+        })?;
+        self.conn
+            .execute(
+                "INSERT INTO runs (id, started_at, config, provenance) VALUES (?1, ?2, ?3, ?4)",
+                params![run.id, run.started_at, run.config.to_string(), provenance],
+            )
+            .map_err(self.sql("insert the run"))?;
+        Ok(())
+    }
+
+    /// Record a finished episode and all its steps in one transaction.
+    ///
+    /// Fails, writing nothing, when the run does not exist, when the episode
+    /// is already recorded ([`StoreError::Duplicate`]) or when a step belongs
+    /// to another episode.
+    pub fn record_episode(
+        &self,
+        episode: &EpisodeRecord,
+        steps: &[StepRecord],
+    ) -> Result<(), StoreError> {
+        let tx = self.begin_write()?;
+        self.insert_episode(episode, steps)?;
+        tx.commit().map_err(self.sql("commit the episode"))
+    }
+
+    /// Insert an episode and its steps; the caller holds a write transaction.
+    pub(super) fn insert_episode(
+        &self,
+        episode: &EpisodeRecord,
+        steps: &[StepRecord],
+    ) -> Result<(), StoreError> {
+        if self.run(&episode.run_id)?.is_none() {
+            return Err(StoreError::UnknownRun {
+                path: self.path.clone(),
+                run_id: episode.run_id.clone(),
+            });
+        }
+        let EpisodeRecord {
+            run_id,
+            task,
+            variant,
+            repeat,
+            ..
+        } = episode;
+        if self.episode(run_id, task, variant, *repeat)?.is_some() {
+            return Err(StoreError::Duplicate {
+                path: self.path.clone(),
+                run_id: run_id.clone(),
+                task: task.clone(),
+                variant: variant.clone(),
+                repeat: *repeat,
+            });
+        }
+        for step in steps {
+            if (&step.run_id, &step.task, &step.variant, step.repeat)
+                != (run_id, task, variant, *repeat)
+            {
+                return Err(StoreError::ForeignStep {
+                    path: self.path.clone(),
+                    index: step.index,
+                    step_key: format!(
+                        "{} / {} / repeat {} of run {}",
+                        step.task, step.variant, step.repeat, step.run_id
+                    ),
+                    episode_key: format!("{task} / {variant} / repeat {repeat} of run {run_id}"),
+                });
+            }
+        }
+        rows::insert_episode(&self.conn, episode).map_err(self.sql("insert the episode"))?;
+        let mut insert = self
+            .conn
+            .prepare_cached(rows::INSERT_STEP)
+            .map_err(self.sql("insert a step"))?;
+        for step in steps {
+            rows::insert_step(&mut insert, step).map_err(self.sql("insert a step"))?;
+        }
+        Ok(())
+    }
+
+    /// Begin a transaction that takes the write lock at once, so it waits
+    /// (busy timeout) at BEGIN instead of failing mid-way on lock upgrade.
+    pub(super) fn begin_write(&self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(self.sql("begin a write"))
+    }
+
+    /// Map an SQLite error to one naming this store and what we were doing.
+    pub(super) fn sql(&self, doing: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |source| StoreError::Sql {
+            path: self.path.clone(),
+            doing,
+            source,
+        }
+    }
+
+    pub(super) fn corrupt(&self, what: impl Into<String>, detail: impl Into<String>) -> StoreError {
+        StoreError::Corrupt {
+            path: self.path.clone(),
+            what: what.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{test_support as t, EpisodeStatus};
+
+    fn store(dir: &t::ScratchDir) -> Store {
+        Store::open(dir.join("run.db")).unwrap()
+    }
+
+    #[test]
+    fn a_second_write_of_an_episode_is_refused_and_changes_nothing() {
+        let dir = t::ScratchDir::new("duplicate");
+        let store = store(&dir);
+        store
+            .create_run(&t::run("r1", "2026-11-30T04:35:12Z"))
+            .unwrap();
+        let first = t::episode("r1", "wifi_on", "base", 0);
+        store.record_episode(&first, &t::steps(&first, 2)).unwrap();
+
+        let mut again = first.clone();
+        again.status = EpisodeStatus::Failure;
+        let err = store
+            .record_episode(&again, &t::steps(&again, 5))
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::Duplicate { repeat: 0, .. }),
+            "{err}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains("wifi_on / base / repeat 0 of run r1"),
+            "{message}"
+        );
+        assert!(message.contains("run.db"), "{message}");
+
+        assert_eq!(store.episodes("r1").unwrap(), vec![first.clone()]);
+        assert_eq!(
+            store.steps("r1", "wifi_on", "base", 0).unwrap(),
+            t::steps(&first, 2)
+        );
+    }
+
+    #[test]
+    fn an_episode_with_a_bad_step_is_not_written_at_all() {
+        let dir = t::ScratchDir::new("bad-step");
+        let store = store(&dir);
+        store
+            .create_run(&t::run("r1", "2026-11-30T04:35:12Z"))
+            .unwrap();
+        let episode = t::episode("r1", "wifi_on", "base", 0);
+
+        // Step 1 twice: the second insert fails after the episode row and step 0 went in.
+        let mut steps = t::steps(&episode, 2);
+        steps.push(steps[1].clone());
+        let err = store.record_episode(&episode, &steps).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::Sql {
+                    doing: "insert a step",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+
+        let mut foreign = t::steps(&episode, 1);
+        foreign[0].task = "bluetooth_off".into();
+        let err = store.record_episode(&episode, &foreign).unwrap_err();
+        assert!(matches!(err, StoreError::ForeignStep { .. }), "{err}");
+
+        let orphan = t::episode("nope", "wifi_on", "base", 0);
+        let err = store.record_episode(&orphan, &[]).unwrap_err();
+        assert!(matches!(err, StoreError::UnknownRun { .. }), "{err}");
+
+        assert!(store.finished("r1").unwrap().is_empty());
+        assert!(store.steps("r1", "wifi_on", "base", 0).unwrap().is_empty());
+        // And the episode can still be written properly afterwards.
+        store
+            .record_episode(&episode, &t::steps(&episode, 2))
+            .unwrap();
+        assert_eq!(store.finished("r1").unwrap().len(), 1);
+    }
+}

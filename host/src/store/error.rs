@@ -1,0 +1,99 @@
+//! What can go wrong with a run store. Every message names the store file, so
+//! "failed to …: <message>" tells the user which of several `.db` files to look at.
+
+use std::path::PathBuf;
+
+/// An error from the run store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// `report`/`--resume`/`merge` pointed at a file that is not there.
+    #[error("run store {} does not exist", path.display())]
+    Missing { path: PathBuf },
+
+    /// The file exists but is not an SQLite database at all.
+    #[error("{} is not an SQLite database (not a droidscore run store)", path.display())]
+    NotADatabase { path: PathBuf },
+
+    /// An SQLite database, but some other program's.
+    #[error("{} is not a droidscore run store: {detail}", path.display())]
+    Foreign { path: PathBuf, detail: String },
+
+    /// Written by a newer droidscore; we refuse rather than misread it.
+    #[error(
+        "run store {} has schema version {found}, newer than this droidscore knows \
+         (up to {known}); use a newer droidscore",
+        path.display()
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+
+    /// SQLite would not switch the file to WAL (e.g. some network filesystems).
+    #[error(
+        "run store {} cannot use WAL: SQLite kept journal_mode={mode} \
+         (is it on a network filesystem?)",
+        path.display()
+    )]
+    NoWal { path: PathBuf, mode: String },
+
+    /// Any SQLite failure, with what we were doing at the time.
+    #[error("cannot {doing} in run store {}: {source}", path.display())]
+    Sql {
+        path: PathBuf,
+        doing: &'static str,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// A row whose JSON or values do not decode: the file was edited or damaged.
+    #[error("run store {} holds a damaged row ({what}): {detail}", path.display())]
+    Corrupt {
+        path: PathBuf,
+        what: String,
+        detail: String,
+    },
+
+    /// `create_run` with an id that is already taken.
+    #[error("run {run_id} already exists in {}", path.display())]
+    DuplicateRun { path: PathBuf, run_id: String },
+
+    /// An episode for a run that `create_run` never wrote.
+    #[error("run {run_id} does not exist in {}", path.display())]
+    UnknownRun { path: PathBuf, run_id: String },
+
+    /// The episode is already recorded: writing it again would count it twice.
+    #[error(
+        "episode {task} / {variant} / repeat {repeat} of run {run_id} is already in {}",
+        path.display()
+    )]
+    Duplicate {
+        path: PathBuf,
+        run_id: String,
+        task: String,
+        variant: String,
+        repeat: u32,
+    },
+
+    /// A step handed to `record_episode` that belongs to another episode.
+    #[error(
+        "step {index} is for {step_key} but was recorded with episode {episode_key} (store {})",
+        path.display()
+    )]
+    ForeignStep {
+        path: PathBuf,
+        index: u32,
+        step_key: String,
+        episode_key: String,
+    },
+
+    /// Two shard stores disagree about the same thing.
+    #[error("cannot merge {} into {}: {what} differs: {detail}", from.display(), into.display())]
+    MergeConflict {
+        into: PathBuf,
+        from: PathBuf,
+        what: String,
+        detail: String,
+    },
+}

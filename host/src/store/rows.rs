@@ -1,0 +1,237 @@
+//! Records to rows and back: the column lists, the inserts, and the decoding
+//! of JSON columns (a decoding failure names the row, not just "bad JSON").
+
+use rusqlite::{params, CachedStatement, Connection, Row};
+
+use super::{EpisodeRecord, EpisodeStatus, RunRecord, StepRecord, Store, StoreError};
+
+pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
+
+pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, seed, status, \
+     end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at";
+
+pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
+     ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
+     prompt_tokens, completion_tokens, latency_ms";
+
+pub(super) const INSERT_STEP: &str = "INSERT INTO steps (run_id, task, variant, repeat, idx, \
+     observation_digest, ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, \
+     tap_x, tap_y, prompt_tokens, completion_tokens, latency_ms) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+
+fn status_name(status: EpisodeStatus) -> &'static str {
+    match status {
+        EpisodeStatus::Success => "success",
+        EpisodeStatus::Failure => "failure",
+        EpisodeStatus::Skipped => "skipped",
+        EpisodeStatus::Infra => "infra",
+    }
+}
+
+fn status_from_name(name: &str) -> Option<EpisodeStatus> {
+    Some(match name {
+        "success" => EpisodeStatus::Success,
+        "failure" => EpisodeStatus::Failure,
+        "skipped" => EpisodeStatus::Skipped,
+        "infra" => EpisodeStatus::Infra,
+        _ => return None,
+    })
+}
+
+pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::Result<()> {
+    conn.execute(
+        &format!(
+            "INSERT INTO episodes ({EPISODE_COLUMNS}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+        ),
+        params![
+            e.run_id,
+            e.task,
+            e.variant,
+            e.repeat,
+            // Bit for bit: seeds use all 64 bits, SQLite integers are signed.
+            e.seed as i64,
+            status_name(e.status),
+            e.end.to_string(),
+            e.verdict.to_string(),
+            e.reason,
+            e.steps,
+            e.invalid_steps,
+            e.attempts,
+            e.started_at,
+            e.ended_at,
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn insert_step(
+    insert: &mut CachedStatement<'_>,
+    s: &StepRecord,
+) -> rusqlite::Result<()> {
+    insert.execute(params![
+        s.run_id,
+        s.task,
+        s.variant,
+        s.repeat,
+        s.index,
+        s.observation_digest,
+        s.ui_dump_gz,
+        s.screenshot,
+        s.raw_output,
+        s.action.to_string(),
+        s.invalid_reason,
+        s.tap.map(|(x, _)| x),
+        s.tap.map(|(_, y)| y),
+        s.prompt_tokens,
+        s.completion_tokens,
+        s.latency_ms,
+    ])?;
+    Ok(())
+}
+
+/// Decode a JSON column; `what` names the column and row for the error.
+fn json<T: serde::de::DeserializeOwned>(
+    store: &Store,
+    what: impl FnOnce() -> String,
+    text: &str,
+) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|err| store.corrupt(what(), err.to_string()))
+}
+
+/// A `runs` row before its JSON columns are decoded.
+pub(super) struct RawRun {
+    id: String,
+    started_at: String,
+    config: String,
+    provenance: String,
+}
+
+impl RawRun {
+    pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(RawRun {
+            id: row.get(0)?,
+            started_at: row.get(1)?,
+            config: row.get(2)?,
+            provenance: row.get(3)?,
+        })
+    }
+
+    pub(super) fn decode(self, store: &Store) -> Result<RunRecord, StoreError> {
+        let config = json(store, || format!("config of run {}", self.id), &self.config)?;
+        let provenance = json(
+            store,
+            || format!("provenance of run {}", self.id),
+            &self.provenance,
+        )?;
+        Ok(RunRecord {
+            id: self.id,
+            started_at: self.started_at,
+            config,
+            provenance,
+        })
+    }
+}
+
+/// An `episodes` row before its JSON columns are decoded.
+pub(super) struct RawEpisode {
+    record: EpisodeRecord,
+    status: String,
+    end: String,
+    verdict: String,
+}
+
+impl RawEpisode {
+    pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(RawEpisode {
+            record: EpisodeRecord {
+                run_id: row.get(0)?,
+                task: row.get(1)?,
+                variant: row.get(2)?,
+                repeat: row.get(3)?,
+                seed: row.get::<_, i64>(4)? as u64,
+                status: EpisodeStatus::Failure,
+                end: serde_json::Value::Null,
+                verdict: serde_json::Value::Null,
+                reason: row.get(8)?,
+                steps: row.get(9)?,
+                invalid_steps: row.get(10)?,
+                attempts: row.get(11)?,
+                started_at: row.get(12)?,
+                ended_at: row.get(13)?,
+            },
+            status: row.get(5)?,
+            end: row.get(6)?,
+            verdict: row.get(7)?,
+        })
+    }
+
+    pub(super) fn decode(self, store: &Store) -> Result<EpisodeRecord, StoreError> {
+        let r = &self.record;
+        let what = |column: &str| {
+            format!(
+                "{column} of episode {} / {} / repeat {} of run {}",
+                r.task, r.variant, r.repeat, r.run_id
+            )
+        };
+        let status = status_from_name(&self.status).ok_or_else(|| {
+            store.corrupt(what("status"), format!("unknown status {:?}", self.status))
+        })?;
+        let end = json(store, || what("end_json"), &self.end)?;
+        let verdict = json(store, || what("verdict_json"), &self.verdict)?;
+        Ok(EpisodeRecord {
+            status,
+            end,
+            verdict,
+            ..self.record
+        })
+    }
+}
+
+/// A `steps` row before its JSON column is decoded.
+pub(super) struct RawStep {
+    record: StepRecord,
+    action: String,
+}
+
+impl RawStep {
+    pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<Self> {
+        let tap_x: Option<i32> = row.get(11)?;
+        let tap_y: Option<i32> = row.get(12)?;
+        Ok(RawStep {
+            record: StepRecord {
+                run_id: row.get(0)?,
+                task: row.get(1)?,
+                variant: row.get(2)?,
+                repeat: row.get(3)?,
+                index: row.get(4)?,
+                observation_digest: row.get(5)?,
+                ui_dump_gz: row.get(6)?,
+                screenshot: row.get(7)?,
+                raw_output: row.get(8)?,
+                action: serde_json::Value::Null,
+                invalid_reason: row.get(10)?,
+                tap: tap_x.zip(tap_y),
+                prompt_tokens: row.get(13)?,
+                completion_tokens: row.get(14)?,
+                latency_ms: row.get(15)?,
+            },
+            action: row.get(9)?,
+        })
+    }
+
+    pub(super) fn decode(self, store: &Store) -> Result<StepRecord, StoreError> {
+        let r = &self.record;
+        let what = || {
+            format!(
+                "action_json of step {} of episode {} / {} / repeat {} of run {}",
+                r.index, r.task, r.variant, r.repeat, r.run_id
+            )
+        };
+        let action = json(store, what, &self.action)?;
+        Ok(StepRecord {
+            action,
+            ..self.record
+        })
+    }
+}

@@ -1,0 +1,111 @@
+//! Test helpers: a scratch directory and sample records.
+
+use std::{
+    path::PathBuf,
+    sync::atomic::{AtomicUsize, Ordering},
+};
+
+use serde_json::json;
+
+use super::{gzip, sha256_hex, EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};
+
+/// A fresh directory under the system temp dir, removed on drop.
+#[derive(Debug)]
+pub(crate) struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    pub(crate) fn new(name: &str) -> ScratchDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "droidscore-store-{name}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        ScratchDir(dir)
+    }
+
+    pub(crate) fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub(crate) fn run(id: &str, started_at: &str) -> RunRecord {
+    RunRecord {
+        id: id.into(),
+        started_at: started_at.into(),
+        config: json!({"agent": "reference", "repeat": 3, "shard": "1/2"}),
+        provenance: Provenance {
+            git_rev: Some("d13c728-dirty".into()),
+            host: "bench-1".into(),
+            cpu: "AMD EPYC".into(),
+            cpus: 2,
+            endpoint: Some("http://127.0.0.1:8080/v1".into()),
+            model: Some("qwen2.5-vl-3b".into()),
+            suite_hash: "5e1f".into(),
+            droidscore_version: "0.1.0".into(),
+        },
+    }
+}
+
+pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> EpisodeRecord {
+    EpisodeRecord {
+        run_id: run_id.into(),
+        task: task.into(),
+        variant: variant.into(),
+        repeat,
+        // Above i64::MAX, so a lossy seed column would show.
+        seed: u64::MAX - u64::from(repeat),
+        status: EpisodeStatus::Success,
+        end: json!({"end": "complete"}),
+        verdict: json!({"passed": true, "checks": [{"key": "wifi_on", "ok": true}]}),
+        reason: "settings global wifi_on is 1".into(),
+        steps: 2,
+        invalid_steps: 1,
+        attempts: 1,
+        started_at: "2026-11-30T04:35:12Z".into(),
+        ended_at: "2026-11-30T04:35:20Z".into(),
+    }
+}
+
+/// `count` steps for `episode`: the first invalid, the rest taps.
+pub(crate) fn steps(episode: &EpisodeRecord, count: u32) -> Vec<StepRecord> {
+    (0..count)
+        .map(|index| {
+            let dump = format!("<hierarchy><node index=\"{index}\" text=\"Wi-Fi\"/></hierarchy>");
+            let invalid = index == 0;
+            StepRecord {
+                run_id: episode.run_id.clone(),
+                task: episode.task.clone(),
+                variant: episode.variant.clone(),
+                repeat: episode.repeat,
+                index,
+                observation_digest: sha256_hex(dump.as_bytes()),
+                ui_dump_gz: gzip(&dump),
+                screenshot: (!invalid).then(|| vec![0x89, b'P', b'N', b'G', index as u8]),
+                raw_output: if invalid {
+                    "I think I should tap Wi-Fi".into()
+                } else {
+                    r#"{"action_type": "click", "index": 3}"#.into()
+                },
+                action: if invalid {
+                    serde_json::Value::Null
+                } else {
+                    json!({"action_type": "click", "index": 3})
+                },
+                invalid_reason: invalid.then(|| "no JSON object in the answer".into()),
+                tap: (!invalid).then_some((540, 1203)),
+                prompt_tokens: Some(1200 + u64::from(index)),
+                completion_tokens: (!invalid).then_some(17),
+                latency_ms: 812.5,
+            }
+        })
+        .collect()
+}
