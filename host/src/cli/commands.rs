@@ -3,15 +3,17 @@
 use std::io::Write;
 
 use super::{
-    AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, RunArgs, SimCommand,
-    SuiteArgs, TasksCommand, UiArgs,
+    AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, ReportArgs, RunArgs,
+    SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
 use crate::agent::{Agent, Noop, Solver};
-use crate::episode::{self, Episode};
+
 use crate::phone::{DeviceAction, Intent, Phone};
 use crate::sim::SimPhone;
+use crate::store::{EpisodeKey, RunRecord, Store};
 use crate::task::{self, Instance, Task};
 use crate::{check, report, uiautomator};
+use std::collections::BTreeSet;
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
@@ -20,6 +22,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim(SimCommand::Dump(args)) => dump(args),
         Command::Ui(args) => ui(args),
         Command::Run(args) => run_suite(args),
+        Command::Report(args) => report_cmd(args),
     }
 }
 
@@ -187,27 +190,171 @@ fn ui(args: UiArgs) -> Result<(), CliError> {
     }
 }
 
+/// The settings a run's results depend on; `--resume` must match them.
+fn run_config(args: &RunArgs) -> serde_json::Value {
+    serde_json::json!({
+        "agent": format!("{:?}", args.agent).to_lowercase(),
+        "phone": format!("{:?}", args.phone).to_lowercase(),
+        "suite": args.suite.suite.display().to_string(),
+        "tasks": args.suite.tasks,
+        "variants": args.variants,
+        "repeat": args.repeat,
+        "seed": args.seed,
+        "shard": args.shard.map(|s| s.to_string()),
+    })
+}
+
+fn store_err(e: crate::store::StoreError) -> CliError {
+    CliError::Io(e.to_string())
+}
+
+/// Start a new run in the store, or pick up the one `--resume` names.
+fn start_run(
+    store: &Store,
+    args: &RunArgs,
+    config: &serde_json::Value,
+) -> Result<(String, BTreeSet<EpisodeKey>), CliError> {
+    if let Some(id) = &args.resume {
+        let run = store.run(id).map_err(store_err)?.ok_or_else(|| {
+            CliError::BadInput(format!(
+                "--resume {id:?}: no such run in {}",
+                store.path().display()
+            ))
+        })?;
+        let differs: Vec<String> = config
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, v)| run.config.get(k.as_str()) != Some(v))
+            .map(|(k, v)| {
+                format!(
+                    "{k} was {} (now {v})",
+                    run.config
+                        .get(k.as_str())
+                        .unwrap_or(&serde_json::Value::Null)
+                )
+            })
+            .collect();
+        if !differs.is_empty() {
+            return Err(CliError::BadInput(format!(
+                "--resume {id:?}: the run was started differently: {}",
+                differs.join("; ")
+            )));
+        }
+        let hash =
+            crate::run::suite_hash(&args.suite.suite).map_err(|e| CliError::Io(e.to_string()))?;
+        if hash != run.provenance.suite_hash {
+            return Err(CliError::BadInput(format!("--resume {id:?}: the task suite changed since the run started (suite hash differs)")));
+        }
+        return Ok((id.clone(), store.finished(id).map_err(store_err)?));
+    }
+    let id = args.run_id.clone().unwrap_or_else(|| {
+        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        format!(
+            "{}-{:04x}",
+            now.replace([':', '-'], ""),
+            std::process::id() & 0xffff
+        )
+    });
+    let record = RunRecord {
+        id: id.clone(),
+        started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        config: config.clone(),
+        provenance: crate::run::provenance(&args.suite.suite, None, None)
+            .map_err(|e| CliError::Io(e.to_string()))?,
+    };
+    store.create_run(&record).map_err(store_err)?;
+    Ok((id, BTreeSet::new()))
+}
+
+fn progress_bar(len: usize) -> indicatif::ProgressBar {
+    // indicatif draws nothing when stderr is not a terminal, so pipes stay clean.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} episodes {elapsed} {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let tasks = load(&args.suite)?;
     let instances =
         crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
-    let mut episodes: Vec<Episode> = Vec::new();
-    for inst in instances {
-        let mut phone = SimPhone::new(inst.sim_config(args.seed))
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-        let mut agent: Box<dyn Agent> = match args.agent {
+    let store = Store::open(&args.store).map_err(store_err)?;
+    let config = run_config(&args);
+    let (run_id, finished) = start_run(&store, &args, &config)?;
+    let planned = crate::run::plan(&instances, args.repeat, args.seed, args.shard, &finished);
+    let agent = args.agent;
+    let factory = move |inst: &Instance, _seed: u64| -> Box<dyn Agent + Send> {
+        match agent {
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),
-        };
-        episodes.push(episode::run(&mut phone, agent.as_mut(), inst)?);
-    }
-    let name = match args.agent {
-        AgentKind::Reference => "reference",
-        AgentKind::Noop => "noop",
+        }
     };
+    let bar = progress_bar(planned.len());
+    crate::run::execute(&store, &run_id, planned, args.jobs as usize, &factory, &bar)
+        .map_err(|e| CliError::Io(e.to_string()))?;
+    bar.finish_and_clear();
+    let episodes = store.episodes(&run_id).map_err(store_err)?;
     if args.json {
-        json(&episodes)
-    } else {
-        out(&report::run_table(name, &episodes))
+        return json(&episodes);
+    }
+    let name = format!("{:?}", args.agent).to_lowercase();
+    out(&report::run_table(&name, &run_id, &args.store, &episodes))
+}
+
+fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
+    let store = Store::open(&args.store).map_err(store_err)?;
+    if !args.merge.is_empty() {
+        let merged = crate::store::merge(&store, &args.merge).map_err(store_err)?;
+        eprintln!(
+            "merged {} store(s) into {}: {merged:?}",
+            args.merge.len(),
+            args.store.display()
+        );
+    }
+    let pick = |id: Option<&String>| -> Result<String, CliError> {
+        match id {
+            Some(id) => store
+                .run(id)
+                .map_err(store_err)?
+                .map(|r| r.id)
+                .ok_or_else(|| {
+                    CliError::BadInput(format!("no run {id:?} in {}", args.store.display()))
+                }),
+            None => store
+                .latest_run()
+                .map_err(store_err)?
+                .map(|r| r.id)
+                .ok_or_else(|| {
+                    CliError::BadInput(format!("{} holds no runs", args.store.display()))
+                }),
+        }
+    };
+    let a = pick(args.run.as_ref())?;
+    let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
+        Ok(crate::report::summary::summarize(
+            id,
+            &store.episodes(id).map_err(store_err)?,
+        ))
+    };
+    let sa = summary_of(&a)?;
+    match &args.other {
+        None => out(&crate::report::format::summary(&sa, args.format)),
+        Some(other) => {
+            let sb = summary_of(&pick(Some(other))?)?;
+            let rows = crate::report::summary::compare(&sa, &sb);
+            out(&crate::report::format::comparison(
+                &sa,
+                &sb,
+                &rows,
+                args.format,
+            ))
+        }
     }
 }

@@ -34,6 +34,8 @@ pub enum Command {
     Ui(UiArgs),
     /// Run agents over a task suite and score every episode.
     Run(RunArgs),
+    /// Summarise a run from the store, compare two, or merge shard stores.
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,8 +137,42 @@ pub struct RunArgs {
     /// `all`, `base` (each task's first variant), or a comma-separated list of ids.
     #[arg(long, default_value = "all")]
     pub variants: String,
+    /// Episodes per task variant; repeat r runs with seed `seed + r`.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Episodes run at once, each on its own simulated phone.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub jobs: u64,
+    /// Run only slice K of N of the episode list (deterministic), e.g. `1/2`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::run::Shard>,
+    /// The run store (SQLite); created if missing.
+    #[arg(long, default_value = "droidscore-runs.sqlite")]
+    pub store: PathBuf,
+    /// Name the run (default: the start time). Shards of one run share an id.
+    #[arg(long, conflicts_with = "resume")]
+    pub run_id: Option<String>,
+    /// Continue this run: finished episodes are kept, the rest are run.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Print the finished episodes as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run to report (default: the newest in the store).
+    pub run: Option<String>,
+    /// A second run: compare the two task by task.
+    pub other: Option<String>,
+    #[arg(long, default_value = "droidscore-runs.sqlite")]
+    pub store: PathBuf,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: crate::report::format::Format,
+    /// Merge this shard store into `--store` first (repeat for several).
+    #[arg(long, value_name = "STORE")]
+    pub merge: Vec<PathBuf>,
 }

@@ -9,8 +9,8 @@ pub mod stats;
 pub mod summary;
 
 use crate::check::CheckRow;
-use crate::episode::Episode;
 use crate::oracle::Outcome;
+use crate::store::{EpisodeRecord, EpisodeStatus};
 use crate::task::Task;
 
 /// Left-aligned columns separated by two spaces; the header is underlined.
@@ -103,43 +103,52 @@ pub fn check_table(rows: &[CheckRow]) -> String {
     ) + &summary
 }
 
-pub fn run_table(agent: &str, episodes: &[Episode]) -> String {
+/// The episodes of a run, one row each, then its success with the Wilson
+/// interval; the last line is the one to quote.
+pub fn run_table(
+    agent: &str,
+    run_id: &str,
+    store: &std::path::Path,
+    episodes: &[EpisodeRecord],
+) -> String {
     let cells: Vec<Vec<String>> = episodes
         .iter()
         .map(|e| {
-            let verdict = if e.success {
-                "pass"
-            } else if e.verdict.outcome == Outcome::Skipped {
-                "skipped"
-            } else {
-                "fail"
+            let verdict = match e.status {
+                EpisodeStatus::Success => "pass",
+                EpisodeStatus::Failure => "fail",
+                EpisodeStatus::Skipped => "skipped",
+                EpisodeStatus::Infra => "infra",
             };
             vec![
                 e.task.clone(),
                 e.variant.clone(),
+                e.repeat.to_string(),
                 verdict.into(),
                 e.steps.to_string(),
                 e.reason.clone(),
             ]
         })
         .collect();
-    let scored: Vec<&Episode> = episodes
-        .iter()
-        .filter(|e| e.verdict.outcome != Outcome::Skipped)
-        .collect();
-    let passed = scored.iter().filter(|e| e.success).count();
-    let skipped = episodes.len() - scored.len();
-    let rate = if scored.is_empty() {
-        0.0
-    } else {
-        100.0 * passed as f64 / scored.len() as f64
-    };
-    let mut summary = format!(
-        "agent {agent}: {passed}/{} episodes succeeded ({rate:.1}%)",
-        scored.len()
+    let s = summary::summarize(run_id, episodes);
+    let mut out = table(
+        &["task", "variant", "repeat", "verdict", "steps", "reason"],
+        &cells,
     );
-    if skipped > 0 {
-        summary += &format!(", {skipped} skipped (not scored)");
+    out += &format!("run {run_id} in {}\n", store.display());
+    if s.skipped + s.infra > 0 {
+        out += &format!(
+            "not scored: {} skipped, {} infrastructure failures\n",
+            s.skipped, s.infra
+        );
     }
-    table(&["task", "variant", "verdict", "steps", "reason"], &cells) + &summary + "\n"
+    out += &format!(
+        "agent {agent}: {}/{} episodes succeeded ({:.1}%), Wilson 95% [{:.1}, {:.1}]\n",
+        s.overall.successes,
+        s.overall.n,
+        100.0 * s.overall.rate,
+        100.0 * s.overall.low,
+        100.0 * s.overall.high
+    );
+    out
 }

@@ -136,16 +136,23 @@ fn a_bad_task_file_names_the_file_and_field_and_exits_3() {
 
 #[test]
 fn reference_agent_scores_100_percent_and_noop_0_percent() {
+    let dir = tempdir::Dir::new("runs");
+    let store = dir.path().join("runs.sqlite");
+    let store = store.to_str().unwrap();
     let reference = stdout(&droidscore(&[
         "run",
         "--phone",
         "sim",
         "--agent",
         "reference",
+        "--store",
+        store,
     ]));
     let summary = reference.lines().last().unwrap();
     assert!(summary.contains("(100.0%)"), "{summary}");
-    let noop = stdout(&droidscore(&["run", "--phone", "sim", "--agent", "noop"]));
+    let noop = stdout(&droidscore(&[
+        "run", "--phone", "sim", "--agent", "noop", "--store", store,
+    ]));
     let summary = noop.lines().last().unwrap();
     assert!(summary.starts_with("agent noop: 0/"), "{summary}");
     assert!(summary.contains("(0.0%)"), "{summary}");
@@ -262,6 +269,117 @@ fn ui_reads_a_dump_back_and_re_serialises_it_byte_for_byte() {
     assert_eq!(stdout(&xml), stdout(&o));
     let elements = stdout(&droidscore(&["ui", path.to_str().unwrap()]));
     assert!(elements.contains("\"Dark theme"), "{elements}");
+}
+
+/// The (task, variant, repeat, status, steps, reason) rows of a run, sorted.
+fn episode_rows(store: &Path, run: &str) -> Vec<(String, String, u32, String, u32, String)> {
+    let store = droidscore::store::Store::open_existing(store).unwrap();
+    let mut rows: Vec<_> = store
+        .episodes(run)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            (
+                e.task,
+                e.variant,
+                e.repeat,
+                format!("{:?}", e.status),
+                e.steps,
+                e.reason,
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_run_killed_mid_way_and_resumed_equals_an_uninterrupted_run() {
+    let dir = tempdir::Dir::new("resume");
+    let (killed, whole) = (
+        dir.path().join("killed.sqlite"),
+        dir.path().join("whole.sqlite"),
+    );
+    let args = [
+        "run",
+        "--agent",
+        "reference",
+        "--tasks",
+        "wifi*",
+        "--repeat",
+        "30",
+    ];
+    // SIGKILL a real run once some episodes are committed (std's kill is SIGKILL on unix).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args(args)
+        .args(["--store", killed.to_str().unwrap(), "--run-id", "k"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let done_before_kill = loop {
+        let n = droidscore::store::Store::open_existing(&killed)
+            .ok()
+            .and_then(|s| s.finished("k").ok())
+            .map_or(0, |f| f.len());
+        if n >= 40 || started.elapsed() > std::time::Duration::from_secs(120) {
+            break n;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let after_kill = episode_rows(&killed, "k").len();
+    assert!(
+        done_before_kill >= 40,
+        "the run committed {done_before_kill} episodes in 120 s"
+    );
+    assert!(
+        after_kill < 17 * 30,
+        "killed before the end: {after_kill} episodes"
+    );
+    let resumed = droidscore(
+        &[
+            &args[..],
+            &["--store", killed.to_str().unwrap(), "--resume", "k"],
+        ]
+        .concat(),
+    );
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let straight = droidscore(
+        &[
+            &args[..],
+            &["--store", whole.to_str().unwrap(), "--run-id", "w"],
+        ]
+        .concat(),
+    );
+    assert!(straight.status.success());
+    let (a, b) = (episode_rows(&killed, "k"), episode_rows(&whole, "w"));
+    assert_eq!(a.len(), 17 * 30, "no episode lost or counted twice");
+    assert_eq!(a, b, "the resumed run equals the uninterrupted one");
+}
+
+#[test]
+fn resume_refuses_a_run_started_with_other_settings() {
+    let dir = tempdir::Dir::new("resume-mismatch");
+    let store = dir.path().join("r.sqlite");
+    let store = store.to_str().unwrap();
+    let first = droidscore(&[
+        "run", "--agent", "noop", "--tasks", "wifi_on", "--store", store, "--run-id", "r",
+    ]);
+    assert!(first.status.success());
+    let again = droidscore(&[
+        "run", "--agent", "noop", "--tasks", "wifi_on", "--repeat", "2", "--store", store,
+        "--resume", "r",
+    ]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(3), "{err}");
+    assert!(err.contains("repeat was 1 (now 2)"), "{err}");
 }
 
 /// A scratch directory removed on drop.
