@@ -326,11 +326,13 @@ fn int_field(map: &Map<String, Value>, field: &'static str) -> Result<Option<i64
 fn index_field(map: &Map<String, Value>) -> Result<Option<usize>, ActionError> {
     match int_field(map, "index")? {
         None => Ok(None),
-        Some(i) => usize::try_from(i).map(Some).map_err(|_| ActionError::WrongType {
-            field: "index",
-            expected: "a non-negative integer",
-            got: i.to_string(),
-        }),
+        Some(i) => usize::try_from(i)
+            .map(Some)
+            .map_err(|_| ActionError::WrongType {
+                field: "index",
+                expected: "a non-negative integer",
+                got: i.to_string(),
+            }),
     }
 }
 
@@ -348,10 +350,7 @@ fn str_field(map: &Map<String, Value>, field: &'static str) -> Result<Option<Str
     }
 }
 
-fn target(
-    map: &Map<String, Value>,
-    action: &'static str,
-) -> Result<Option<Target>, ActionError> {
+fn target(map: &Map<String, Value>, action: &'static str) -> Result<Option<Target>, ActionError> {
     let index = index_field(map)?;
     let x = int_field(map, "x")?;
     let y = int_field(map, "y")?;
@@ -443,10 +442,12 @@ fn from_json(map: Map<String, Value>) -> Result<Action, ActionError> {
         "navigate_back" => Action::NavigateBack,
         "navigate_home" => Action::NavigateHome,
         "keyboard_enter" => Action::KeyboardEnter,
-        "open_app" => Action::OpenApp(str_field(&map, "app_name")?.ok_or(ActionError::Missing {
-            action: "open_app",
-            field: "app_name",
-        })?),
+        "open_app" => {
+            Action::OpenApp(str_field(&map, "app_name")?.ok_or(ActionError::Missing {
+                action: "open_app",
+                field: "app_name",
+            })?)
+        }
         "wait" => Action::Wait,
         "status" => {
             let got = str_field(&map, "goal_status")?.ok_or(ActionError::Missing {
@@ -562,13 +563,15 @@ fn point(
     (width, height): (i32, i32),
 ) -> Result<(i32, i32), ActionError> {
     match target {
-        Target::Index(index) => elements
-            .get(index)
-            .map(|e| e.center)
-            .ok_or(ActionError::IndexOutOfRange {
-                index,
-                len: elements.len(),
-            }),
+        Target::Index(index) => {
+            elements
+                .get(index)
+                .map(|e| e.center)
+                .ok_or(ActionError::IndexOutOfRange {
+                    index,
+                    len: elements.len(),
+                })
+        }
         Target::Point { x, y } => {
             if (0..width).contains(&x) && (0..height).contains(&y) {
                 Ok((x, y))

@@ -59,19 +59,61 @@ fn action_prefix_wins_over_json_in_the_reasoning() {
 #[test]
 fn every_action_type_parses() {
     let cases = [
-        (r#"{"action_type":"long_press","x":10,"y":20}"#, Action::LongPress(Target::Point { x: 10, y: 20 })),
-        (r#"{"action_type":"input_text","text":"hello"}"#, Action::InputText { text: "hello".into(), target: None }),
-        (r#"{"action_type":"input_text","text":1234,"index":2}"#, Action::InputText { text: "1234".into(), target: Some(Target::Index(2)) }),
-        (r#"{"action_type":"scroll","direction":"down"}"#, Action::Scroll { direction: Direction::Down, index: None }),
-        (r#"{"action_type":"scroll","direction":"left","index":0}"#, Action::Scroll { direction: Direction::Left, index: Some(0) }),
-        (r#"{"action_type":"swipe","direction":"up"}"#, Action::Swipe(Direction::Up)),
+        (
+            r#"{"action_type":"long_press","x":10,"y":20}"#,
+            Action::LongPress(Target::Point { x: 10, y: 20 }),
+        ),
+        (
+            r#"{"action_type":"input_text","text":"hello"}"#,
+            Action::InputText {
+                text: "hello".into(),
+                target: None,
+            },
+        ),
+        (
+            r#"{"action_type":"input_text","text":1234,"index":2}"#,
+            Action::InputText {
+                text: "1234".into(),
+                target: Some(Target::Index(2)),
+            },
+        ),
+        (
+            r#"{"action_type":"scroll","direction":"down"}"#,
+            Action::Scroll {
+                direction: Direction::Down,
+                index: None,
+            },
+        ),
+        (
+            r#"{"action_type":"scroll","direction":"left","index":0}"#,
+            Action::Scroll {
+                direction: Direction::Left,
+                index: Some(0),
+            },
+        ),
+        (
+            r#"{"action_type":"swipe","direction":"up"}"#,
+            Action::Swipe(Direction::Up),
+        ),
         (r#"{"action_type":"navigate_home"}"#, Action::NavigateHome),
         (r#"{"action_type":"keyboard_enter"}"#, Action::KeyboardEnter),
-        (r#"{"action_type":"open_app","app_name":"Settings"}"#, Action::OpenApp("Settings".into())),
+        (
+            r#"{"action_type":"open_app","app_name":"Settings"}"#,
+            Action::OpenApp("Settings".into()),
+        ),
         (r#"{"action_type":"wait"}"#, Action::Wait),
-        (r#"{"action_type":"status","goal_status":"complete"}"#, Action::Status { complete: true }),
-        (r#"{"action_type":"status","goal_status":"infeasible"}"#, Action::Status { complete: false }),
-        (r#"{"action_type":"answer","text":"7:30"}"#, Action::Answer("7:30".into())),
+        (
+            r#"{"action_type":"status","goal_status":"complete"}"#,
+            Action::Status { complete: true },
+        ),
+        (
+            r#"{"action_type":"status","goal_status":"infeasible"}"#,
+            Action::Status { complete: false },
+        ),
+        (
+            r#"{"action_type":"answer","text":"7:30"}"#,
+            Action::Answer("7:30".into()),
+        ),
     ];
     for (raw, want) in cases {
         let got = ok(raw);
@@ -87,31 +129,97 @@ fn refusals_name_the_problem() {
         ("   \n", "the answer is empty"),
         ("I would tap Wi-Fi.", "no JSON object in the answer"),
         ("Action: click(3)", "no JSON object in the answer"),
-        (r#"{"action_type": "click", "index": 3"#, "is not valid JSON"),
-        (r#"{"action_type": "click", "index": 3,}"#, "is not valid JSON"),
-        (r#"{'action_type': 'click', 'index': 3}"#, "is not valid JSON"),
+        (
+            r#"{"action_type": "click", "index": 3"#,
+            "is not valid JSON",
+        ),
+        (
+            r#"{"action_type": "click", "index": 3,}"#,
+            "is not valid JSON",
+        ),
+        (
+            r#"{'action_type': 'click', 'index': 3}"#,
+            "is not valid JSON",
+        ),
         (r#"{"index": 3}"#, "has no \"action_type\""),
-        (r#"{"action": {"action_type": "click", "index": 3}}"#, "has no \"action_type\" at its top level"),
-        (r#"{"action_type": "tap", "index": 3}"#, "unknown action_type \"tap\""),
-        (r#"{"action_type": "Click", "index": 3}"#, "unknown action_type \"Click\""),
-        (r#"{"action_type": "double_tap", "index": 3}"#, "\"double_tap\" is not supported"),
-        (r#"{"action_type": 5}"#, "\"action_type\" must be a string, got 5"),
+        (
+            r#"{"action": {"action_type": "click", "index": 3}}"#,
+            "has no \"action_type\" at its top level",
+        ),
+        (
+            r#"{"action_type": "tap", "index": 3}"#,
+            "unknown action_type \"tap\"",
+        ),
+        (
+            r#"{"action_type": "Click", "index": 3}"#,
+            "unknown action_type \"Click\"",
+        ),
+        (
+            r#"{"action_type": "double_tap", "index": 3}"#,
+            "\"double_tap\" is not supported",
+        ),
+        (
+            r#"{"action_type": 5}"#,
+            "\"action_type\" must be a string, got 5",
+        ),
         (r#"{"action_type": "click"}"#, "click needs \"index\""),
-        (r#"{"action_type": "click", "index": "three"}"#, "\"index\" must be an integer, got \"three\""),
-        (r#"{"action_type": "click", "index": 2.5}"#, "\"index\" must be an integer, got 2.5"),
-        (r#"{"action_type": "click", "index": -1}"#, "\"index\" must be a non-negative integer, got -1"),
-        (r#"{"action_type": "click", "index": [3]}"#, "\"index\" must be an integer, got an array"),
-        (r#"{"action_type": "click", "index": 3, "x": 5, "y": 5}"#, "either \"index\" or \"x\" and \"y\""),
-        (r#"{"action_type": "click", "x": 5}"#, "click needs both \"x\" and \"y\""),
-        (r#"{"action_type": "click", "index": 3, "reason": "it is Wi-Fi"}"#, "unknown field \"reason\""),
+        (
+            r#"{"action_type": "click", "index": "three"}"#,
+            "\"index\" must be an integer, got \"three\"",
+        ),
+        (
+            r#"{"action_type": "click", "index": 2.5}"#,
+            "\"index\" must be an integer, got 2.5",
+        ),
+        (
+            r#"{"action_type": "click", "index": -1}"#,
+            "\"index\" must be a non-negative integer, got -1",
+        ),
+        (
+            r#"{"action_type": "click", "index": [3]}"#,
+            "\"index\" must be an integer, got an array",
+        ),
+        (
+            r#"{"action_type": "click", "index": 3, "x": 5, "y": 5}"#,
+            "either \"index\" or \"x\" and \"y\"",
+        ),
+        (
+            r#"{"action_type": "click", "x": 5}"#,
+            "click needs both \"x\" and \"y\"",
+        ),
+        (
+            r#"{"action_type": "click", "index": 3, "reason": "it is Wi-Fi"}"#,
+            "unknown field \"reason\"",
+        ),
         (r#"{"action_type": "scroll"}"#, "scroll needs \"direction\""),
-        (r#"{"action_type": "scroll", "direction": "downward"}"#, "\"direction\" must be one of up, down, left, right, got \"downward\""),
-        (r#"{"action_type": "input_text", "index": 2}"#, "input_text needs \"text\""),
-        (r#"{"action_type": "input_text", "text": "", "index": 2}"#, "input_text needs \"text\""),
-        (r#"{"action_type": "input_text", "text": ["a"]}"#, "\"text\" must be a string, got an array"),
-        (r#"{"action_type": "open_app"}"#, "open_app needs \"app_name\""),
-        (r#"{"action_type": "status", "goal_status": "done"}"#, "\"goal_status\" must be one of complete, infeasible, got \"done\""),
-        (r#"{"action_type": "status"}"#, "status needs \"goal_status\""),
+        (
+            r#"{"action_type": "scroll", "direction": "downward"}"#,
+            "\"direction\" must be one of up, down, left, right, got \"downward\"",
+        ),
+        (
+            r#"{"action_type": "input_text", "index": 2}"#,
+            "input_text needs \"text\"",
+        ),
+        (
+            r#"{"action_type": "input_text", "text": "", "index": 2}"#,
+            "input_text needs \"text\"",
+        ),
+        (
+            r#"{"action_type": "input_text", "text": ["a"]}"#,
+            "\"text\" must be a string, got an array",
+        ),
+        (
+            r#"{"action_type": "open_app"}"#,
+            "open_app needs \"app_name\"",
+        ),
+        (
+            r#"{"action_type": "status", "goal_status": "done"}"#,
+            "\"goal_status\" must be one of complete, infeasible, got \"done\"",
+        ),
+        (
+            r#"{"action_type": "status"}"#,
+            "status needs \"goal_status\"",
+        ),
         (r#"{"action_type": "answer"}"#, "answer needs \"text\""),
         (r#"["click", 3]"#, "no JSON object"),
     ];
@@ -145,7 +253,10 @@ fn stray_objects_without_action_type_are_ignored_beside_an_action() {
 
 #[test]
 fn long_snippets_are_clipped_in_messages() {
-    let raw = format!("{{\"action_type\": \"click\", \"index\": 3, \"pad\": \"{}\"", "x".repeat(500));
+    let raw = format!(
+        "{{\"action_type\": \"click\", \"index\": 3, \"pad\": \"{}\"",
+        "x".repeat(500)
+    );
     let got = err(&raw);
     assert!(got.len() < 400, "{got}");
 }
@@ -182,10 +293,21 @@ fn list() -> Vec<Element> {
 #[test]
 fn clicks_resolve_to_element_centres_and_checked_points() {
     let r = resolve(&Action::Click(Target::Index(1)), &list(), SCREEN).unwrap();
-    assert_eq!(r.decision, Decision::Act(DeviceAction::Tap { x: 540, y: 400 }));
+    assert_eq!(
+        r.decision,
+        Decision::Act(DeviceAction::Tap { x: 540, y: 400 })
+    );
     assert_eq!(r.tap, Some((540, 400)));
-    let r = resolve(&Action::LongPress(Target::Point { x: 0, y: 2399 }), &list(), SCREEN).unwrap();
-    assert_eq!(r.decision, Decision::Act(DeviceAction::LongPress { x: 0, y: 2399 }));
+    let r = resolve(
+        &Action::LongPress(Target::Point { x: 0, y: 2399 }),
+        &list(),
+        SCREEN,
+    )
+    .unwrap();
+    assert_eq!(
+        r.decision,
+        Decision::Act(DeviceAction::LongPress { x: 0, y: 2399 })
+    );
 }
 
 #[test]
@@ -204,7 +326,10 @@ fn out_of_range_index_names_the_index_and_the_list_length() {
         SCREEN,
     )
     .unwrap_err();
-    assert!(matches!(e, ActionError::IndexOutOfRange { index: 2, len: 2 }));
+    assert!(matches!(
+        e,
+        ActionError::IndexOutOfRange { index: 2, len: 2 }
+    ));
 }
 
 #[test]
@@ -292,14 +417,21 @@ fn open_app_uses_the_launcher_table() {
         );
     }
     let e = resolve(&Action::OpenApp("Calendar".into()), &[], SCREEN).unwrap_err();
-    assert!(e.to_string().starts_with("unknown app \"Calendar\"; known apps: Phone,"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("unknown app \"Calendar\"; known apps: Phone,"),
+        "{e}"
+    );
 }
 
 #[test]
 fn status_wait_and_answer_decide_without_acting() {
     let d = |a: Action| resolve(&a, &[], SCREEN).unwrap().decision;
     assert_eq!(d(Action::Status { complete: true }), Decision::Complete);
-    assert!(matches!(d(Action::Status { complete: false }), Decision::Infeasible(_)));
+    assert!(matches!(
+        d(Action::Status { complete: false }),
+        Decision::Infeasible(_)
+    ));
     assert_eq!(d(Action::Wait), Decision::Idle);
     assert_eq!(d(Action::Answer("42".into())), Decision::Idle);
 }

@@ -233,7 +233,9 @@ impl LlmAgent {
             screenshot,
         );
         self.calls += 1;
-        let completion = self.handle.block_on(self.transport.complete(&body, self.calls));
+        let completion = self
+            .handle
+            .block_on(self.transport.complete(&body, self.calls));
         let completion = match completion {
             Ok(c) => c,
             Err(e) => {

@@ -63,7 +63,9 @@ pub fn user_text(
     if let Some(error) = last_error {
         out.push_str("\nYour previous answer was not a valid action: ");
         out.push_str(error);
-        out.push_str(". It was not performed. Answer with exactly one action in the JSON format.\n");
+        out.push_str(
+            ". It was not performed. Answer with exactly one action in the JSON format.\n",
+        );
     }
     out.push_str("\nUI elements on the current screen (index class \"label\" state id @centre):\n");
     if elements.is_empty() {

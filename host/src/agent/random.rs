@@ -65,7 +65,11 @@ impl RandomAgent {
 impl Agent for RandomAgent {
     fn next(&mut self, _goal: &str, obs: &Observation) -> Decision {
         let action = self.choose(obs);
-        match resolve(&action, &elements(&obs.hierarchy), screen_size(&obs.hierarchy)) {
+        match resolve(
+            &action,
+            &elements(&obs.hierarchy),
+            screen_size(&obs.hierarchy),
+        ) {
             Ok(r) => r.decision,
             // Unreachable by construction: indexes come from the list itself.
             Err(e) => Decision::Infeasible(format!("random agent chose an invalid action: {e}")),

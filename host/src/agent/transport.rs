@@ -104,7 +104,10 @@ impl Transport {
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().await.map_err(|e| Failure::Retry(describe(&e)))?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| Failure::Retry(describe(&e)))?;
         let status = response.status();
         let text = response
             .text()
@@ -209,7 +212,11 @@ mod tests {
             let d = backoff_delay(base, 7, 3, attempt);
             let floor = base * 2u32.pow(attempt);
             assert!(d >= floor && d <= floor.mul_f64(1.5), "{attempt}: {d:?}");
-            assert_eq!(d, backoff_delay(base, 7, 3, attempt), "same seed, same delay");
+            assert_eq!(
+                d,
+                backoff_delay(base, 7, 3, attempt),
+                "same seed, same delay"
+            );
         }
         assert_ne!(backoff_delay(base, 7, 3, 0), backoff_delay(base, 8, 3, 0));
     }
@@ -225,10 +232,15 @@ mod tests {
     #[test]
     fn error_messages_come_from_the_openai_error_body() {
         assert_eq!(
-            error_message(r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#),
+            error_message(
+                r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}"#
+            ),
             "Incorrect API key provided"
         );
-        assert_eq!(error_message(r#"{"error":"model not found"}"#), "model not found");
+        assert_eq!(
+            error_message(r#"{"error":"model not found"}"#),
+            "model not found"
+        );
         assert_eq!(error_message("Bad Gateway\n"), "Bad Gateway");
         assert_eq!(error_message(""), "(empty body)");
     }

@@ -112,10 +112,15 @@ fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
     assert_eq!(ep.steps, 5);
     let log = agent.take_step_log();
     assert_eq!(log.len(), 6);
-    assert!(log.iter().all(|s| s.invalid_reason.is_none() && s.attempts == 1));
+    assert!(log
+        .iter()
+        .all(|s| s.invalid_reason.is_none() && s.attempts == 1));
     assert_eq!(log[0].action.as_ref().unwrap()["app_name"], "Settings");
     assert!(log[0].tap.is_none() && log[1].tap.is_some());
-    assert_eq!((log[0].prompt_tokens, log[0].completion_tokens), (Some(100), Some(10)));
+    assert_eq!(
+        (log[0].prompt_tokens, log[0].completion_tokens),
+        (Some(100), Some(10))
+    );
 
     let received = server.received();
     assert_eq!(received.len(), 6);
@@ -126,7 +131,10 @@ fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
     assert_eq!(body["messages"][0]["role"], "system");
     let text = user_text(body);
     assert!(text.starts_with("Goal: Turn on Bluetooth.\n"), "{text}");
-    assert!(text.contains(&first_screen), "the element list is sent verbatim");
+    assert!(
+        text.contains(&first_screen),
+        "the element list is sent verbatim"
+    );
     assert!(text.contains("No actions yet."));
     let image = body["messages"][1]["content"][1]["image_url"]["url"]
         .as_str()
@@ -159,8 +167,13 @@ fn invalid_answers_are_recorded_fed_back_and_use_budget() {
     assert!(!ep.success);
     let log = agent.take_step_log();
     let reasons: Vec<Option<&str>> = log.iter().map(|s| s.invalid_reason.as_deref()).collect();
-    assert!(reasons[0].unwrap().starts_with("no JSON object in the answer"));
-    assert!(reasons[1].unwrap().contains("is not valid JSON"), "{reasons:?}");
+    assert!(reasons[0]
+        .unwrap()
+        .starts_with("no JSON object in the answer"));
+    assert!(
+        reasons[1].unwrap().contains("is not valid JSON"),
+        "{reasons:?}"
+    );
     assert_eq!(reasons[2], None);
     let out_of_range = reasons[3].unwrap();
     assert!(
@@ -169,15 +182,27 @@ fn invalid_answers_are_recorded_fed_back_and_use_budget() {
     );
     assert_eq!(reasons[4], None);
     assert!(log[0].action.is_none() && log[3].action.is_none());
-    assert_eq!(log[1].raw_output, r#"Action: {"action_type": "open_app" "app_name": "Settings"}"#);
+    assert_eq!(
+        log[1].raw_output,
+        r#"Action: {"action_type": "open_app" "app_name": "Settings"}"#
+    );
 
     let received = server.received();
     assert_eq!(received.len(), 5);
     assert!(!user_text(&received[0].body).contains("previous answer"));
     let second = user_text(&received[1].body);
-    assert!(second.contains("Your previous answer was not a valid action: no JSON object"), "{second}");
-    assert!(second.contains("Step 1: invalid answer -> no JSON object"), "{second}");
-    assert!(!user_text(&received[3].body).contains("previous answer"), "a valid answer clears the error");
+    assert!(
+        second.contains("Your previous answer was not a valid action: no JSON object"),
+        "{second}"
+    );
+    assert!(
+        second.contains("Step 1: invalid answer -> no JSON object"),
+        "{second}"
+    );
+    assert!(
+        !user_text(&received[3].body).contains("previous answer"),
+        "a valid answer clears the error"
+    );
     assert!(user_text(&received[4].body).contains(out_of_range));
 }
 
@@ -190,8 +215,15 @@ fn invalid_answers_alone_run_out_of_steps() {
     let (ep, mut agent) = run(config(&server), &rt, &inst);
     assert_eq!(ep.end, End::OutOfSteps);
     assert_eq!(ep.steps, 0);
-    assert_eq!(server.received().len(), 3, "each invalid answer used one step");
-    assert!(agent.take_step_log().iter().all(|s| s.invalid_reason.is_some()));
+    assert_eq!(
+        server.received().len(),
+        3,
+        "each invalid answer used one step"
+    );
+    assert!(agent
+        .take_step_log()
+        .iter()
+        .all(|s| s.invalid_reason.is_some()));
 }
 
 fn retried_then_complete(first: Reply) -> (Episode, LlmAgent, usize) {
@@ -204,8 +236,10 @@ fn retried_then_complete(first: Reply) -> (Episode, LlmAgent, usize) {
 
 #[test]
 fn a_500_is_retried_then_succeeds() {
-    let (ep, mut agent, requests) =
-        retried_then_complete(Reply::Status(500, r#"{"error":{"message":"overloaded"}}"#.into()));
+    let (ep, mut agent, requests) = retried_then_complete(Reply::Status(
+        500,
+        r#"{"error":{"message":"overloaded"}}"#.into(),
+    ));
     assert_eq!(ep.end, End::Complete);
     assert_eq!(requests, 2);
     assert_eq!(agent.retries(), 1);
@@ -219,7 +253,10 @@ fn a_hang_past_the_timeout_is_retried() {
     let (ep, agent, requests) = retried_then_complete(Reply::Hang(Duration::from_secs(3)));
     assert_eq!(ep.end, End::Complete);
     assert_eq!((requests, agent.retries()), (2, 1));
-    assert!(start.elapsed() < Duration::from_secs(2), "the 300 ms timeout cut the hang");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "the 300 ms timeout cut the hang"
+    );
 }
 
 #[test]
@@ -262,7 +299,10 @@ fn a_401_is_not_retried_and_names_endpoint_status_and_message() {
     let inst = instance("bluetooth_on");
     let rt = runtime();
     let body = r#"{"error":{"message":"Incorrect API key provided: sk-bad","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
-    let server = ScriptedServer::start(&rt, vec![Reply::Status(401, body.into()), content(COMPLETE)]);
+    let server = ScriptedServer::start(
+        &rt,
+        vec![Reply::Status(401, body.into()), content(COMPLETE)],
+    );
     let (ep, agent) = run(config(&server), &rt, &inst);
     let want = format!(
         "{}/chat/completions: HTTP 401: Incorrect API key provided: sk-bad",
@@ -295,8 +335,11 @@ fn no_image_sends_text_only_with_the_key_from_the_environment() {
 #[test]
 fn an_https_url_and_a_missing_key_are_refused_up_front() {
     let rt = runtime();
-    let e = LlmAgent::new(LlmConfig::new("https://api.example/v1", "m"), rt.handle().clone())
-        .unwrap_err();
+    let e = LlmAgent::new(
+        LlmConfig::new("https://api.example/v1", "m"),
+        rt.handle().clone(),
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "base URL \"https://api.example/v1\" must start with http:// (TLS is not built in)"

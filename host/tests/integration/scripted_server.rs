@@ -86,7 +86,11 @@ pub fn completion(content: &str) -> String {
     .to_string()
 }
 
-async fn serve(mut stream: TcpStream, script: Arc<Mutex<Script>>, received: Arc<Mutex<Vec<Received>>>) {
+async fn serve(
+    mut stream: TcpStream,
+    script: Arc<Mutex<Script>>,
+    received: Arc<Mutex<Vec<Received>>>,
+) {
     let mut buf = Vec::with_capacity(16 * 1024);
     loop {
         let Some((head, body)) = read_request(&mut stream, &mut buf).await else {
@@ -100,7 +104,10 @@ async fn serve(mut stream: TcpStream, script: Arc<Mutex<Script>>, received: Arc<
             .to_owned();
         let authorization = head
             .lines()
-            .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("authorization")))
+            .find_map(|l| {
+                l.split_once(':')
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            })
             .map(|(_, v)| v.trim().to_owned());
         received.lock().unwrap().push(Received {
             path,
@@ -111,7 +118,10 @@ async fn serve(mut stream: TcpStream, script: Arc<Mutex<Script>>, received: Arc<
             let mut s = script.lock().unwrap();
             let r = s.replies.get(s.next).cloned();
             s.next += 1;
-            r.unwrap_or(Reply::Status(418, r#"{"error":{"message":"script exhausted"}}"#.into()))
+            r.unwrap_or(Reply::Status(
+                418,
+                r#"{"error":{"message":"script exhausted"}}"#.into(),
+            ))
         };
         let (status, body) = match reply {
             Reply::Content(text) => (200, completion(&text)),
@@ -148,7 +158,10 @@ async fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(Stri
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
     let length: usize = head
         .lines()
-        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        })
         .and_then(|(_, v)| v.trim().parse().ok())
         .unwrap_or(0);
     while buf.len() < head_end + length {
