@@ -17,6 +17,9 @@ pub enum End {
     OutOfSteps,
     /// `done = "any_step"`: the oracle passed after an action.
     Reached,
+    /// The agent's infrastructure failed (the model endpoint): not scored as
+    /// the agent's failure; the runner retries or counts it separately.
+    Infra(String),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -58,12 +61,20 @@ pub fn run(
                 refusal(phone.act(&action), &mut refused)?;
                 steps += 1;
             }
+            Decision::ActAll(actions) => {
+                for action in &actions {
+                    refusal(phone.act(action), &mut refused)?;
+                    steps += 1;
+                }
+            }
             Decision::Open(intent) => {
                 refusal(phone.open(&intent), &mut refused)?;
                 steps += 1;
             }
             Decision::Complete => break End::Complete,
             Decision::Infeasible(why) => break End::Infeasible(why),
+            Decision::Idle => {}
+            Decision::Infra(why) => break End::Infra(why),
         }
         if instance.done == Done::AnyStep && instance.oracle.evaluate(phone, &baseline).passed() {
             break End::Reached;
@@ -71,6 +82,7 @@ pub fn run(
     };
     let verdict = instance.oracle.evaluate(phone, &baseline);
     let (success, reason) = match (&end, verdict.outcome) {
+        (End::Infra(why), _) => (false, format!("infrastructure: {why}")),
         (_, Outcome::Skipped) => (false, format!("skipped: {}", verdict.reason())),
         (End::Complete | End::Reached, Outcome::Pass) => (true, verdict.reason()),
         (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => {

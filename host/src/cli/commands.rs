@@ -6,7 +6,7 @@ use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, ReportArgs, RunArgs,
     SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
-use crate::agent::{Agent, Noop, Solver};
+use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 
 use crate::phone::{DeviceAction, Intent, Phone};
 use crate::sim::SimPhone;
@@ -191,9 +191,14 @@ fn ui(args: UiArgs) -> Result<(), CliError> {
 }
 
 /// The settings a run's results depend on; `--resume` must match them.
-fn run_config(args: &RunArgs) -> serde_json::Value {
+fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
     serde_json::json!({
-        "agent": format!("{:?}", args.agent).to_lowercase(),
+        "agent": format!("{agent:?}").to_lowercase(),
+        "base_url": args.base_url,
+        "model": args.model,
+        "temperature": args.temperature,
+        "no_image": args.no_image,
+        "max_steps": args.max_steps,
         "phone": format!("{:?}", args.phone).to_lowercase(),
         "suite": args.suite.suite.display().to_string(),
         "tasks": args.suite.tasks,
@@ -281,20 +286,82 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
     bar
 }
 
+fn agent_kind(args: &RunArgs) -> Result<AgentKind, CliError> {
+    match (args.agent, &args.base_url) {
+        (Some(AgentKind::Llm) | None, Some(_)) => Ok(AgentKind::Llm),
+        (Some(AgentKind::Llm), None) => Err(CliError::BadInput(
+            "--agent llm needs --base-url and --model".into(),
+        )),
+        (Some(kind), Some(_)) => Err(CliError::BadInput(format!(
+            "--base-url is for --agent llm, not --agent {}",
+            format!("{kind:?}").to_lowercase()
+        ))),
+        (Some(kind), None) => Ok(kind),
+        (None, None) => Err(CliError::BadInput(
+            "give --agent reference|noop|random, or --base-url and --model for a model".into(),
+        )),
+    }
+}
+
+fn llm_config(args: &RunArgs) -> Result<LlmConfig, CliError> {
+    let (Some(url), Some(model)) = (&args.base_url, &args.model) else {
+        return Err(CliError::BadInput(
+            "--agent llm needs --base-url and --model".into(),
+        ));
+    };
+    let mut config = LlmConfig::new(url.clone(), model.clone());
+    config.api_key_env = args.api_key_env.clone();
+    config.temperature = args.temperature;
+    config.seed = args.seed;
+    config.no_image = args.no_image;
+    config.timeout = std::time::Duration::from_secs(args.request_timeout);
+    Ok(config)
+}
+
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
-    let tasks = load(&args.suite)?;
+    let mut tasks = load(&args.suite)?;
+    if let Some(n) = args.max_steps {
+        tasks
+            .iter_mut()
+            .flat_map(|t| t.variants.iter_mut())
+            .for_each(|v| v.max_steps = n);
+    }
     let instances =
         crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
+    let kind = agent_kind(&args)?;
+    // The model's client runs on this runtime; episodes run on their own
+    // threads and block on it, so phone calls never stall the runtime.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Io(format!("failed to start the async runtime: {e}")))?;
+    let llm = match kind {
+        AgentKind::Llm => {
+            let config = llm_config(&args)?;
+            // Refuse a bad endpoint or missing key before any episode starts.
+            LlmAgent::new(config.clone(), runtime.handle().clone())
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
+            Some(config)
+        }
+        _ => None,
+    };
     let store = Store::open(&args.store).map_err(store_err)?;
-    let config = run_config(&args);
+    let config = run_config(&args, kind);
     let (run_id, finished) = start_run(&store, &args, &config)?;
     let planned = crate::run::plan(&instances, args.repeat, args.seed, args.shard, &finished);
-    let agent = args.agent;
-    let factory = move |inst: &Instance, _seed: u64| -> Box<dyn Agent + Send> {
-        match agent {
+    let handle = runtime.handle().clone();
+    let factory = move |inst: &Instance, seed: u64| -> Result<Box<dyn Agent + Send>, String> {
+        Ok(match kind {
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),
-        }
+            AgentKind::Random => Box::new(RandomAgent::new(seed)),
+            AgentKind::Llm => {
+                let mut config = llm.clone().ok_or("no model configured")?;
+                config.seed = seed;
+                Box::new(LlmAgent::new(config, handle.clone()).map_err(|e| e.to_string())?)
+            }
+        })
     };
     let bar = progress_bar(planned.len());
     crate::run::execute(&store, &run_id, planned, args.jobs as usize, &factory, &bar)
@@ -304,7 +371,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     if args.json {
         return json(&episodes);
     }
-    let name = format!("{:?}", args.agent).to_lowercase();
+    let name = format!("{kind:?}").to_lowercase();
     out(&report::run_table(&name, &run_id, &args.store, &episodes))
 }
 

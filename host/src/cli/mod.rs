@@ -124,6 +124,10 @@ pub enum AgentKind {
     Reference,
     /// Declares the task complete without acting.
     Noop,
+    /// A seeded random baseline (valid actions from the element list).
+    Random,
+    /// A model behind an OpenAI-compatible endpoint (`--base-url`, `--model`).
+    Llm,
 }
 
 #[derive(Debug, Args)]
@@ -132,8 +136,29 @@ pub struct RunArgs {
     pub suite: SuiteArgs,
     #[arg(long, value_enum, default_value = "sim")]
     pub phone: PhoneKind,
+    /// The agent; `llm` when `--base-url` is given and this is not.
     #[arg(long, value_enum)]
-    pub agent: AgentKind,
+    pub agent: Option<AgentKind>,
+    /// The model's OpenAI-compatible endpoint, up to `/v1` (http only for now).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model name sent with each request.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Environment variable holding the API key (sent as a bearer token).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Send no screenshot, only the element list (text-only models).
+    #[arg(long)]
+    pub no_image: bool,
+    /// Seconds before one model request times out (then it is retried).
+    #[arg(long, default_value_t = 120)]
+    pub request_timeout: u64,
+    /// Override every task's step budget.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
     /// `all`, `base` (each task's first variant), or a comma-separated list of ids.
     #[arg(long, default_value = "all")]
     pub variants: String,

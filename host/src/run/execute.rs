@@ -19,8 +19,10 @@ use crate::sim::SimPhone;
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
 use crate::task::Instance;
 
-/// Builds the agent for one episode (instance, seed).
-pub type AgentFactory<'a> = dyn Fn(&Instance, u64) -> Box<dyn Agent + Send> + Sync + 'a;
+/// Builds the agent for one episode (instance, seed); an agent that cannot be
+/// built is an infrastructure failure of that episode.
+pub type AgentFactory<'a> =
+    dyn Fn(&Instance, u64) -> Result<Box<dyn Agent + Send>, String> + Sync + 'a;
 
 /// Attempts per episode: the first, and one retry after an infrastructure failure.
 const ATTEMPTS: u32 = 2;
@@ -45,7 +47,7 @@ fn attempt(
 ) -> Result<(Episode, Vec<StepRecord>), String> {
     let instance = planned.instance;
     let mut phone = SimPhone::new(instance.sim_config(planned.seed)).map_err(|e| e.to_string())?;
-    let mut agent = factory(instance, planned.seed);
+    let mut agent = factory(instance, planned.seed).map_err(|e| format!("agent: {e}"))?;
     let key = EpisodeKey {
         run_id: run_id.to_string(),
         task: instance.task.clone(),
@@ -55,8 +57,8 @@ fn attempt(
     let mut recording = Recording::new(agent.as_mut(), key);
     let episode =
         episode::run(&mut phone, &mut recording, instance).map_err(|e| format!("phone: {e}"))?;
-    if let Some(why) = recording.infra_failure() {
-        return Err(why);
+    if let crate::episode::End::Infra(why) = &episode.end {
+        return Err(why.clone());
     }
     Ok((episode, recording.steps))
 }

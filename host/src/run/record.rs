@@ -53,6 +53,15 @@ fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
             };
             (serde_json::to_value(action).unwrap_or_default(), tap)
         }
+        Decision::ActAll(actions) => {
+            let tap = actions.iter().find_map(|a| match a {
+                DeviceAction::Tap { x, y } | DeviceAction::LongPress { x, y } => Some((*x, *y)),
+                _ => None,
+            });
+            (serde_json::to_value(actions).unwrap_or_default(), tap)
+        }
+        Decision::Idle => (serde_json::Value::Null, None),
+        Decision::Infra(why) => (serde_json::json!({"kind": "infra", "reason": why}), None),
         Decision::Open(intent) => (
             serde_json::json!({"kind": "open", "intent": intent.0}),
             None,
@@ -106,9 +115,5 @@ impl Agent for Recording<'_> {
 
     fn wants_screenshot(&self) -> bool {
         self.inner.wants_screenshot()
-    }
-
-    fn infra_failure(&self) -> Option<String> {
-        self.inner.infra_failure()
     }
 }

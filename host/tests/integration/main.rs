@@ -1,8 +1,12 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it,
-//! snapshots of every simulator screen, and oracle verdicts over fixture states.
+//! snapshots of every simulator screen, oracle verdicts over fixture states,
+//! and the LLM agent against a scripted OpenAI-compatible server.
 
 mod cli;
+mod llm;
+mod runs;
 mod screens;
+mod scripted_server;
 mod verdicts;
 
 use std::path::PathBuf;

@@ -108,7 +108,9 @@ fn trace(
         match decision {
             Decision::Act(action) => phone.act(&action).unwrap(),
             Decision::Open(intent) => phone.open(&intent).unwrap(),
-            Decision::Complete | Decision::Infeasible(_) => break,
+            Decision::ActAll(actions) => actions.iter().for_each(|a| phone.act(a).unwrap()),
+            Decision::Idle => {}
+            Decision::Complete | Decision::Infeasible(_) | Decision::Infra(_) => break,
         }
     }
     seen

@@ -1,0 +1,316 @@
+//! The LLM agent: any OpenAI-compatible chat-completions endpoint as the agent.
+//!
+//! Each step sends the goal, the action history with results, the previous
+//! answer's error (when it was invalid), the numbered element list and, unless
+//! `no_image`, the screenshot (`prompt`); parses the answer (`action`) and
+//! resolves it against the element list. An invalid answer is never guessed
+//! into an action: the step becomes `Decision::Idle` (it uses up budget), its
+//! reason is logged and fed back to the model next step. A failing endpoint
+//! (`transport`) ends the episode with `Decision::Infra` and `infra_error()`.
+//!
+//! `Agent::next` is synchronous; the agent blocks on the tokio runtime handle
+//! it is given, so it must be called off that runtime's worker threads (from
+//! `spawn_blocking` or a plain thread).
+//!
+//! TLS is not built in (reqwest without its TLS stack): endpoints are local
+//! servers (llama-server, vLLM, Ollama, mistral.rs); an `https://` base URL
+//! is refused at construction rather than failing on the first step.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Handle;
+
+use super::action::{parse_action, resolve, screen_size};
+use super::prompt::{self, HistoryEntry};
+use super::transport::{InfraError, Transport};
+use super::{Agent, Decision, StepNote};
+use crate::phone::Observation;
+use crate::uiautomator::{elements, render};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmConfig {
+    /// Up to and including `/v1`, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// The environment variable holding the API key, sent as a bearer token.
+    pub api_key_env: Option<String>,
+    pub temperature: f32,
+    pub seed: u64,
+    pub max_tokens: u32,
+    /// Per HTTP attempt, connect to last byte.
+    pub timeout: Duration,
+    /// Retries after the first attempt, for timeouts, connection errors and 5xx.
+    pub retries: u32,
+    /// The first retry's delay; it doubles per retry, plus up to 50 % jitter.
+    pub backoff: Duration,
+    /// Send no screenshot (text-only models).
+    pub no_image: bool,
+}
+
+impl LlmConfig {
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        LlmConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key_env: None,
+            temperature: 0.0,
+            seed: 0,
+            max_tokens: 256,
+            timeout: Duration::from_secs(120),
+            retries: 3,
+            backoff: Duration::from_millis(500),
+            no_image: false,
+        }
+    }
+
+    /// `{base_url}/chat/completions`.
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// Why an agent could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("base URL {0:?} must start with http:// (TLS is not built in)")]
+    Scheme(String),
+    #[error("environment variable {0} (the API key) is not set")]
+    MissingKey(String),
+    #[error("could not build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// What happened on one step, for the run store's `StepRecord`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepLog {
+    /// The model's answer as received (empty after an infrastructure failure).
+    pub raw_output: String,
+    /// The parsed action (AndroidWorld JSON), when the answer was valid.
+    pub action: Option<serde_json::Value>,
+    pub invalid_reason: Option<String>,
+    pub tap: Option<(i32, i32)>,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    /// Time in `next`, model and retries included.
+    pub latency: Duration,
+    /// HTTP attempts this step took (1 without retries).
+    pub attempts: u32,
+    /// The endpoint failure that ended the episode on this step.
+    pub infra: Option<InfraError>,
+}
+
+#[derive(Debug)]
+pub struct LlmAgent {
+    config: LlmConfig,
+    transport: Transport,
+    handle: Handle,
+    history: Vec<HistoryEntry>,
+    last_error: Option<String>,
+    /// Digest of the screen the last action was decided on.
+    last_screen: Option<u64>,
+    log: Vec<StepLog>,
+    calls: u64,
+    retries: u32,
+    infra: Option<InfraError>,
+}
+
+fn digest(xml: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    xml.hash(&mut h);
+    h.finish()
+}
+
+impl LlmAgent {
+    pub fn new(config: LlmConfig, handle: Handle) -> Result<Self, LlmError> {
+        if !config.base_url.starts_with("http://") {
+            return Err(LlmError::Scheme(config.base_url.clone()));
+        }
+        let api_key = match &config.api_key_env {
+            Some(var) => Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.clone()))?),
+            None => None,
+        };
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout)
+            .no_proxy()
+            .build()
+            .map_err(|e| LlmError::Client(e.to_string()))?;
+        let transport = Transport {
+            client,
+            endpoint: config.endpoint(),
+            api_key,
+            retries: config.retries,
+            backoff: config.backoff,
+            seed: config.seed,
+        };
+        Ok(LlmAgent {
+            config,
+            transport,
+            handle,
+            history: Vec::new(),
+            last_error: None,
+            last_screen: None,
+            log: Vec::new(),
+            calls: 0,
+            retries: 0,
+            infra: None,
+        })
+    }
+
+    /// The steps since the last call, oldest first.
+    pub fn take_step_log(&mut self) -> Vec<StepLog> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// The endpoint failure that ended the episode, if one did.
+    pub fn infra_error(&self) -> Option<&InfraError> {
+        self.infra.as_ref()
+    }
+
+    /// HTTP retries made so far (attempts beyond each call's first).
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// Forget the episode (history, error, log) to start another; the seed
+    /// moves on so the next episode's jitter differs.
+    pub fn reset(&mut self, seed: u64) {
+        self.history.clear();
+        self.last_error = None;
+        self.last_screen = None;
+        self.log.clear();
+        self.calls = 0;
+        self.infra = None;
+        self.transport.seed = seed;
+        self.config.seed = seed;
+    }
+
+    fn step(&mut self, goal: &str, obs: &Observation) -> (Decision, StepLog) {
+        let mut log = StepLog {
+            raw_output: String::new(),
+            action: None,
+            invalid_reason: None,
+            tap: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+            latency: Duration::ZERO,
+            attempts: 0,
+            infra: None,
+        };
+        // The previous action's result, now that its screen is here.
+        let screen = digest(&obs.xml);
+        if let (Some(last), Some(entry)) = (self.last_screen, self.history.last_mut()) {
+            if entry.action.is_some() && entry.result.is_empty() {
+                entry.result = if last == screen {
+                    "the screen did not change".into()
+                } else {
+                    "the screen changed".into()
+                };
+            }
+        }
+        self.last_screen = Some(screen);
+
+        let els = elements(&obs.hierarchy);
+        let text = prompt::user_text(
+            goal,
+            &self.history,
+            self.last_error.as_deref(),
+            &render(&els),
+        );
+        let screenshot = if self.config.no_image {
+            None
+        } else {
+            obs.screenshot.as_deref()
+        };
+        let body = prompt::request_body(
+            &self.config.model,
+            self.config.temperature,
+            self.config.max_tokens,
+            self.config.seed,
+            text,
+            screenshot,
+        );
+        self.calls += 1;
+        let completion = self
+            .handle
+            .block_on(self.transport.complete(&body, self.calls));
+        let completion = match completion {
+            Ok(c) => c,
+            Err(e) => {
+                log.attempts = match &e {
+                    InfraError::Exhausted { attempts, .. } => *attempts,
+                    _ => 1,
+                };
+                self.retries += log.attempts.saturating_sub(1);
+                self.infra = Some(e.clone());
+                log.infra = Some(e.clone());
+                return (Decision::Infra(e.to_string()), log);
+            }
+        };
+        self.retries += completion.attempts - 1;
+        log.attempts = completion.attempts;
+        log.prompt_tokens = completion.prompt_tokens;
+        log.completion_tokens = completion.completion_tokens;
+        log.raw_output = completion.content;
+
+        let resolved = parse_action(&log.raw_output).and_then(|action| {
+            let json = action.to_json();
+            log.action = Some(json);
+            resolve(&action, &els, screen_size(&obs.hierarchy))
+        });
+        match resolved {
+            Ok(r) => {
+                log.tap = r.tap;
+                self.last_error = None;
+                self.history.push(HistoryEntry {
+                    action: log.action.as_ref().map(|a| a.to_string()),
+                    result: match &r.decision {
+                        Decision::Idle => "done, no change expected".into(),
+                        _ => String::new(),
+                    },
+                });
+                (r.decision, log)
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                // A well-formed action that did not resolve is still invalid.
+                log.action = None;
+                log.invalid_reason = Some(reason.clone());
+                self.history.push(HistoryEntry {
+                    action: None,
+                    result: reason.clone(),
+                });
+                self.last_error = Some(reason);
+                (Decision::Idle, log)
+            }
+        }
+    }
+}
+
+impl Agent for LlmAgent {
+    fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
+        let start = Instant::now();
+        let (decision, mut log) = self.step(goal, observation);
+        log.latency = start.elapsed();
+        self.log.push(log);
+        decision
+    }
+
+    fn wants_screenshot(&self) -> bool {
+        !self.config.no_image
+    }
+
+    fn step_note(&mut self) -> Option<StepNote> {
+        let log = self.log.last()?;
+        Some(StepNote {
+            raw_output: log.raw_output.clone(),
+            action: log.action.clone(),
+            invalid_reason: log.invalid_reason.clone(),
+            prompt_tokens: log.prompt_tokens,
+            completion_tokens: log.completion_tokens,
+            latency_ms: Some(log.latency.as_secs_f64() * 1e3),
+        })
+    }
+}

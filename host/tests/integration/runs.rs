@@ -1,0 +1,247 @@
+//! `droidscore run` against a model behind an OpenAI-compatible endpoint (the
+//! scripted server on loopback): known episodes scored exactly, and the same
+//! episodes whether run one at a time, four at a time, or as two shards merged.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::root;
+use super::scripted_server::{Reply, ScriptedServer};
+
+/// The text of the last user message (a string, or the text part of an array).
+fn user_text(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") else {
+        return String::new();
+    };
+    match &last["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+/// The index of the first element line containing `needle`.
+fn index_of(text: &str, needle: &str) -> Option<u64> {
+    text.lines()
+        .find(|l| l.contains(needle))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn click(i: u64) -> Reply {
+    Reply::Content(format!(
+        "Reason: the next step.\nAction: {{\"action_type\": \"click\", \"index\": {i}}}"
+    ))
+}
+
+const DONE: &str = "Action: {\"action_type\": \"status\", \"goal_status\": \"complete\"}";
+
+/// A deterministic "model": solves Wi-Fi from the element list, gives up on
+/// Bluetooth at once, and answers airplane mode with broken JSON first.
+fn policy(body: &Value) -> Reply {
+    let text = user_text(body);
+    let goal = text.lines().next().unwrap_or("");
+    if goal.contains("Wi-Fi") {
+        if text.contains("Switch \"Wi-Fi\" on") {
+            return Reply::Content(DONE.into());
+        }
+        for needle in [
+            "Switch \"Wi-Fi\" off",
+            "\"Internet —",
+            "\"Network & internet",
+        ] {
+            if let Some(i) = index_of(&text, needle) {
+                return click(i);
+            }
+        }
+        return Reply::Content(
+            "Action: {\"action_type\": \"open_app\", \"app_name\": \"Settings\"}".into(),
+        );
+    }
+    if goal.to_lowercase().contains("airplane") && !text.contains("not a valid action") {
+        return Reply::Content("I would click {\"action_type\": \"click\", \"index\": }".into());
+    }
+    Reply::Content(DONE.into())
+}
+
+fn suite(dir: &Path) -> std::path::PathBuf {
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    for id in ["wifi_on", "bluetooth_on", "airplane_on"] {
+        std::fs::copy(
+            root().join(format!("tasks/{id}.toml")),
+            suite.join(format!("{id}.toml")),
+        )
+        .unwrap();
+    }
+    suite
+}
+
+fn run(server: &ScriptedServer, suite: &Path, store: &Path, extra: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args([
+            "run",
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "scripted",
+            "--no-image",
+        ])
+        .args([
+            "--variants",
+            "base",
+            "--repeat",
+            "2",
+            "--suite",
+            suite.to_str().unwrap(),
+        ])
+        .args(["--store", store.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+type Row = (String, u32, String, u32, u32, String);
+
+fn rows(store: &Path, run: &str) -> Vec<Row> {
+    let store = droidscore::store::Store::open_existing(store).unwrap();
+    let mut rows: Vec<Row> = store
+        .episodes(run)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            (
+                e.task,
+                e.repeat,
+                format!("{:?}", e.status),
+                e.steps,
+                e.invalid_steps,
+                e.reason,
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
+    let dir = std::env::temp_dir().join(format!("droidscore-runs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = suite(&dir);
+
+    let one = dir.join("one.sqlite");
+    let out = run(&server, &suite, &one, &["--run-id", "one"]);
+    let last = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        last.starts_with("agent llm: 2/6 episodes succeeded (33.3%)"),
+        "{last}"
+    );
+    let expected = rows(&one, "one");
+    let summary: Vec<(&str, &str, u32, u32)> = expected
+        .iter()
+        .map(|r| (r.0.as_str(), r.2.as_str(), r.3, r.4))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            // Broken JSON once (an invalid step that uses budget), then a false "done".
+            ("airplane_on", "Failure", 0, 1),
+            ("airplane_on", "Failure", 0, 1),
+            ("bluetooth_on", "Failure", 0, 0),
+            ("bluetooth_on", "Failure", 0, 0),
+            // open Settings, Network & internet, Internet, the Wi-Fi row; then done.
+            ("wifi_on", "Success", 4, 0),
+            ("wifi_on", "Success", 4, 0),
+        ]
+    );
+
+    // The store keeps what the model said on each step, and why it was invalid.
+    let store = droidscore::store::Store::open_existing(&one).unwrap();
+    let steps = store.steps("one", "airplane_on", "base", 0).unwrap();
+    assert_eq!(steps.len(), 2, "the invalid answer and the false done");
+    assert!(
+        steps[0].raw_output.starts_with("I would click"),
+        "{}",
+        steps[0].raw_output
+    );
+    assert!(steps[0].invalid_reason.is_some());
+    assert_eq!(steps[0].prompt_tokens, Some(100), "usage from the response");
+    assert_eq!(steps[1].action["action_type"], "status");
+    let wifi = store.steps("one", "wifi_on", "base", 1).unwrap();
+    assert!(
+        wifi.iter().filter(|s| s.tap.is_some()).count() == 3,
+        "three taps, each with its point"
+    );
+    drop(store);
+
+    let four = dir.join("four.sqlite");
+    run(&server, &suite, &four, &["--run-id", "four", "--jobs", "4"]);
+    assert_eq!(
+        rows(&four, "four"),
+        expected,
+        "--jobs 4 scores the same episodes"
+    );
+
+    let (a, b) = (dir.join("a.sqlite"), dir.join("b.sqlite"));
+    run(
+        &server,
+        &suite,
+        &a,
+        &["--run-id", "sharded", "--shard", "1/2"],
+    );
+    run(
+        &server,
+        &suite,
+        &b,
+        &["--run-id", "sharded", "--shard", "2/2"],
+    );
+    let (ra, rb) = (rows(&a, "sharded"), rows(&b, "sharded"));
+    assert!(
+        !ra.is_empty() && !rb.is_empty() && ra.len() + rb.len() == 6,
+        "{} + {}",
+        ra.len(),
+        rb.len()
+    );
+    let merged = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args([
+            "report",
+            "--store",
+            a.to_str().unwrap(),
+            "--merge",
+            b.to_str().unwrap(),
+            "sharded",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert_eq!(
+        rows(&a, "sharded"),
+        expected,
+        "two shards merged score the same episodes"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
