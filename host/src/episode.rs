@@ -20,6 +20,8 @@ pub enum End {
     /// The agent's infrastructure failed (the model endpoint): not scored as
     /// the agent's failure; the runner retries or counts it separately.
     Infra(String),
+    /// The endpoint refused the request (HTTP 4xx); the run stops.
+    Fatal(String),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -75,6 +77,7 @@ pub fn run(
             Decision::Infeasible(why) => break End::Infeasible(why),
             Decision::Idle => {}
             Decision::Infra(why) => break End::Infra(why),
+            Decision::Fatal(why) => break End::Fatal(why),
         }
         if instance.done == Done::AnyStep && instance.oracle.evaluate(phone, &baseline).passed() {
             break End::Reached;
@@ -83,6 +86,7 @@ pub fn run(
     let verdict = instance.oracle.evaluate(phone, &baseline);
     let (success, reason) = match (&end, verdict.outcome) {
         (End::Infra(why), _) => (false, format!("infrastructure: {why}")),
+        (End::Fatal(why), _) => (false, format!("endpoint refused the request: {why}")),
         (_, Outcome::Skipped) => (false, format!("skipped: {}", verdict.reason())),
         (End::Complete | End::Reached, Outcome::Pass) => (true, verdict.reason()),
         (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => {

@@ -246,7 +246,15 @@ impl LlmAgent {
                 self.retries += log.attempts.saturating_sub(1);
                 self.infra = Some(e.clone());
                 log.infra = Some(e.clone());
-                return (Decision::Infra(e.to_string()), log);
+                // A 4xx means the run is misconfigured (key, model, URL):
+                // every episode would fail the same way, so the run stops.
+                let decision = match &e {
+                    InfraError::Status { status, .. } if (400..500).contains(status) => {
+                        Decision::Fatal(e.to_string())
+                    }
+                    _ => Decision::Infra(e.to_string()),
+                };
+                return (decision, log);
             }
         };
         self.retries += completion.attempts - 1;

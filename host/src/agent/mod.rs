@@ -40,6 +40,9 @@ pub enum Decision {
     /// model endpoint timed out, refused or broke): the episode ends and must
     /// not be scored as the agent's failure.
     Infra(String),
+    /// The endpoint refused the request (HTTP 4xx: a bad key, model or URL):
+    /// every episode would fail alike, so the whole run stops with this error.
+    Fatal(String),
 }
 
 pub trait Agent {

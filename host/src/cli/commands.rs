@@ -364,9 +364,14 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         })
     };
     let bar = progress_bar(planned.len());
-    crate::run::execute(&store, &run_id, planned, args.jobs as usize, &factory, &bar)
-        .map_err(|e| CliError::Io(e.to_string()))?;
+    let result = crate::run::execute(&store, &run_id, planned, args.jobs as usize, &factory, &bar);
     bar.finish_and_clear();
+    result.map_err(|e| match e {
+        crate::run::RunError::Fatal(_) => CliError::Endpoint(format!(
+            "{e}; finished episodes are kept: --resume {run_id} continues"
+        )),
+        other => CliError::Io(other.to_string()),
+    })?;
     let episodes = store.episodes(&run_id).map_err(store_err)?;
     if args.json {
         return json(&episodes);

@@ -2,7 +2,8 @@
 //! scripts can tell "the suite failed" from "bad task file" from "phone unreachable".
 
 /// Exit codes: 0 success; 1 the checked or run suite failed; 2 usage (clap);
-/// 3 bad input (task file, dump, arguments); 4 the phone failed; 5 I/O.
+/// 3 bad input (task file, dump, arguments); 4 the phone failed; 5 I/O or the
+/// run store; 6 the model endpoint refused the requests (HTTP 4xx: key, model, URL).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error("{0}")]
@@ -13,6 +14,8 @@ pub enum CliError {
     Phone(#[from] crate::phone::PhoneError),
     #[error("{0}")]
     Io(String),
+    #[error("{0}")]
+    Endpoint(String),
 }
 
 impl CliError {
@@ -22,6 +25,7 @@ impl CliError {
             CliError::BadInput(_) => 3,
             CliError::Phone(_) => 4,
             CliError::Io(_) => 5,
+            CliError::Endpoint(_) => 6,
         }
     }
 }

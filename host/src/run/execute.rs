@@ -33,21 +33,35 @@ pub enum RunError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Setup(String),
+    /// The endpoint refused a request (HTTP 4xx): the run stopped; what was
+    /// committed before stays, and `--resume` continues once it is fixed.
+    #[error("the run stopped: {0}")]
+    Fatal(String),
 }
 
 fn now() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
-/// The outcome of one attempt: the episode, or why infrastructure failed.
+/// Why an attempt produced no episode.
+enum Failure {
+    /// Infrastructure: retry once, then record the episode as `infra`.
+    Infra(String),
+    /// The endpoint refused the request: stop the run.
+    Fatal(String),
+}
+
+/// The outcome of one attempt: the episode, or why there is none.
 fn attempt(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
-) -> Result<(Episode, Vec<StepRecord>), String> {
+) -> Result<(Episode, Vec<StepRecord>), Failure> {
     let instance = planned.instance;
-    let mut phone = SimPhone::new(instance.sim_config(planned.seed)).map_err(|e| e.to_string())?;
-    let mut agent = factory(instance, planned.seed).map_err(|e| format!("agent: {e}"))?;
+    let mut phone = SimPhone::new(instance.sim_config(planned.seed))
+        .map_err(|e| Failure::Infra(e.to_string()))?;
+    let mut agent =
+        factory(instance, planned.seed).map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let key = EpisodeKey {
         run_id: run_id.to_string(),
         task: instance.task.clone(),
@@ -55,10 +69,12 @@ fn attempt(
         repeat: planned.repeat,
     };
     let mut recording = Recording::new(agent.as_mut(), key);
-    let episode =
-        episode::run(&mut phone, &mut recording, instance).map_err(|e| format!("phone: {e}"))?;
-    if let crate::episode::End::Infra(why) = &episode.end {
-        return Err(why.clone());
+    let episode = episode::run(&mut phone, &mut recording, instance)
+        .map_err(|e| Failure::Infra(format!("phone: {e}")))?;
+    match &episode.end {
+        crate::episode::End::Infra(why) => return Err(Failure::Infra(why.clone())),
+        crate::episode::End::Fatal(why) => return Err(Failure::Fatal(why.clone())),
+        _ => {}
     }
     Ok((episode, recording.steps))
 }
@@ -67,7 +83,7 @@ fn run_one(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
-) -> (EpisodeRecord, Vec<StepRecord>) {
+) -> Result<(EpisodeRecord, Vec<StepRecord>), String> {
     let started_at = now();
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
@@ -96,9 +112,10 @@ fn run_one(
                     started_at,
                     ended_at: now(),
                 };
-                return (record, steps);
+                return Ok((record, steps));
             }
-            Err(why) => last_error = why,
+            Err(Failure::Fatal(why)) => return Err(why),
+            Err(Failure::Infra(why)) => last_error = why,
         }
     }
     let instance = planned.instance;
@@ -118,7 +135,7 @@ fn run_one(
         started_at,
         ended_at: now(),
     };
-    (record, Vec::new())
+    Ok((record, Vec::new()))
 }
 
 /// Run every planned episode on `jobs` threads; each finished episode is
@@ -132,13 +149,17 @@ pub fn execute(
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<EpisodeRecord>, RunError> {
     let queue = Mutex::new(planned.into_iter().collect::<VecDeque<_>>());
-    let (send, receive) = mpsc::channel::<(EpisodeRecord, Vec<StepRecord>)>();
+    let (send, receive) = mpsc::channel::<Result<(EpisodeRecord, Vec<StepRecord>), String>>();
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let mut written = Vec::new();
     std::thread::scope(|scope| -> Result<(), RunError> {
         for _ in 0..jobs.max(1) {
             let send = send.clone();
-            let queue = &queue;
+            let (queue, stop) = (&queue, &stop);
             scope.spawn(move || loop {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
                 if send.send(run_one(&planned, run_id, factory)).is_err() {
@@ -147,7 +168,17 @@ pub fn execute(
             });
         }
         drop(send);
-        for (record, steps) in receive {
+        let mut fatal = None;
+        for result in receive {
+            let (record, steps) = match result {
+                Ok(done) => done,
+                Err(why) => {
+                    // Stop handing out episodes; keep committing those that finish.
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    fatal.get_or_insert(why);
+                    continue;
+                }
+            };
             progress.set_message(format!(
                 "{}/{} #{}",
                 record.task, record.variant, record.repeat
@@ -156,7 +187,7 @@ pub fn execute(
             progress.inc(1);
             written.push(record);
         }
-        Ok(())
+        fatal.map_or(Ok(()), |why| Err(RunError::Fatal(why)))
     })?;
     Ok(written)
 }

@@ -62,6 +62,7 @@ fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
         }
         Decision::Idle => (serde_json::Value::Null, None),
         Decision::Infra(why) => (serde_json::json!({"kind": "infra", "reason": why}), None),
+        Decision::Fatal(why) => (serde_json::json!({"kind": "fatal", "reason": why}), None),
         Decision::Open(intent) => (
             serde_json::json!({"kind": "open", "intent": intent.0}),
             None,

@@ -307,7 +307,8 @@ fn a_401_is_not_retried_and_names_endpoint_status_and_message() {
         "{}/chat/completions: HTTP 401: Incorrect API key provided: sk-bad",
         server.base_url
     );
-    assert_eq!(ep.end, End::Infra(want.clone()));
+    // A 4xx is not an infrastructure hiccup: the run stops (see `runs.rs`).
+    assert_eq!(ep.end, End::Fatal(want.clone()));
     assert_eq!(agent.infra_error().unwrap().to_string(), want);
     assert_eq!((server.received().len(), agent.retries()), (1, 0));
 }

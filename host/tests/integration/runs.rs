@@ -245,3 +245,85 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("droidscore-infra-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = suite(&dir);
+    let run = |server: &ScriptedServer, store: &str| {
+        Command::new(env!("CARGO_BIN_EXE_droidscore"))
+            .args([
+                "run",
+                "--base-url",
+                &server.base_url,
+                "--model",
+                "m",
+                "--no-image",
+                "--tasks",
+                "wifi_on",
+            ])
+            .args([
+                "--variants",
+                "base",
+                "--suite",
+                suite.to_str().unwrap(),
+                "--run-id",
+                "r",
+            ])
+            .args(["--store", dir.join(store).to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    // 401: a misconfigured run stops with the endpoint's own message.
+    let refusing = ScriptedServer::start_policy(
+        &rt,
+        Arc::new(|_: &Value| Reply::Status(401, r#"{"error":{"message":"bad key"}}"#.into())),
+    );
+    let o = run(&refusing, "refused.sqlite");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(6), "{err}");
+    assert!(
+        err.contains("HTTP 401: bad key") && err.contains("--resume r"),
+        "{err}"
+    );
+    assert_eq!(
+        refusing.received().len(),
+        1,
+        "a 4xx is neither retried nor tried on other episodes"
+    );
+    // 500 every time: retried, then the episode is retried once, then recorded as infra.
+    let failing =
+        ScriptedServer::start_policy(&rt, Arc::new(|_: &Value| Reply::Status(500, "{}".into())));
+    let o = run(&failing, "failing.sqlite");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("not scored: 0 skipped, 1 infrastructure failures"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("agent llm: 0/0 episodes succeeded"),
+        "{out}"
+    );
+    let store = droidscore::store::Store::open_existing(dir.join("failing.sqlite")).unwrap();
+    let episodes = store.episodes("r").unwrap();
+    assert_eq!(episodes.len(), 1);
+    assert_eq!(episodes[0].status, droidscore::store::EpisodeStatus::Infra);
+    assert_eq!(episodes[0].attempts, 2);
+    assert_eq!(
+        failing.received().len(),
+        2 * 4,
+        "2 attempts × (1 try + 3 retries)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -110,7 +110,10 @@ fn trace(
             Decision::Open(intent) => phone.open(&intent).unwrap(),
             Decision::ActAll(actions) => actions.iter().for_each(|a| phone.act(a).unwrap()),
             Decision::Idle => {}
-            Decision::Complete | Decision::Infeasible(_) | Decision::Infra(_) => break,
+            Decision::Complete
+            | Decision::Infeasible(_)
+            | Decision::Infra(_)
+            | Decision::Fatal(_) => break,
         }
     }
     seen
