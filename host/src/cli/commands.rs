@@ -410,10 +410,10 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     };
     let a = pick(args.run.as_ref())?;
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        Ok(crate::report::summary::summarize(
-            id,
-            &store.episodes(id).map_err(store_err)?,
-        ))
+        Ok(
+            crate::report::summary::summarize(id, &store.episodes(id).map_err(store_err)?)
+                .with_usage(&store.step_usage(id).map_err(store_err)?),
+        )
     };
     let sa = summary_of(&a)?;
     match &args.other {

@@ -34,6 +34,10 @@ fn counts(s: &Summary) -> String {
     } else {
         out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
     }
+    for line in s.usage.lines() {
+        out += &line;
+        out += "\n";
+    }
     out
 }
 

@@ -7,6 +7,7 @@
 pub mod format;
 pub mod stats;
 pub mod summary;
+pub mod usage;
 
 use crate::check::CheckRow;
 use crate::oracle::Outcome;
