@@ -192,6 +192,50 @@ pub fn section(episodes: &[EpisodeView]) -> String {
 mod tests {
     use super::*;
 
+    fn text_only_step() -> StepRecord {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/dumps/aosp-launcher-search-settings.xml"
+        ))
+        .unwrap();
+        StepRecord {
+            run_id: "r".into(),
+            task: "wifi_on".into(),
+            variant: "base".into(),
+            repeat: 0,
+            index: 0,
+            observation_digest: String::new(),
+            ui_dump_gz: crate::store::gzip(&xml),
+            screenshot: None,
+            raw_output: "<img src=x onerror=alert(1)> tap \"Settings\"".into(),
+            action: serde_json::json!({"action_type": "click", "index": 3}),
+            invalid_reason: None,
+            tap: Some((540, 1200)),
+            prompt_tokens: Some(1234),
+            completion_tokens: None,
+            latency_ms: 812.25,
+        }
+    }
+
+    #[test]
+    fn a_step_without_screenshot_shows_its_first_elements_and_escaped_words() {
+        let html = step(&text_only_step());
+        assert!(html.contains("<b>no screenshot</b>"), "{html}");
+        assert!(
+            !html.contains("<img") && !html.contains("class=\"tap\""),
+            "{html}"
+        );
+        // The first element line of the dump, as the agent saw it.
+        let first = uiautomator::render(&uiautomator::elements(
+            &uiautomator::parse_xml(gunzip(&text_only_step().ui_dump_gz).unwrap().as_bytes())
+                .unwrap(),
+        ));
+        let first = first.lines().next().unwrap();
+        assert!(html.contains(&escape(first)), "{first}");
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; tap &quot;Settings&quot;"));
+        assert!(html.contains("812.2 ms · tokens 1234 prompt / – completion · tap at (540, 1200)"));
+    }
+
     #[test]
     fn png_size_reads_the_ihdr_chunk() {
         let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
