@@ -410,13 +410,35 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     };
     let a = pick(args.run.as_ref())?;
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        Ok(crate::report::summary::summarize(
-            id,
-            &store.episodes(id).map_err(store_err)?,
-        ))
+        Ok(
+            crate::report::summary::summarize(id, &store.episodes(id).map_err(store_err)?)
+                .with_usage(&store.step_usage(id).map_err(store_err)?),
+        )
     };
     let sa = summary_of(&a)?;
+    let html = args.format == crate::report::format::Format::Html;
+    if html && args.other.is_some() {
+        return Err(CliError::BadInput(
+            "--format html reports one run; compare two runs as table, md or json".into(),
+        ));
+    }
     match &args.other {
+        None if html => {
+            let mut views = Vec::new();
+            for episode in store.episodes(&a).map_err(store_err)? {
+                let steps = store
+                    .steps(&a, &episode.task, &episode.variant, episode.repeat)
+                    .map_err(store_err)?;
+                views.push(crate::report::trajectory::EpisodeView { episode, steps });
+            }
+            let path = args
+                .out
+                .clone()
+                .unwrap_or_else(|| std::path::PathBuf::from(format!("droidscore-report-{a}.html")));
+            std::fs::write(&path, crate::report::html::page(&sa, &views))
+                .map_err(|e| CliError::Io(format!("write {}: {e}", path.display())))?;
+            out(&format!("{}\n", path.display()))
+        }
         None => out(&crate::report::format::summary(&sa, args.format)),
         Some(other) => {
             let sb = summary_of(&pick(Some(other))?)?;

@@ -197,6 +197,10 @@ pub struct ReportArgs {
     pub store: PathBuf,
     #[arg(long, value_enum, default_value = "table")]
     pub format: crate::report::format::Format,
+    /// Where `--format html` writes its page (default:
+    /// `droidscore-report-<run>.html`); the path is printed.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
     /// Merge this shard store into `--store` first (repeat for several).
     #[arg(long, value_name = "STORE")]
     pub merge: Vec<PathBuf>,

@@ -10,9 +10,12 @@ pub enum Format {
     Table,
     Md,
     Json,
+    /// One self-contained page with a trajectory viewer (`report::html`); as
+    /// a summary rendering alone, its summary section.
+    Html,
 }
 
-fn counts(s: &Summary) -> String {
+pub(super) fn counts(s: &Summary) -> String {
     let mut out = format!(
         "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
         s.episodes, s.overall.n, s.skipped, s.infra
@@ -34,6 +37,10 @@ fn counts(s: &Summary) -> String {
     } else {
         out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
     }
+    for line in s.usage.lines() {
+        out += &line;
+        out += "\n";
+    }
     out
 }
 
@@ -47,6 +54,7 @@ fn rows(lines: &[Line]) -> Vec<Vec<String>> {
 pub fn summary(s: &Summary, format: Format) -> String {
     match format {
         Format::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
+        Format::Html => super::html::summary_section(s),
         Format::Table => {
             let mut out = format!("run {}: success {}\n", s.run_id, s.overall.display());
             out += &counts(s);
@@ -94,6 +102,10 @@ pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format)
             let value = serde_json::json!({ "a": a.run_id, "b": b.run_id, "rows": rows });
             serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
         }
+        Format::Html => format!(
+            "<pre>{}</pre>\n",
+            super::html::escape(&comparison(a, b, rows, Format::Table))
+        ),
         Format::Table | Format::Md => {
             let cells: Vec<Vec<String>> = rows
                 .iter()

@@ -1,12 +1,17 @@
-//! Reports: text tables for the terminal (here), statistics (`stats`) and run
-//! summaries built from the run store's records (`summary`).
+//! Reports: text tables for the terminal (here), statistics (`stats`), run
+//! summaries built from the run store's records (`summary`, `usage` for tokens
+//! and latency per step), their renderings (`format`) and the self-contained
+//! HTML page with its trajectory viewer (`html`, `trajectory`).
 //!
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
 pub mod format;
+pub mod html;
 pub mod stats;
 pub mod summary;
+pub mod trajectory;
+pub mod usage;
 
 use crate::check::CheckRow;
 use crate::oracle::Outcome;

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::stats::{pass_hat_k, Rate};
-use crate::store::{EpisodeRecord, EpisodeStatus};
+use super::usage::UsageStats;
+use crate::store::{EpisodeRecord, EpisodeStatus, StepUsage};
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
@@ -28,6 +29,8 @@ pub struct Summary {
     pub infra: u64,
     pub steps: u64,
     pub invalid_steps: u64,
+    /// Tokens and latency per step; empty until [`Summary::with_usage`].
+    pub usage: UsageStats,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -105,6 +108,15 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         infra: count(EpisodeStatus::Infra),
         steps: episodes.iter().map(|e| u64::from(e.steps)).sum(),
         invalid_steps: episodes.iter().map(|e| u64::from(e.invalid_steps)).sum(),
+        usage: UsageStats::default(),
+    }
+}
+
+impl Summary {
+    /// Adds tokens and latency per step from the run's step rows.
+    pub fn with_usage(mut self, steps: &[StepUsage]) -> Summary {
+        self.usage = UsageStats::of(steps);
+        self
     }
 }
 

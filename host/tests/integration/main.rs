@@ -1,8 +1,10 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it,
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
-//! and the LLM agent against a scripted OpenAI-compatible server.
+//! the LLM agent against a scripted OpenAI-compatible server, and the HTML
+//! report of such a run.
 
 mod cli;
+mod html_report;
 mod llm;
 mod runs;
 mod screens;

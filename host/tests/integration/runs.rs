@@ -12,7 +12,7 @@ use super::root;
 use super::scripted_server::{Reply, ScriptedServer};
 
 /// The text of the last user message (a string, or the text part of an array).
-fn user_text(body: &Value) -> String {
+pub(super) fn user_text(body: &Value) -> String {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") else {
         return String::new();
@@ -25,7 +25,7 @@ fn user_text(body: &Value) -> String {
 }
 
 /// The index of the first element line containing `needle`.
-fn index_of(text: &str, needle: &str) -> Option<u64> {
+pub(super) fn index_of(text: &str, needle: &str) -> Option<u64> {
     text.lines()
         .find(|l| l.contains(needle))?
         .split_whitespace()
@@ -34,13 +34,14 @@ fn index_of(text: &str, needle: &str) -> Option<u64> {
         .ok()
 }
 
-fn click(i: u64) -> Reply {
+pub(super) fn click(i: u64) -> Reply {
     Reply::Content(format!(
         "Reason: the next step.\nAction: {{\"action_type\": \"click\", \"index\": {i}}}"
     ))
 }
 
-const DONE: &str = "Action: {\"action_type\": \"status\", \"goal_status\": \"complete\"}";
+pub(super) const DONE: &str =
+    "Action: {\"action_type\": \"status\", \"goal_status\": \"complete\"}";
 
 /// A deterministic "model": solves Wi-Fi from the element list, gives up on
 /// Bluetooth at once, and answers airplane mode with broken JSON first.

@@ -1,0 +1,247 @@
+//! The trajectory viewer of the HTML report: every episode as a collapsible
+//! block, failures first (the first one open), with the oracle's verdict and
+//! each step's screenshot, the tap marked on it, the parsed action, the
+//! model's own words, the invalid reason, tokens and latency. A step without a
+//! screenshot shows the first elements of its UI dump instead.
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::html::escape;
+use crate::store::{gunzip, EpisodeRecord, EpisodeStatus, StepRecord};
+use crate::uiautomator;
+
+/// An episode with its steps, as read from the run store.
+#[derive(Debug, Clone)]
+pub struct EpisodeView {
+    pub episode: EpisodeRecord,
+    pub steps: Vec<StepRecord>,
+}
+
+/// Element lines shown for a step that has no screenshot.
+const ELEMENT_LINES: usize = 12;
+
+fn status(s: EpisodeStatus) -> &'static str {
+    match s {
+        EpisodeStatus::Success => "success",
+        EpisodeStatus::Failure => "failure",
+        EpisodeStatus::Infra => "infra",
+        EpisodeStatus::Skipped => "skipped",
+    }
+}
+
+/// Failures first, then infrastructure, skipped, successes.
+fn rank(s: EpisodeStatus) -> u8 {
+    match s {
+        EpisodeStatus::Failure => 0,
+        EpisodeStatus::Infra => 1,
+        EpisodeStatus::Skipped => 2,
+        EpisodeStatus::Success => 3,
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+/// The first lines of the step's element list, or why there are none.
+fn element_lines(step: &StepRecord) -> String {
+    let xml = match gunzip(&step.ui_dump_gz) {
+        Ok(xml) => xml,
+        Err(e) => return format!("(UI dump unreadable: {e})"),
+    };
+    match uiautomator::parse_xml(xml.as_bytes()) {
+        Ok(h) => {
+            let list = uiautomator::render(&uiautomator::elements(&h));
+            let total = list.lines().count();
+            let mut out: Vec<&str> = list.lines().take(ELEMENT_LINES).collect();
+            let more = format!("… {} more", total.saturating_sub(ELEMENT_LINES));
+            if total > ELEMENT_LINES {
+                out.push(&more);
+            }
+            out.join("\n")
+        }
+        Err(e) => format!("(UI dump does not parse: {e:?})"),
+    }
+}
+
+fn screen(step: &StepRecord) -> String {
+    let Some(png) = &step.screenshot else {
+        return format!(
+            "<div class=\"noshot\"><b>no screenshot</b>; the elements the agent saw:<pre>{}</pre></div>\n",
+            escape(&element_lines(step))
+        );
+    };
+    let mut out = format!(
+        "<div class=\"shot\"><img src=\"data:image/png;base64,{}\" alt=\"screen at step {}\">",
+        base64::engine::general_purpose::STANDARD.encode(png),
+        step.index
+    );
+    if let (Some((x, y)), Some((w, h))) = (step.tap, png_size(png)) {
+        // Percentages of the natural size place the marker at any display width.
+        out += &format!(
+            "<span class=\"tap\" title=\"tap at {x}, {y}\" style=\"left:{:.2}%;top:{:.2}%\"></span>",
+            100.0 * f64::from(x) / f64::from(w.max(1)),
+            100.0 * f64::from(y) / f64::from(h.max(1))
+        );
+    }
+    out + "</div>\n"
+}
+
+fn tokens(t: Option<u64>) -> String {
+    t.map_or("–".into(), |t| t.to_string())
+}
+
+fn step(step: &StepRecord) -> String {
+    let mut out = String::from("<div class=\"step\">\n");
+    out += &screen(step);
+    out += "<div class=\"detail\">\n";
+    out += &format!(
+        "<div><b>step {}</b> <span class=\"meta\">· {:.1} ms · tokens {} prompt / {} completion{}</span></div>\n",
+        step.index,
+        step.latency_ms,
+        tokens(step.prompt_tokens),
+        tokens(step.completion_tokens),
+        step.tap.map_or(String::new(), |(x, y)| format!(" · tap at ({x}, {y})"))
+    );
+    let action = if step.action.is_null() {
+        "none (not a valid action)".to_string()
+    } else {
+        step.action.to_string()
+    };
+    out += &format!("<div>action: <code>{}</code></div>\n", escape(&action));
+    if let Some(reason) = &step.invalid_reason {
+        out += &format!("<div class=\"invalid\">invalid: {}</div>\n", escape(reason));
+    }
+    if step.raw_output.is_empty() {
+        out += "<div class=\"meta\">(no model output: a built-in agent)</div>\n";
+    } else {
+        out += &format!(
+            "<div>the model's words:</div><pre class=\"raw\">{}</pre>\n",
+            escape(&step.raw_output)
+        );
+    }
+    out + "</div>\n</div>\n"
+}
+
+/// The oracle's checks from the stored verdict (`{outcome, checks: [{check, outcome, detail}]}`).
+fn checks(verdict: &Value) -> String {
+    let Some(checks) = verdict["checks"].as_array().filter(|c| !c.is_empty()) else {
+        return "<div class=\"meta\">no oracle checks recorded</div>\n".into();
+    };
+    let mut t = String::from("<table><tr><th>check</th><th>outcome</th><th>found</th></tr>\n");
+    for c in checks {
+        let outcome = c["outcome"].as_str().unwrap_or("?");
+        t += &format!(
+            "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
+            escape(c["check"].as_str().unwrap_or("")),
+            escape(outcome),
+            escape(outcome),
+            escape(c["detail"].as_str().unwrap_or(""))
+        );
+    }
+    t + "</table>\n"
+}
+
+fn episode(view: &EpisodeView, open: bool) -> String {
+    let e = &view.episode;
+    let st = status(e.status);
+    let mut out = format!(
+        "<details class=\"ep\" data-status=\"{st}\"{}>\n<summary><span class=\"badge {st}\">{st}</span> <b>{}</b> / {} #{} · {} steps ({} invalid) · {}</summary>\n",
+        if open { " open" } else { "" },
+        escape(&e.task),
+        escape(&e.variant),
+        e.repeat,
+        e.steps,
+        e.invalid_steps,
+        escape(&e.reason)
+    );
+    out += &format!(
+        "<div class=\"meta\">seed {} · attempts {} · ended {}</div>\n",
+        e.seed,
+        e.attempts,
+        escape(&e.end.to_string())
+    );
+    out += &checks(&e.verdict);
+    out += "<div class=\"steps\">\n";
+    for s in &view.steps {
+        out += &step(s);
+    }
+    out + "</div>\n</details>\n"
+}
+
+/// The trajectories section: a filter bar, then every episode, failures first
+/// and the first episode open.
+pub fn section(episodes: &[EpisodeView]) -> String {
+    let mut order: Vec<&EpisodeView> = episodes.iter().collect();
+    order.sort_by_key(|v| rank(v.episode.status));
+    let mut out = String::from("<section id=\"trajectories\">\n<h2>Trajectories</h2>\n");
+    out += "<div class=\"filter\">show: <button data-show=\"all\" class=\"on\" onclick=\"show('all')\">all</button><button data-show=\"failures\" onclick=\"show('failures')\">not successful</button><button data-show=\"success\" onclick=\"show('success')\">successful</button></div>\n";
+    for (i, v) in order.iter().enumerate() {
+        out += &episode(v, i == 0);
+    }
+    out + "</section>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_only_step() -> StepRecord {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/dumps/aosp-launcher-search-settings.xml"
+        ))
+        .unwrap();
+        StepRecord {
+            run_id: "r".into(),
+            task: "wifi_on".into(),
+            variant: "base".into(),
+            repeat: 0,
+            index: 0,
+            observation_digest: String::new(),
+            ui_dump_gz: crate::store::gzip(&xml),
+            screenshot: None,
+            raw_output: "<img src=x onerror=alert(1)> tap \"Settings\"".into(),
+            action: serde_json::json!({"action_type": "click", "index": 3}),
+            invalid_reason: None,
+            tap: Some((540, 1200)),
+            prompt_tokens: Some(1234),
+            completion_tokens: None,
+            latency_ms: 812.25,
+        }
+    }
+
+    #[test]
+    fn a_step_without_screenshot_shows_its_first_elements_and_escaped_words() {
+        let html = step(&text_only_step());
+        assert!(html.contains("<b>no screenshot</b>"), "{html}");
+        assert!(
+            !html.contains("<img") && !html.contains("class=\"tap\""),
+            "{html}"
+        );
+        // The first element line of the dump, as the agent saw it.
+        let first = uiautomator::render(&uiautomator::elements(
+            &uiautomator::parse_xml(gunzip(&text_only_step().ui_dump_gz).unwrap().as_bytes())
+                .unwrap(),
+        ));
+        let first = first.lines().next().unwrap();
+        assert!(html.contains(&escape(first)), "{first}");
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; tap &quot;Settings&quot;"));
+        assert!(html.contains("812.2 ms · tokens 1234 prompt / – completion · tap at (540, 1200)"));
+    }
+
+    #[test]
+    fn png_size_reads_the_ihdr_chunk() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend(1080u32.to_be_bytes());
+        png.extend(2400u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some((1080, 2400)));
+        assert_eq!(png_size(b"GIF89a"), None);
+    }
+}
