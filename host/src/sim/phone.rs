@@ -479,6 +479,12 @@ impl Phone for SimPhone {
     }
 
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
+        if intent.0 == "android.intent.category.HOME" {
+            // `am start -c android.intent.category.HOME`: the launcher.
+            self.home();
+            self.state.step += 1;
+            return Ok(());
+        }
         let screen = match intent.0.as_str() {
             "android.intent.action.SHOW_ALARMS" => Screen::Clock(ClockTab::Alarm),
             // `sim:<screen id>` reaches any Settings page; only the checker's decoy agent uses it.

@@ -117,7 +117,26 @@ fn draw_view(canvas: &mut Canvas, view: &View) {
             );
         }
         Style::Icon => {
-            let d = w.min(h);
+            // A launcher icon carries its app's name as text: draw it under the
+            // circle, as a launcher does, so "Clock" and "Chrome" differ on screen.
+            let labelled = !node.text.is_empty() && h >= 120.0;
+            let (cy, d) = if labelled {
+                let d = (h * 0.55).min(w);
+                (b.y0 as f32 + h * 0.05 + d / 2.0, d)
+            } else {
+                (cy, w.min(h))
+            };
+            if labelled {
+                let label = Rect::new(b.x0, (cy + d / 2.0) as i64 + 8, b.x1, b.y1);
+                draw_text(
+                    canvas,
+                    label,
+                    &node.text,
+                    Face::SMALL,
+                    ink.of(palette::ON_SURFACE),
+                    Align::Centre,
+                );
+            }
             canvas.fill_circle(cx, cy, d / 2.0, ink.of(palette::ACCENT_CONTAINER));
             let source = if node.content_desc.is_empty() {
                 &node.text
