@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::root;
-use super::runs::{click, index_of, user_text, DONE};
+use super::runs::{index_of, solve_wifi, user_text, DONE};
 use super::scripted_server::{Reply, ScriptedServer};
 
 /// Solves Wi-Fi from the element list. For Bluetooth it first answers with
@@ -40,19 +40,7 @@ fn policy(body: &Value) -> Reply {
             "Action: {\"action_type\": \"open_app\", \"app_name\": \"Settings\"}".into(),
         );
     }
-    if text.contains("Switch \"Wi-Fi\" on") {
-        return Reply::Content(DONE.into());
-    }
-    for needle in [
-        "Switch \"Wi-Fi\" off",
-        "\"Internet —",
-        "\"Network & internet",
-    ] {
-        if let Some(i) = index_of(&text, needle) {
-            return click(i);
-        }
-    }
-    Reply::Content("Action: {\"action_type\": \"open_app\", \"app_name\": \"Settings\"}".into())
+    solve_wifi(&text)
 }
 
 fn section<'a>(html: &'a str, id: &str) -> &'a str {

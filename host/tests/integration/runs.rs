@@ -43,27 +43,31 @@ pub(super) fn click(i: u64) -> Reply {
 pub(super) const DONE: &str =
     "Action: {\"action_type\": \"status\", \"goal_status\": \"complete\"}";
 
+/// Turns Wi-Fi on from the element list: open Settings, then Network &
+/// internet, Internet and the Wi-Fi row by index; done once the switch is on.
+pub(super) fn solve_wifi(text: &str) -> Reply {
+    if text.contains("Switch \"Wi-Fi\" on") {
+        return Reply::Content(DONE.into());
+    }
+    for needle in [
+        "Switch \"Wi-Fi\" off",
+        "\"Internet —",
+        "\"Network & internet",
+    ] {
+        if let Some(i) = index_of(text, needle) {
+            return click(i);
+        }
+    }
+    Reply::Content("Action: {\"action_type\": \"open_app\", \"app_name\": \"Settings\"}".into())
+}
+
 /// A deterministic "model": solves Wi-Fi from the element list, gives up on
 /// Bluetooth at once, and answers airplane mode with broken JSON first.
 fn policy(body: &Value) -> Reply {
     let text = user_text(body);
     let goal = text.lines().next().unwrap_or("");
     if goal.contains("Wi-Fi") {
-        if text.contains("Switch \"Wi-Fi\" on") {
-            return Reply::Content(DONE.into());
-        }
-        for needle in [
-            "Switch \"Wi-Fi\" off",
-            "\"Internet —",
-            "\"Network & internet",
-        ] {
-            if let Some(i) = index_of(&text, needle) {
-                return click(i);
-            }
-        }
-        return Reply::Content(
-            "Action: {\"action_type\": \"open_app\", \"app_name\": \"Settings\"}".into(),
-        );
+        return solve_wifi(&text);
     }
     if goal.to_lowercase().contains("airplane") && !text.contains("not a valid action") {
         return Reply::Content("I would click {\"action_type\": \"click\", \"index\": }".into());
