@@ -219,6 +219,41 @@ fn switch_state_changes_pixels_only_inside_its_bounds() {
 }
 
 #[test]
+fn every_two_state_style_shows_its_state_inside_its_bounds() {
+    let bounds = (100, 100, 700, 230);
+    type Set = fn(&mut Node);
+    let cases: [(Style, &str, Set); 5] = [
+        (Style::Switch, "", |n| n.checked = true),
+        (Style::Radio, "Ring once", |n| n.checked = true),
+        (Style::Tab, "Alarm", |n| n.selected = true),
+        (Style::EditText, "", |n| n.focused = true),
+        (Style::EditText, "secret", |n| n.password = true),
+    ];
+    for (style, text, set) in cases {
+        let plain = view(style, bounds, text);
+        let mut changed = plain.clone();
+        set(&mut changed.node);
+        let (a, b) = (
+            render_rgb(&screen(vec![plain]), 800, 400),
+            render_rgb(&screen(vec![changed]), 800, 400),
+        );
+        let moved = diff(&a, &b);
+        let (l, t, r, bt) = bounds;
+        assert!(
+            moved.len() > 50,
+            "{style:?}: state barely shows ({} pixels)",
+            moved.len()
+        );
+        assert!(
+            moved
+                .iter()
+                .all(|&(x, y)| Bounds::new(l, t, r, bt).contains(x, y)),
+            "{style:?} drew outside"
+        );
+    }
+}
+
+#[test]
 fn text_pixels_stay_inside_the_text_view() {
     let long = "Mobile data usage this month is far longer than the row is wide";
     for text in ["Wi-Fi", long, "Ünïcödé 日本語 🙂"] {
@@ -415,10 +450,12 @@ fn write_samples() {
         render_png(&sample_clock(), W, H),
     )
     .unwrap();
-    // A 1:1 crop, since an image viewer shrinks the whole screen.
-    let crop = image::imageops::crop_imm(&render_rgb(&sample_settings(), W, H), 0, 150, 1080, 800)
-        .to_image();
-    crop.save("/tmp/render-sample-crop.png").unwrap();
+    // 1:1 crops, since an image viewer shrinks the whole screen.
+    let full = render_rgb(&sample_settings(), W, H);
+    for (name, top) in [("rows", 150), ("dialog", 1560)] {
+        let crop = image::imageops::crop_imm(&full, 0, top, W, 800).to_image();
+        crop.save(format!("/tmp/render-sample-{name}.png")).unwrap();
+    }
 }
 
 /// Render time per 1080×2400 screen; run in release:

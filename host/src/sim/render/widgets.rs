@@ -221,7 +221,7 @@ pub(super) fn draw_edit_text(canvas: &mut Canvas, b: Rect, view: &View, ink: Ink
         let x = if text_w > 0 {
             field.x0 + text_w - face.advance() / 5
         } else {
-            field.x0 - 6
+            field.x0 - 8
         }
         .min(field.x1 - 3);
         let (top, bottom) = (
