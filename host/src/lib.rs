@@ -7,6 +7,7 @@
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
 //! `report` prints tables, `cli` is the command line.
 
+pub mod adb;
 pub mod agent;
 pub mod check;
 pub mod cli;
