@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::root;
 use super::runs::{index_of, solve_wifi, user_text, DONE};
-use super::scripted_server::{Reply, ScriptedServer};
+use super::scripted_server::{runtime, Reply, ScriptedServer};
 
 /// Solves Wi-Fi from the element list. For Bluetooth it first answers with
 /// broken JSON wrapped in markup (which must come out escaped), then opens
@@ -53,11 +53,7 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
 
 #[test]
 fn the_html_report_shows_each_screenshot_tap_and_escaped_model_words() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
     let dir = std::env::temp_dir().join(format!("droidscore-html-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

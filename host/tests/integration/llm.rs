@@ -13,15 +13,7 @@ use droidscore::uiautomator::{elements, render};
 use serde_json::Value;
 use tokio::runtime::Runtime;
 
-use crate::scripted_server::{Reply, ScriptedServer};
-
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
+use crate::scripted_server::{runtime, Reply, ScriptedServer};
 
 fn instance(task: &str) -> Instance {
     let tasks = load_dir(&crate::root().join("tasks")).unwrap();

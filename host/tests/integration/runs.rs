@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::root;
-use super::scripted_server::{Reply, ScriptedServer};
+use super::scripted_server::{runtime, Reply, ScriptedServer};
 
 /// The text of the last user message (a string, or the text part of an array).
 pub(super) fn user_text(body: &Value) -> String {
@@ -139,11 +139,7 @@ fn rows(store: &Path, run: &str) -> Vec<Row> {
 
 #[test]
 fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
     let dir = std::env::temp_dir().join(format!("droidscore-runs-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -253,11 +249,7 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
 
 #[test]
 fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let dir = std::env::temp_dir().join(format!("droidscore-infra-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

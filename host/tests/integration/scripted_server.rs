@@ -12,6 +12,17 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 
+/// A runtime for the server (and the client under test): two workers, so the
+/// server answers while a client blocks on it.
+#[allow(dead_code)] // each test binary uses a subset
+pub fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// One scripted reply.
 #[derive(Debug, Clone)]
 #[allow(dead_code)] // each test binary uses a subset
