@@ -174,6 +174,19 @@ impl LlmAgent {
         self.retries
     }
 
+    /// Forget the episode (history, error, log) to start another; the seed
+    /// moves on so the next episode's jitter differs.
+    pub fn reset(&mut self, seed: u64) {
+        self.history.clear();
+        self.last_error = None;
+        self.last_screen = None;
+        self.log.clear();
+        self.calls = 0;
+        self.infra = None;
+        self.transport.seed = seed;
+        self.config.seed = seed;
+    }
+
     fn step(&mut self, goal: &str, obs: &Observation) -> (Decision, StepLog) {
         let mut log = StepLog {
             raw_output: String::new(),
