@@ -8,6 +8,7 @@
 //! `report` prints tables, `cli` is the command line.
 
 pub mod adb;
+pub mod adbd;
 pub mod agent;
 pub mod check;
 pub mod cli;
@@ -20,3 +21,4 @@ pub mod sim;
 pub mod store;
 pub mod task;
 pub mod uiautomator;
+pub mod vphone;

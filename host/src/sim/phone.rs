@@ -157,6 +157,45 @@ impl SimPhone {
         )
     }
 
+    /// The screen as RGB pixels (`screencap`'s raw form is built from these).
+    pub fn screenshot_rgb(&self) -> image::RgbImage {
+        render::render_rgb(
+            &self.composite(),
+            layout::WIDTH as u32,
+            layout::HEIGHT as u32,
+        )
+    }
+
+    /// `settings put` and the like: a write from outside the UI, with no flip.
+    pub fn write_setting(&mut self, key: &str, value: &str) {
+        self.state.put(key, value);
+    }
+
+    /// `am force-stop`: the app's task is gone; if it was in front, the
+    /// launcher shows. `false` when the package is not an app on this phone.
+    pub fn force_stop(&mut self, package: &str) -> bool {
+        let known = [SETTINGS, CLOCK].contains(&package) || APPS.iter().any(|(_, p)| *p == package);
+        if self.stack.len() > 1 && package_of(&self.stack[1].screen) == package {
+            self.stack.truncate(1);
+            self.dialog = None;
+            self.expanded = None;
+        }
+        self.background.remove(package);
+        known
+    }
+
+    /// The package and activity in front, as `dumpsys window` names them.
+    pub fn focused_activity(&self) -> (String, String) {
+        let screen = self.screen();
+        let activity = match screen {
+            Screen::Launcher => ".NexusLauncherActivity",
+            Screen::Settings(_) => ".Settings",
+            Screen::Clock(_) => "com.android.deskclock.DeskClock",
+            Screen::Blank { .. } => ".MainActivity",
+        };
+        (package_of(screen), activity.to_string())
+    }
+
     fn push(&mut self, screen: Screen) {
         self.stack.push(Entry { screen, scroll: 0 });
         self.expanded = None;

@@ -64,6 +64,12 @@ impl State {
         &self.values
     }
 
+    /// Write a value from outside the UI (`settings put` over adb, setting up
+    /// an episode): no control was operated, so no flip is recorded.
+    pub fn put(&mut self, key: &str, value: &str) {
+        self.values.insert(key.to_string(), value.to_string());
+    }
+
     /// Write a value, recording the flip when it changes anything.
     pub fn set(&mut self, key: &str, value: &str, control: &str) {
         let from = self.get(key).unwrap_or("null").to_string();

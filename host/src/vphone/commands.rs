@@ -1,0 +1,632 @@
+//! The commands the virtual phone answers, each as an Android 14 phone
+//! answers it where the adb backend or a person reads the output: the
+//! success lines, the error lines, and — for `uiautomator dump` — the failures
+//! printed with exit status 0. Unknown commands get mksh's `inaccessible or
+//! not found` and status 127.
+
+use base64::Engine;
+
+use super::{instance_phone, DumpFailure, Inner};
+use crate::adbd::ShellOutput;
+use crate::phone::{DeviceAction, Intent, Key, Phone, PhoneError};
+use crate::sim::{layout, ALARMS_KEY};
+use crate::task::Task;
+use crate::uiautomator;
+
+/// Where `uiautomator dump` writes without a path.
+const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
+/// ADBKeyBoard's input method, as `ime list -s` lists it.
+const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+/// The content provider serving the simulator's app data.
+pub const APP_DATA_URI: &str = "content://droidscore.sim/app";
+/// Holding a touch this long without moving is a long press (ViewConfiguration).
+const LONG_PRESS_MS: u32 = 400;
+
+fn ok(stdout: impl Into<Vec<u8>>) -> ShellOutput {
+    ShellOutput {
+        stdout: stdout.into(),
+        stderr: Vec::new(),
+        exit: 0,
+    }
+}
+
+fn fail(exit: u8, stderr: impl std::fmt::Display) -> ShellOutput {
+    ShellOutput {
+        stdout: Vec::new(),
+        stderr: format!("{stderr}\n").into_bytes(),
+        exit,
+    }
+}
+
+/// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
+pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u8]) -> ShellOutput {
+    let Some(name) = args.first() else {
+        return ok(Vec::new());
+    };
+    let rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    match name.as_str() {
+        "echo" => echo(&rest),
+        "true" => ok(Vec::new()),
+        "false" => fail(1, ""),
+        "cat" => cat(inner, &rest, stdin),
+        "rm" => rm(inner, &rest),
+        "grep" => grep(&rest, stdin),
+        "sleep" => sleep(&rest),
+        "getprop" => getprop(&rest),
+        "wm" => wm(&rest),
+        "uiautomator" => uiautomator_cmd(inner, &rest),
+        "screencap" => screencap(inner, &rest),
+        "input" => input(inner, &rest),
+        "settings" => settings(inner, &rest),
+        "svc" => svc(inner, &rest),
+        "cmd" => cmd(inner, &rest),
+        "am" => am(inner, &rest),
+        "monkey" => monkey(inner, &rest),
+        "dumpsys" => dumpsys(inner, &rest),
+        "ime" => ime(inner, &rest),
+        "pm" => pm(inner, &rest),
+        "content" => content(inner, &rest),
+        "droidscore-sim" => control(inner, tasks, &rest),
+        other => fail(127, format_args!("/system/bin/sh: {other}: inaccessible or not found")),
+    }
+}
+
+fn echo(args: &[&str]) -> ShellOutput {
+    let (newline, args) = match args.first() {
+        Some(&"-n") => (false, &args[1..]),
+        _ => (true, args),
+    };
+    let mut text = args.join(" ");
+    if newline {
+        text.push('\n');
+    }
+    ok(text)
+}
+
+fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
+    if files.is_empty() {
+        return ok(stdin.to_vec());
+    }
+    let mut out = Vec::new();
+    for f in files {
+        match inner.files.get(*f) {
+            Some(data) => out.extend_from_slice(data),
+            None => {
+                let mut r = fail(1, format_args!("cat: {f}: No such file or directory"));
+                r.stdout = out;
+                return r;
+            }
+        }
+    }
+    ok(out)
+}
+
+fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let force = args.contains(&"-f");
+    for f in args.iter().filter(|a| !a.starts_with('-')) {
+        if inner.files.remove(*f).is_none() && !force {
+            return fail(1, format_args!("rm: {f}: No such file or directory"));
+        }
+    }
+    ok(Vec::new())
+}
+
+/// `grep [-E] PATTERN` over a pipe: the matching lines, status 1 for none.
+fn grep(args: &[&str], stdin: &[u8]) -> ShellOutput {
+    let Some(pattern) = args.iter().find(|a| !a.starts_with('-')) else {
+        return fail(2, "usage: grep [-E] PATTERN");
+    };
+    let re = match regex::Regex::new(pattern) {
+        Ok(re) => re,
+        Err(e) => return fail(2, format_args!("grep: bad regex: {e}")),
+    };
+    let text = String::from_utf8_lossy(stdin);
+    let lines: String = text
+        .lines()
+        .filter(|l| re.is_match(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let exit = if lines.is_empty() { 1 } else { 0 };
+    ShellOutput {
+        stdout: lines.into_bytes(),
+        stderr: Vec::new(),
+        exit,
+    }
+}
+
+fn sleep(args: &[&str]) -> ShellOutput {
+    match args.first().and_then(|s| s.parse::<f64>().ok()) {
+        // A virtual phone has no reason to hold a connection for long.
+        Some(s) if s >= 0.0 => {
+            std::thread::sleep(std::time::Duration::from_secs_f64(s.min(10.0)));
+            ok(Vec::new())
+        }
+        _ => fail(1, "sleep: bad number"),
+    }
+}
+
+const PROPS: &[(&str, &str)] = &[
+    ("ro.build.version.release", "14"),
+    ("ro.build.version.sdk", "34"),
+    ("ro.product.cpu.abi", "arm64-v8a"),
+    ("ro.product.device", super::MODEL),
+    ("ro.product.manufacturer", super::MANUFACTURER),
+    ("ro.product.model", super::MODEL),
+    ("ro.product.name", super::MODEL),
+];
+
+fn getprop(args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(key) => {
+            let value = PROPS.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v);
+            ok(format!("{value}\n"))
+        }
+        None => ok(PROPS
+            .iter()
+            .map(|(k, v)| format!("[{k}]: [{v}]\n"))
+            .collect::<String>()),
+    }
+}
+
+fn wm(args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(&"size") => ok(format!(
+            "Physical size: {}x{}\n",
+            layout::WIDTH,
+            layout::HEIGHT
+        )),
+        Some(&"density") => ok("Physical density: 420\n"),
+        _ => fail(255, "Unknown command"),
+    }
+}
+
+fn uiautomator_cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    if args.first() != Some(&"dump") {
+        return fail(1, "Usage: uiautomator <subcommand> [options]");
+    }
+    // uiautomator prints its failures on stdout and exits 0.
+    if inner.fail_dumps > 0 {
+        inner.fail_dumps -= 1;
+        return ok(match inner.failure {
+            DumpFailure::Idle => "ERROR: could not get idle state.\n",
+            DumpFailure::NullRoot => "ERROR: null root node returned by UiTestAutomationBridge.\n",
+        });
+    }
+    let path = args[1..]
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .copied()
+        .unwrap_or(DEFAULT_DUMP);
+    let xml = uiautomator::to_xml(&inner.sim.hierarchy());
+    let done = format!("UI hierchary dumped to: {path}\n");
+    if path == "/dev/tty" {
+        return ok(format!("{xml}{done}"));
+    }
+    inner.files.insert(path.to_string(), xml.into_bytes());
+    ok(done)
+}
+
+/// `screencap [-p] [FILE]`: raw (16-byte header, RGBA_8888) or PNG.
+fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let png = args.contains(&"-p");
+    let file = args.iter().find(|a| !a.starts_with('-'));
+    let bytes = if png || file.is_some_and(|f| f.ends_with(".png")) {
+        inner.sim.screenshot_png()
+    } else {
+        let rgb = inner.sim.screenshot_rgb();
+        let mut raw = Vec::with_capacity(16 + rgb.len() / 3 * 4);
+        for word in [rgb.width(), rgb.height(), 1, 0] {
+            raw.extend_from_slice(&word.to_le_bytes());
+        }
+        for px in rgb.pixels() {
+            raw.extend_from_slice(&[px[0], px[1], px[2], 255]);
+        }
+        raw
+    };
+    match file {
+        Some(f) => {
+            inner.files.insert(f.to_string(), bytes);
+            ok(Vec::new())
+        }
+        None => ok(bytes),
+    }
+}
+
+fn number(arg: Option<&&str>) -> Option<i32> {
+    arg.and_then(|a| a.parse::<f32>().ok()).map(|v| v.round() as i32)
+}
+
+fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    const USAGE: &str = "Usage: input [<source>] <command> [<arg>...]";
+    let action = match args {
+        ["tap", x, y] => match (number(Some(x)), number(Some(y))) {
+            (Some(x), Some(y)) => DeviceAction::Tap { x, y },
+            _ => return fail(1, USAGE),
+        },
+        ["swipe", x1, y1, x2, y2, rest @ ..] => {
+            let p: Vec<i32> = [x1, y1, x2, y2].iter().filter_map(|a| number(Some(a))).collect();
+            let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
+            if p.len() != 4 {
+                return fail(1, USAGE);
+            }
+            let still = (p[0] - p[2]).abs() < 24 && (p[1] - p[3]).abs() < 24;
+            if still && duration_ms >= LONG_PRESS_MS {
+                DeviceAction::LongPress { x: p[0], y: p[1] }
+            } else {
+                DeviceAction::Swipe {
+                    x1: p[0],
+                    y1: p[1],
+                    x2: p[2],
+                    y2: p[3],
+                    duration_ms,
+                }
+            }
+        }
+        ["keyevent", code] => match *code {
+            "3" | "KEYCODE_HOME" => DeviceAction::Key { key: Key::Home },
+            "4" | "KEYCODE_BACK" => DeviceAction::Key { key: Key::Back },
+            "66" | "KEYCODE_ENTER" => DeviceAction::Key { key: Key::Enter },
+            // Other keys (volume, power, …) reach no simulated control.
+            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => return ok(Vec::new()),
+            _ => return fail(1, USAGE),
+        },
+        ["text", text] => {
+            if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
+                return fail(
+                    1,
+                    format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
+                );
+            }
+            DeviceAction::Text {
+                text: text.replace("%s", " "),
+            }
+        }
+        _ => return fail(1, USAGE),
+    };
+    act(inner, &action)
+}
+
+fn act(inner: &mut Inner, action: &DeviceAction) -> ShellOutput {
+    match inner.sim.act(action) {
+        Ok(()) => ok(Vec::new()),
+        Err(e) => fail(1, e),
+    }
+}
+
+fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    const NAMESPACES: [&str; 3] = ["system", "secure", "global"];
+    match args {
+        ["get", ns, key] if NAMESPACES.contains(ns) => {
+            let value = inner.sim.state().get(&format!("{ns}/{key}")).unwrap_or("null");
+            ok(format!("{value}\n"))
+        }
+        ["put", ns, key, value, ..] if NAMESPACES.contains(ns) => {
+            inner.sim.write_setting(&format!("{ns}/{key}"), value);
+            ok(Vec::new())
+        }
+        ["delete", ns, key] if NAMESPACES.contains(ns) => {
+            inner.sim.write_setting(&format!("{ns}/{key}"), "null");
+            ok("Deleted 1 rows\n")
+        }
+        ["list", ns] if NAMESPACES.contains(ns) => {
+            let prefix = format!("{ns}/");
+            ok(inner
+                .sim
+                .state()
+                .values()
+                .iter()
+                .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| format!("{k}={v}\n")))
+                .collect::<String>())
+        }
+        _ => fail(
+            1,
+            "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value",
+        ),
+    }
+}
+
+/// `svc wifi|bluetooth enable|disable`.
+fn svc(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let key = match args.first() {
+        Some(&"wifi") => "global/wifi_on",
+        Some(&"bluetooth") => "global/bluetooth_on",
+        _ => return fail(1, "Available commands: svc wifi|bluetooth enable|disable"),
+    };
+    match args.get(1) {
+        Some(&"enable") => inner.sim.write_setting(key, "1"),
+        Some(&"disable") => inner.sim.write_setting(key, "0"),
+        _ => return fail(1, format_args!("usage: svc {} [enable|disable]", args[0])),
+    }
+    ok(Vec::new())
+}
+
+/// `cmd connectivity airplane-mode [enable|disable]`.
+fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args {
+        ["connectivity", "airplane-mode"] => {
+            let on = inner.sim.state().get("global/airplane_mode_on") == Some("1");
+            ok(if on { "enabled\n" } else { "disabled\n" })
+        }
+        ["connectivity", "airplane-mode", "enable"] => {
+            inner.sim.write_setting("global/airplane_mode_on", "1");
+            ok(Vec::new())
+        }
+        ["connectivity", "airplane-mode", "disable"] => {
+            inner.sim.write_setting("global/airplane_mode_on", "0");
+            ok(Vec::new())
+        }
+        [service, ..] => fail(255, format_args!("cmd: Can't find service: {service}")),
+        [] => fail(255, "cmd: No service specified; use -l to list all running services."),
+    }
+}
+
+/// `am start [-W] [-a ACTION] [-c CATEGORY] [-n COMPONENT]` and `am force-stop PKG`.
+fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(&"force-stop") => match args.get(1) {
+            Some(pkg) => {
+                inner.sim.force_stop(pkg);
+                ok(Vec::new())
+            }
+            None => fail(255, "Error: no package specified"),
+        },
+        Some(&"broadcast") => broadcast(inner, &args[1..]),
+        Some(&"start") => {
+            let mut intent = (None, None, None);
+            let mut it = args[1..].iter();
+            while let Some(flag) = it.next() {
+                match *flag {
+                    "-W" | "-S" => {}
+                    "-a" => intent.0 = it.next().copied(),
+                    "-c" => intent.1 = it.next().copied(),
+                    "-n" => intent.2 = it.next().copied(),
+                    other => return fail(255, format_args!("Error: Unknown option: {other}")),
+                }
+            }
+            let (action, category, component) = intent;
+            let described = [("act", action), ("cat", category), ("cmp", component)]
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let name = match (component, category, action) {
+                (Some(c), _, _) => c.to_string(),
+                (None, Some("android.intent.category.HOME"), _) => "android.intent.category.HOME".into(),
+                (None, _, Some(a)) => a.to_string(),
+                _ => return fail(255, "Error: Intent does not match any activities"),
+            };
+            match inner.sim.open(&Intent(name)) {
+                Ok(()) => ok(format!("Starting: Intent {{ {described} }}\nStatus: ok\n")),
+                Err(PhoneError::UnknownIntent(_)) => ShellOutput {
+                    stdout: format!("Starting: Intent {{ {described} }}\n").into_bytes(),
+                    stderr: format!(
+                        "Error: Activity not started, unable to resolve Intent {{ {described} flg=0x10000000 }}\n"
+                    )
+                    .into_bytes(),
+                    exit: 1,
+                },
+                Err(e) => fail(1, e),
+            }
+        }
+        _ => fail(255, "usage: am [start|force-stop] ..."),
+    }
+}
+
+/// `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launch an app.
+fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let package = args
+        .iter()
+        .position(|a| *a == "-p")
+        .and_then(|i| args.get(i + 1));
+    let Some(package) = package else {
+        return fail(1, "** Error: you must specify a package with -p");
+    };
+    match inner.sim.act(&DeviceAction::Launch {
+        package: package.to_string(),
+    }) {
+        Ok(()) => ok("Events injected: 1\n## Network stats: elapsed time=12ms\n"),
+        Err(_) => ShellOutput {
+            stdout: b"** No activities found to run, monkey aborted.\n".to_vec(),
+            stderr: Vec::new(),
+            exit: 252,
+        },
+    }
+}
+
+fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let (package, activity) = inner.sim.focused_activity();
+    let component = if activity.starts_with('.') {
+        format!("{package}/{package}{activity}")
+    } else {
+        format!("{package}/{activity}")
+    };
+    match args.first() {
+        Some(&"window") => ok(format!(
+            "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{5e1a9c0 u0 {component}}}\n  mFocusedApp=ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
+        )),
+        Some(&"activity") => ok(format!(
+            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
+        )),
+        Some(other) => ok(format!("Can't find service: {other}\n")),
+        None => ok("Currently running services:\n  activity\n  window\n"),
+    }
+}
+
+fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args {
+        ["list", "-s"] | ["list", "-s", "-a"] => {
+            let mut list = "com.android.inputmethod.latin/.LatinIME\n".to_string();
+            if inner.adbkeyboard {
+                list.push_str(&format!("{ADBKEYBOARD_IME}\n"));
+            }
+            ok(list)
+        }
+        _ => fail(255, "usage: ime list -s"),
+    }
+}
+
+fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args {
+        ["list", "packages", ..] => {
+            let mut packages: Vec<&str> = vec![layout::LAUNCHER, layout::SETTINGS, layout::CLOCK];
+            packages.extend(layout::APPS.iter().map(|(_, p)| *p));
+            if inner.adbkeyboard {
+                packages.push("com.android.adbkeyboard");
+            }
+            ok(packages
+                .iter()
+                .map(|p| format!("package:{p}\n"))
+                .collect::<String>())
+        }
+        _ => fail(255, "usage: pm list packages"),
+    }
+}
+
+/// `content query|insert --uri content://droidscore.sim/app …`: the
+/// simulator's app data (decoy switches, the alarm list) as a provider.
+fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| *a == name)
+            .and_then(|i| args.get(i + 1).copied())
+    };
+    let uri = flag("--uri").unwrap_or("");
+    if uri != APP_DATA_URI {
+        return fail(
+            1,
+            format_args!("Error while accessing provider:{}\njava.lang.IllegalArgumentException: Unknown authority", uri.trim_start_matches("content://").split('/').next().unwrap_or("")),
+        );
+    }
+    match args.first() {
+        Some(&"query") => {
+            let wanted = match flag("--where") {
+                Some(w) => match w.strip_prefix("name='").and_then(|w| w.strip_suffix('\'')) {
+                    Some(name) => Some(name.to_string()),
+                    None => return fail(1, "Error: only --where \"name='KEY'\" is supported"),
+                },
+                None => None,
+            };
+            let projection: Vec<&str> = flag("--projection")
+                .map(|p| p.split(':').collect())
+                .unwrap_or_else(|| vec!["name", "value"]);
+            let mut rows = inner.sim.app_keys();
+            rows.sort();
+            rows.dedup();
+            let mut out = String::new();
+            let mut n = 0;
+            for key in rows.iter().filter(|k| wanted.as_ref().is_none_or(|w| w == *k)) {
+                let Ok(Some(value)) = inner.sim.read_app(key) else { continue };
+                let cols: Vec<String> = projection
+                    .iter()
+                    .map(|c| match *c {
+                        "name" => format!("name={key}"),
+                        "value" => format!("value={value}"),
+                        other => format!("{other}=NULL"),
+                    })
+                    .collect();
+                out.push_str(&format!("Row: {n} {}\n", cols.join(", ")));
+                n += 1;
+            }
+            if n == 0 {
+                out.push_str("No result found.\n");
+            }
+            ok(out)
+        }
+        Some(&"insert") | Some(&"update") => {
+            let mut name = None;
+            let mut value = None;
+            for (i, a) in args.iter().enumerate() {
+                if *a != "--bind" {
+                    continue;
+                }
+                let bind = args.get(i + 1).copied().unwrap_or("");
+                if let Some(v) = bind.strip_prefix("name:s:") {
+                    name = Some(v);
+                } else if let Some(v) = bind.strip_prefix("value:s:") {
+                    value = Some(v);
+                }
+            }
+            match (name, value) {
+                (Some(ALARMS_KEY), _) => fail(1, "Error: app/alarms is read-only"),
+                (Some(n), Some(v)) if n.starts_with("app/") => {
+                    inner.sim.write_setting(n, v);
+                    ok(Vec::new())
+                }
+                _ => fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
+            }
+        }
+        _ => fail(1, "usage: content [query|insert] --uri URI ..."),
+    }
+}
+
+/// `droidscore-sim …`: the virtual phone's own controls.
+fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
+    match args {
+        ["load", task, variant, seed] => {
+            let Ok(seed) = seed.parse() else {
+                return fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
+            };
+            match instance_phone(tasks, task, variant, seed) {
+                Ok((sim, loaded)) => {
+                    inner.sim = sim;
+                    inner.loaded = Some(loaded);
+                    ok(format!("loaded {task}/{variant} seed {seed}\n"))
+                }
+                Err(e) => fail(1, format_args!("droidscore-sim: {e}")),
+            }
+        }
+        ["flips"] => ok(serde_json::to_string(inner.sim.flip_history().unwrap_or_default())
+            .unwrap_or_default()
+            + "\n"),
+        ["state"] => ok(serde_json::json!({
+            "loaded": inner.loaded,
+            "values": inner.sim.state().values(),
+            "alarms": inner.sim.state().alarms_digest(),
+        })
+        .to_string()
+            + "\n"),
+        ["fail-dumps", n, rest @ ..] => {
+            let Ok(n) = n.parse() else {
+                return fail(2, "droidscore-sim: fail-dumps N [idle|null]");
+            };
+            inner.fail_dumps = n;
+            inner.failure = match rest.first() {
+                Some(&"null") => DumpFailure::NullRoot,
+                _ => DumpFailure::Idle,
+            };
+            ok(Vec::new())
+        }
+        ["adbkeyboard", on] => {
+            inner.adbkeyboard = *on == "on";
+            ok(Vec::new())
+        }
+        _ => fail(
+            2,
+            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off",
+        ),
+    }
+}
+
+/// `am broadcast -a ADB_INPUT_B64 --es msg B64`: ADBKeyBoard types the text
+/// when installed; without a receiver the broadcast goes nowhere, as on a phone.
+fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let action = args
+        .iter()
+        .position(|a| *a == "-a")
+        .and_then(|i| args.get(i + 1).copied())
+        .unwrap_or("");
+    let msg = args
+        .iter()
+        .position(|a| *a == "msg")
+        .and_then(|i| args.get(i + 1).copied());
+    let done = format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n");
+    if inner.adbkeyboard && action == "ADB_INPUT_B64" {
+        if let Some(text) = msg
+            .and_then(|m| base64::engine::general_purpose::STANDARD.decode(m).ok())
+            .and_then(|b| String::from_utf8(b).ok())
+        {
+            let _ = inner.sim.act(&DeviceAction::Text { text });
+        }
+    }
+    ok(done)
+}

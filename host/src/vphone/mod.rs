@@ -1,0 +1,200 @@
+//! The virtual phone: the simulator behind adbd's wire protocol, so the real
+//! `adb` binary — and through it our adb backend — drives it like a phone.
+//! `script` parses command lines, `commands` answers the commands a phone
+//! answers (`uiautomator dump`, `screencap`, `input`, `settings`, `am`, …);
+//! anything else gets the error a phone's shell gives. It never runs a host
+//! command: every command is a function here.
+//!
+//! Control over the same shell, which a real phone does not have (`not
+//! found` there): `droidscore-sim load TASK VARIANT SEED` puts it in a task
+//! variant's initial state, `droidscore-sim flips` prints the flip history as
+//! JSON, `droidscore-sim fail-dumps N [idle|null]` makes the next N dumps fail
+//! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
+//! removes ADBKeyBoard, `droidscore-sim state` prints every state key.
+
+mod commands;
+pub mod script;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use crate::adbd::{Device, ShellOutput};
+use crate::sim::{SimConfig, SimError, SimPhone};
+use crate::task::Task;
+
+/// What a dump request answers instead of dumping, in the fail-dumps mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFailure {
+    /// `ERROR: could not get idle state.` (the UI never went quiet for 1 s).
+    Idle,
+    /// `ERROR: null root node returned by UiTestAutomationBridge.`
+    NullRoot,
+}
+
+/// The instance the virtual phone is in.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Loaded {
+    pub task: String,
+    pub variant: String,
+    pub seed: u64,
+}
+
+#[derive(Debug)]
+struct Inner {
+    sim: SimPhone,
+    loaded: Option<Loaded>,
+    /// Files on the phone: dumps, screenshots, pushed files.
+    files: BTreeMap<String, Vec<u8>>,
+    fail_dumps: u32,
+    failure: DumpFailure,
+    adbkeyboard: bool,
+}
+
+/// A simulator that answers adb shell commands.
+#[derive(Debug)]
+pub struct VirtualPhone {
+    tasks: Vec<Task>,
+    inner: Mutex<Inner>,
+}
+
+/// The product name in the CNXN banner and `getprop`; the adb backend knows a
+/// virtual phone by `ro.product.manufacturer`.
+pub const MANUFACTURER: &str = "droidscore";
+pub const MODEL: &str = "droidscore_sim";
+
+impl VirtualPhone {
+    /// A phone in the simulator's default state, with `tasks` available to
+    /// `droidscore-sim load`.
+    pub fn new(tasks: Vec<Task>) -> Result<VirtualPhone, SimError> {
+        Ok(VirtualPhone {
+            tasks,
+            inner: Mutex::new(Inner {
+                sim: SimPhone::new(SimConfig::default())?,
+                loaded: None,
+                files: BTreeMap::new(),
+                fail_dumps: 0,
+                failure: DumpFailure::Idle,
+                adbkeyboard: false,
+            }),
+        })
+    }
+
+    /// Put the phone in a task variant's initial state, with `seed`.
+    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), String> {
+        let (sim, loaded) = instance_phone(&self.tasks, task, variant, seed)?;
+        let mut inner = self.lock();
+        inner.sim = sim;
+        inner.loaded = Some(loaded);
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic in one command must not take the phone down for the rest.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Run a command line as the phone's shell would.
+    pub fn run(&self, line: &str) -> ShellOutput {
+        let list = match script::parse(line) {
+            Ok(list) => list,
+            Err(e) => {
+                return ShellOutput {
+                    stdout: Vec::new(),
+                    stderr: format!("/system/bin/sh: {e}\n").into_bytes(),
+                    exit: 2,
+                }
+            }
+        };
+        let mut inner = self.lock();
+        let mut out = ShellOutput::default();
+        let mut status = 0u8;
+        for (join, pipeline) in list {
+            let run = match join {
+                script::Join::Always => true,
+                script::Join::And => status == 0,
+                script::Join::Or => status != 0,
+            };
+            if !run {
+                continue;
+            }
+            let mut stdin = Vec::new();
+            for words in &pipeline.commands {
+                let args: Vec<String> = words.iter().map(|w| w.expand(status)).collect();
+                if args.first().map(String::as_str) == Some("exit") {
+                    let code = args.get(1).and_then(|c| c.parse().ok()).unwrap_or(status);
+                    out.exit = code;
+                    return out;
+                }
+                let result = commands::run(&mut inner, &self.tasks, &args, &stdin);
+                out.stderr.extend(result.stderr);
+                status = result.exit;
+                stdin = result.stdout;
+            }
+            out.stdout.extend(stdin);
+        }
+        out.exit = status;
+        out
+    }
+}
+
+/// A fresh simulator in a task variant's initial state.
+fn instance_phone(
+    tasks: &[Task],
+    task: &str,
+    variant: &str,
+    seed: u64,
+) -> Result<(SimPhone, Loaded), String> {
+    let instance = tasks
+        .iter()
+        .find(|t| t.id == task)
+        .ok_or_else(|| format!("no task {task:?}"))?
+        .variant(variant)
+        .ok_or_else(|| format!("task {task:?} has no variant {variant:?}"))?;
+    let sim = SimPhone::new(instance.sim_config(seed)).map_err(|e| e.to_string())?;
+    let loaded = Loaded {
+        task: task.to_string(),
+        variant: variant.to_string(),
+        seed,
+    };
+    Ok((sim, loaded))
+}
+
+impl Device for VirtualPhone {
+    fn banner(&self) -> String {
+        format!(
+            "device::ro.product.name={MODEL};ro.product.model={MODEL};ro.product.device={MODEL};features=shell_v2,cmd"
+        )
+    }
+
+    fn shell(&self, command: &str) -> ShellOutput {
+        self.run(command)
+    }
+
+    fn push(&self, path: &str, _mode: u32, data: Vec<u8>) -> Result<(), String> {
+        self.lock().files.insert(path.to_string(), data);
+        Ok(())
+    }
+
+    fn pull(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.lock()
+            .files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| "No such file or directory".to_string())
+    }
+
+    fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
+        let inner = self.lock();
+        if let Some(data) = inner.files.get(path) {
+            return Some((0o100644, data.len() as u32, 0));
+        }
+        // Directories: the usual push targets, and any parent of a stored file.
+        let dir = path.trim_end_matches('/');
+        let is_dir = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
+            || inner.files.keys().any(|f| f.starts_with(&format!("{dir}/")));
+        is_dir.then_some((0o040771, 4096, 0))
+    }
+}
+
+#[cfg(test)]
+mod tests;

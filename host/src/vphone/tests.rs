@@ -1,0 +1,179 @@
+use super::*;
+use crate::adb::{split_exit_marker, with_exit_marker, RawScreencap};
+use std::path::Path;
+
+fn phone() -> VirtualPhone {
+    let tasks = crate::task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks"))
+        .expect("the repository's tasks load");
+    VirtualPhone::new(tasks).unwrap()
+}
+
+fn stdout(out: &ShellOutput) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Run and require status 0; the stdout.
+fn ok(phone: &VirtualPhone, line: &str) -> String {
+    let out = phone.run(line);
+    assert_eq!(
+        out.exit,
+        0,
+        "{line}: {}{}",
+        stdout(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
+#[test]
+fn unknown_commands_get_the_phone_shells_error_and_nothing_runs_on_the_host() {
+    let phone = phone();
+    let out = phone.run("touch /tmp/x");
+    assert_eq!(out.exit, 127);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "/system/bin/sh: touch: inaccessible or not found\n"
+    );
+    let out = phone.run("echo $(id)");
+    assert_eq!(out.exit, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("command substitution"));
+}
+
+#[test]
+fn the_exit_marker_reports_the_status_of_the_command_before_it() {
+    let phone = phone();
+    let out = phone.run(&with_exit_marker("settings get nosuch key"));
+    assert_eq!(split_exit_marker(&stdout(&out)).1, Some(1));
+    let out = phone.run(&with_exit_marker("echo 'a; b'"));
+    assert_eq!(split_exit_marker(&stdout(&out)), ("a; b\n", Some(0)));
+}
+
+#[test]
+fn a_dump_goes_to_a_file_that_cat_reads_back_as_the_simulators_own_xml() {
+    let phone = phone();
+    assert_eq!(
+        ok(&phone, "uiautomator dump /sdcard/d.xml"),
+        "UI hierchary dumped to: /sdcard/d.xml\n"
+    );
+    let xml = ok(&phone, "cat /sdcard/d.xml");
+    let expected = crate::uiautomator::to_xml(&phone.lock().sim.hierarchy());
+    assert_eq!(xml, expected);
+    assert!(matches!(
+        crate::uiautomator::parse(xml.as_bytes()),
+        Ok(crate::uiautomator::Dump::Hierarchy { .. })
+    ));
+}
+
+#[test]
+fn in_fail_dumps_mode_uiautomator_fails_as_it_does_with_status_0_then_recovers() {
+    let phone = phone();
+    ok(&phone, "droidscore-sim fail-dumps 2");
+    for _ in 0..2 {
+        assert_eq!(
+            ok(&phone, "uiautomator dump /sdcard/d.xml"),
+            "ERROR: could not get idle state.\n"
+        );
+    }
+    assert!(ok(&phone, "uiautomator dump /sdcard/d.xml").starts_with("UI hierchary dumped to"));
+    ok(&phone, "droidscore-sim fail-dumps 1 null");
+    assert_eq!(
+        ok(&phone, "uiautomator dump"),
+        "ERROR: null root node returned by UiTestAutomationBridge.\n"
+    );
+}
+
+#[test]
+fn settings_svc_and_cmd_write_state_without_recording_flips() {
+    let phone = phone();
+    ok(&phone, "droidscore-sim load wifi_on base 1");
+    assert_eq!(ok(&phone, "settings get global wifi_on"), "0\n");
+    ok(&phone, "svc wifi enable");
+    assert_eq!(ok(&phone, "settings get global wifi_on"), "1\n");
+    ok(&phone, "settings put system screen_brightness 40");
+    assert_eq!(ok(&phone, "settings get system screen_brightness"), "40\n");
+    ok(&phone, "cmd connectivity airplane-mode enable");
+    assert_eq!(ok(&phone, "settings get global airplane_mode_on"), "1\n");
+    assert_eq!(ok(&phone, "settings get global no_such_key"), "null\n");
+    assert_eq!(ok(&phone, "droidscore-sim flips"), "[]\n");
+}
+
+#[test]
+fn a_variant_loads_and_ui_actions_record_flips() {
+    let phone = phone();
+    let loaded = ok(&phone, "droidscore-sim load bluetooth_on renamed 3");
+    assert_eq!(loaded, "loaded bluetooth_on/renamed seed 3\n");
+    ok(&phone, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
+    assert!(ok(&phone, "dumpsys window").contains("mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/com.android.settings.Settings}"));
+    let xml = ok(&phone, "uiautomator dump /sdcard/d.xml && cat /sdcard/d.xml");
+    assert!(xml.contains("text=\"Connections\""), "the renamed variant shows");
+    let out = phone.run("droidscore-sim load bluetooth_on nosuch 3");
+    assert_eq!(out.exit, 1);
+}
+
+#[test]
+fn screencap_raw_has_the_16_byte_header_and_p_is_png() {
+    let phone = phone();
+    let raw = phone.run("screencap");
+    let shot = RawScreencap::parse(&raw.stdout).unwrap();
+    assert_eq!((shot.width, shot.height, shot.format, shot.header_len), (1080, 2400, 1, 16));
+    let png = phone.run("screencap -p");
+    assert!(png.stdout.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // The same pixels either way.
+    let decoded = image::load_from_memory(&png.stdout).unwrap().to_rgb8();
+    assert_eq!(decoded, shot.image);
+}
+
+#[test]
+fn input_types_quoted_text_literally_and_refuses_non_ascii() {
+    let phone = phone();
+    ok(&phone, "droidscore-sim load alarm_add_labeled base 1");
+    let out = phone.run("input text 'caf\u{e9}'");
+    assert_eq!(out.exit, 1);
+    let out = phone.run("input tap 540 oops");
+    assert_eq!(out.exit, 1);
+    ok(&phone, "input keyevent KEYCODE_HOME");
+    ok(&phone, "input swipe 540 1800 540 600 300");
+}
+
+#[test]
+fn am_start_opens_known_intents_and_refuses_others_as_a_phone_does() {
+    let phone = phone();
+    let out = ok(&phone, "am start -W -a android.intent.action.SHOW_ALARMS");
+    assert!(out.contains("Status: ok"));
+    assert!(ok(&phone, "dumpsys window").contains("com.google.android.deskclock"));
+    let out = phone.run("am start -a android.intent.action.NO_SUCH");
+    assert_eq!(out.exit, 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unable to resolve Intent"));
+    ok(&phone, "am force-stop com.google.android.deskclock");
+    assert!(ok(&phone, "dumpsys window").contains("nexuslauncher"));
+}
+
+#[test]
+fn app_data_is_a_content_provider_and_other_providers_do_not_exist() {
+    let phone = phone();
+    ok(&phone, "droidscore-sim load bluetooth_on decoy 1");
+    let out = ok(
+        &phone,
+        "content query --uri content://droidscore.sim/app --projection value --where \"name='app/decoy.bluetooth_scanning'\"",
+    );
+    assert_eq!(out, "Row: 0 value=0\n");
+    ok(
+        &phone,
+        "content insert --uri content://droidscore.sim/app --bind name:s:app/decoy.bluetooth_scanning --bind value:s:1",
+    );
+    let out = ok(&phone, "content query --uri content://droidscore.sim/app --projection name");
+    assert!(out.contains("name=app/decoy.bluetooth_scanning"), "{out}");
+    assert!(out.contains("name=app/alarms"), "{out}");
+    let out = phone.run("content query --uri content://com.android.deskclock/alarms");
+    assert_eq!(out.exit, 1);
+}
+
+#[test]
+fn adbkeyboard_types_non_ascii_only_when_installed() {
+    let phone = phone();
+    assert!(!ok(&phone, "ime list -s").contains("adbkeyboard"));
+    ok(&phone, "droidscore-sim adbkeyboard on");
+    assert!(ok(&phone, "ime list -s").contains("com.android.adbkeyboard/.AdbIME"));
+    let out = ok(&phone, "am broadcast -a ADB_INPUT_B64 --es msg Y2Fmw6k=");
+    assert!(out.contains("Broadcast completed"));
+}
