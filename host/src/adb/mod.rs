@@ -1,12 +1,25 @@
-//! The adb backend's building blocks that need no phone: quoting for the
-//! device's `sh -c`, `input text` encoding with clear refusals, exit codes
-//! recovered from an echoed marker (adb_client drops them), and the raw
-//! `screencap` format. The backend that drives a phone comes with issue 4.
+//! The adb backend: phones driven through the adb server. `transport` reaches
+//! a phone (the trait, and `adb_client` behind it), `phone` is the `Phone`
+//! trait over it, `prepare` puts a phone in a task's initial state or says why
+//! it cannot, `deploy` pushes files, forwards ports and runs background
+//! processes. `shell` quotes for the phone's `sh -c` and recovers exit codes
+//! from an echoed marker; `screencap` parses raw screenshots.
 
+mod deploy;
+mod phone;
+mod prepare;
 mod screencap;
 mod shell;
+mod transport;
 
+pub use deploy::Background;
+pub use phone::{parse_foreground, AdbOptions, AdbPhone};
+pub use prepare::Prepared;
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{
     input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,
+};
+pub use transport::{
+    devices, server_address, split_marker_bytes, AdbError, Listed, ServerTransport, ShellResult,
+    Transport,
 };

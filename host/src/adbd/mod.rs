@@ -15,3 +15,16 @@ pub trait Device: Send + Sync {
     fn pull(&self, path: &str) -> Result<Vec<u8>, String>;
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)>;
 }
+
+pub struct Server;
+impl Server {
+    pub fn bind(_addr: &str) -> std::io::Result<Server> {
+        Err(std::io::Error::other("placeholder"))
+    }
+    pub fn local_addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], 0).into()
+    }
+    pub fn serve(self, _device: std::sync::Arc<dyn Device>) -> std::io::Result<()> {
+        Err(std::io::Error::other("placeholder"))
+    }
+}

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::{
-    AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, ReportArgs, RunArgs,
+    AgentKind, CheckArgs, PhoneKind, Cli, CliError, Command, DumpArgs, ListArgs, ReportArgs, RunArgs,
     SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
@@ -20,13 +20,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tasks(TasksCommand::List(args)) => list(args),
         Command::Tasks(TasksCommand::Check(args)) => check(args),
         Command::Sim(SimCommand::Dump(args)) => dump(args),
+        Command::Sim(SimCommand::Serve(args)) => super::adb::serve(args),
+        Command::Adb(super::AdbCommand::Latency(args)) => super::adb::latency(args),
         Command::Ui(args) => ui(args),
         Command::Run(args) => run_suite(args),
         Command::Report(args) => report_cmd(args),
     }
 }
 
-fn out(text: &str) -> Result<(), CliError> {
+pub(super) fn out(text: &str) -> Result<(), CliError> {
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())
@@ -34,7 +36,7 @@ fn out(text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::Io(format!("failed to write to stdout: {e}")))
 }
 
-fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
+pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Io(e.to_string()))?;
     out(&(text + "\n"))
 }
@@ -200,6 +202,7 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
         "no_image": args.no_image,
         "max_steps": args.max_steps,
         "phone": format!("{:?}", args.phone).to_lowercase(),
+        "serial": args.device.serial,
         "suite": args.suite.suite.display().to_string(),
         "tasks": args.suite.tasks,
         "variants": args.variants,
@@ -364,7 +367,16 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         })
     };
     let bar = progress_bar(planned.len());
-    let result = crate::run::execute(&store, &run_id, planned, args.jobs as usize, &factory, &bar);
+    let phones = match args.phone {
+        PhoneKind::Sim => crate::run::Phones::Sim {
+            jobs: args.jobs as usize,
+        },
+        PhoneKind::Adb => crate::run::Phones::Adb {
+            phones: super::adb::phones(&args.device)?,
+            device_wait: super::adb::device_wait(&args.device),
+        },
+    };
+    let result = crate::run::execute(&store, &run_id, planned, phones, &factory, &bar);
     bar.finish_and_clear();
     result.map_err(|e| match e {
         crate::run::RunError::Fatal(_) => CliError::Endpoint(format!(

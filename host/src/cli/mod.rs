@@ -1,6 +1,7 @@
 //! The command line: one `Args` struct per subcommand, validated once, and the
 //! error type whose variants map to documented exit codes.
 
+mod adb;
 mod commands;
 mod error;
 
@@ -27,9 +28,12 @@ pub enum Command {
     /// List or check task suites.
     #[command(subcommand)]
     Tasks(TasksCommand),
-    /// Inspect the simulator.
+    /// Inspect the simulator, or serve it as a virtual phone over adb.
     #[command(subcommand)]
     Sim(SimCommand),
+    /// Phones over adb: measure what an observation costs.
+    #[command(subcommand)]
+    Adb(AdbCommand),
     /// Inspect a uiautomator dump captured from any phone.
     Ui(UiArgs),
     /// Run agents over a task suite and score every episode.
@@ -78,6 +82,58 @@ pub struct CheckArgs {
 pub enum SimCommand {
     /// Print the uiautomator dump of a task variant's first screen.
     Dump(DumpArgs),
+    /// Serve a virtual phone over adb's wire protocol: `adb connect` to it.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Keep the port outside 5555–5585: the adb server
+    /// also scans that range for emulators and would list the phone twice.
+    #[arg(long, default_value = "127.0.0.1:6520")]
+    pub listen: String,
+    /// Tasks that `droidscore-sim load` can put the phone in.
+    #[arg(long, default_value = "tasks")]
+    pub suite: PathBuf,
+    /// Start in this task's initial state (with `--variant`, default `base`).
+    #[arg(long)]
+    pub task: Option<String>,
+    #[arg(long, default_value = "base", requires = "task")]
+    pub variant: String,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdbCommand {
+    /// Time observations through the adb server: dump, read-back, screenshot,
+    /// foreground, and a bare `echo` round trip for the transport itself.
+    Latency(LatencyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Observations to time (after one warm-up).
+    #[arg(short = 'n', long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(3..))]
+    pub count: u32,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which adb phones to use.
+#[derive(Debug, Clone, Args)]
+pub struct DeviceArgs {
+    /// The phone's serial as `adb devices` lists it, or `all` for every
+    /// device in state `device` (one episode stream each). Without it, the
+    /// only device attached, as `adb` itself chooses.
+    #[arg(long, env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+    /// Seconds to wait for a lost phone to come back before going on.
+    #[arg(long, default_value_t = 60)]
+    pub device_wait: u64,
 }
 
 #[derive(Debug, Args)]
@@ -115,7 +171,10 @@ pub struct UiArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PhoneKind {
+    /// A fresh in-process simulator per episode.
     Sim,
+    /// Phones through the adb server (`--serial`, `ANDROID_SERIAL`, or `--serial all`).
+    Adb,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -136,6 +195,8 @@ pub struct RunArgs {
     pub suite: SuiteArgs,
     #[arg(long, value_enum, default_value = "sim")]
     pub phone: PhoneKind,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// The agent; `llm` when `--base-url` is given and this is not.
     #[arg(long, value_enum)]
     pub agent: Option<AgentKind>,

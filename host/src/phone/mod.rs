@@ -18,6 +18,26 @@ pub struct Observation {
     pub screenshot: Option<Vec<u8>>,
     /// Package of the foreground window, e.g. `com.android.settings`.
     pub foreground: String,
+    /// Where the time went, on phones reached over a transport (adb).
+    pub timing: Option<ObserveTiming>,
+}
+
+/// How long one observation took over adb, milliseconds, by part.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct ObserveTiming {
+    /// `uiautomator dump` to a file, every attempt included.
+    pub dump_ms: f64,
+    /// Dump attempts (more than 1 when uiautomator could not get an idle state).
+    pub dump_attempts: u32,
+    /// Reading the dump back (`cat`).
+    pub read_ms: f64,
+    /// Raw `screencap` over the wire (0 without a screenshot).
+    pub screencap_ms: f64,
+    /// Encoding the raw screenshot as PNG on the host.
+    pub png_ms: f64,
+    /// The foreground package (`dumpsys window`).
+    pub foreground_ms: f64,
+    pub total_ms: f64,
 }
 
 /// Hardware and navigation keys (`input keyevent`).
@@ -129,6 +149,10 @@ pub enum PhoneError {
     UnknownIntent(String),
     #[error("unknown app package {0:?}")]
     UnknownPackage(String),
+    /// The phone cannot do this one action as asked (text `input text` cannot
+    /// type, with no ADBKeyBoard): recorded on the step, the phone carries on.
+    #[error("refused: {0}")]
+    Refused(String),
     #[error("{0}")]
     Device(String),
 }
@@ -140,7 +164,7 @@ impl PhoneError {
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
-            PhoneError::UnknownIntent(_) | PhoneError::UnknownPackage(_)
+            PhoneError::UnknownIntent(_) | PhoneError::UnknownPackage(_) | PhoneError::Refused(_)
         )
     }
 }

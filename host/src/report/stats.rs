@@ -141,3 +141,57 @@ mod tests {
         assert!(!Rate::new(1, 20).overlaps(&Rate::new(19, 20)));
     }
 }
+
+/// Median, median absolute deviation and range of a sample: the spread we
+/// quote with every timing.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Spread {
+    pub n: usize,
+    pub median: f64,
+    /// Median absolute deviation from the median (unscaled).
+    pub mad: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+fn median_of(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// The spread of `samples` (NaN figures for an empty sample).
+pub fn spread(samples: &[f64]) -> Spread {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = median_of(&sorted);
+    let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
+    deviations.sort_by(f64::total_cmp);
+    Spread {
+        n: sorted.len(),
+        median,
+        mad: median_of(&deviations),
+        min: sorted.first().copied().unwrap_or(f64::NAN),
+        max: sorted.last().copied().unwrap_or(f64::NAN),
+    }
+}
+
+#[cfg(test)]
+mod spread_tests {
+    use super::spread;
+
+    #[test]
+    fn median_mad_and_range_of_a_small_sample() {
+        let s = spread(&[5.0, 1.0, 3.0, 100.0]);
+        assert_eq!((s.n, s.median, s.min, s.max), (4, 4.0, 1.0, 100.0));
+        // Deviations from 4: 1, 3, 1, 96 → sorted 1, 1, 3, 96 → median 2.
+        assert_eq!(s.mad, 2.0);
+        assert!(spread(&[]).median.is_nan());
+    }
+}

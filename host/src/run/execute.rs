@@ -1,5 +1,7 @@
-//! Executing a plan: `jobs` worker threads each take the next planned episode,
-//! run it on a fresh simulator with a fresh agent, and send the finished
+//! Executing a plan: worker threads each take the next planned episode, run
+//! it with a fresh agent — on a fresh simulator (`jobs` workers), or on the
+//! worker's own adb phone (one worker per phone) after putting the phone in
+//! the task's initial state — and send the finished
 //! episode with its steps to one writer, which commits it to the store in one
 //! transaction. An episode that dies of infrastructure (the phone or the
 //! endpoint) is retried once, then recorded as `infra` and kept out of the
@@ -17,7 +19,10 @@ use crate::episode::{self, Episode};
 use crate::oracle::Outcome;
 use crate::sim::SimPhone;
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
+use crate::adb::{AdbPhone, Prepared};
+use crate::phone::Phone;
 use crate::task::Instance;
+use std::time::Duration;
 
 /// Builds the agent for one episode (instance, seed); an agent that cannot be
 /// built is an infrastructure failure of that episode.
@@ -26,6 +31,26 @@ pub type AgentFactory<'a> =
 
 /// Attempts per episode: the first, and one retry after an infrastructure failure.
 const ATTEMPTS: u32 = 2;
+
+/// Where episodes run.
+#[derive(Debug)]
+pub enum Phones {
+    /// A fresh simulator per episode, `jobs` episodes at once.
+    Sim { jobs: usize },
+    /// One stream of episodes per adb phone. After a phone is lost, its
+    /// worker waits up to `device_wait` for it before the retry.
+    Adb {
+        phones: Vec<AdbPhone>,
+        device_wait: Duration,
+    },
+}
+
+/// What an attempt produced.
+enum Attempted {
+    Ran(Episode, Vec<StepRecord>),
+    /// The phone cannot run this instance: skipped, with the reason.
+    Skipped(String),
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -56,10 +81,25 @@ fn attempt(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
-) -> Result<(Episode, Vec<StepRecord>), Failure> {
+    adb: Option<&mut AdbPhone>,
+) -> Result<Attempted, Failure> {
     let instance = planned.instance;
-    let mut phone = SimPhone::new(instance.sim_config(planned.seed))
-        .map_err(|e| Failure::Infra(e.to_string()))?;
+    let mut sim;
+    let phone: &mut dyn Phone = match adb {
+        Some(phone) => {
+            match phone.prepare(instance, planned.seed) {
+                Ok(Prepared::Ready) => {}
+                Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
+                Err(e) => return Err(Failure::Infra(format!("phone {}: {e}", phone.serial()))),
+            }
+            phone
+        }
+        None => {
+            sim = SimPhone::new(instance.sim_config(planned.seed))
+                .map_err(|e| Failure::Infra(e.to_string()))?;
+            &mut sim
+        }
+    };
     let mut agent =
         factory(instance, planned.seed).map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let key = EpisodeKey {
@@ -69,26 +109,51 @@ fn attempt(
         repeat: planned.repeat,
     };
     let mut recording = Recording::new(agent.as_mut(), key);
-    let episode = episode::run(&mut phone, &mut recording, instance)
+    let episode = episode::run(phone, &mut recording, instance)
         .map_err(|e| Failure::Infra(format!("phone: {e}")))?;
     match &episode.end {
         crate::episode::End::Infra(why) => return Err(Failure::Infra(why.clone())),
         crate::episode::End::Fatal(why) => return Err(Failure::Fatal(why.clone())),
         _ => {}
     }
-    Ok((episode, recording.steps))
+    Ok(Attempted::Ran(episode, recording.steps))
 }
 
 fn run_one(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
+    mut adb: Option<(&mut AdbPhone, Duration)>,
 ) -> Result<(EpisodeRecord, Vec<StepRecord>), String> {
     let started_at = now();
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
-        match attempt(planned, run_id, factory) {
-            Ok((ep, steps)) => {
+        let phone = adb.as_mut().map(|(p, _)| &mut **p);
+        match attempt(planned, run_id, factory, phone) {
+            Ok(Attempted::Skipped(why)) => {
+                let instance = planned.instance;
+                let record = EpisodeRecord {
+                    run_id: run_id.to_string(),
+                    task: instance.task.clone(),
+                    variant: instance.variant.id.clone(),
+                    repeat: planned.repeat,
+                    seed: planned.seed,
+                    status: EpisodeStatus::Skipped,
+                    end: serde_json::json!({"end": "skipped", "reason": why}),
+                    verdict: serde_json::json!({
+                        "outcome": "skipped",
+                        "checks": [{"check": "initial state", "outcome": "skipped", "detail": why}],
+                    }),
+                    reason: why,
+                    steps: 0,
+                    invalid_steps: 0,
+                    attempts,
+                    started_at,
+                    ended_at: now(),
+                };
+                return Ok((record, Vec::new()));
+            }
+            Ok(Attempted::Ran(ep, steps)) => {
                 let status = match (ep.success, ep.verdict.outcome) {
                     (true, _) => EpisodeStatus::Success,
                     (false, Outcome::Skipped) => EpisodeStatus::Skipped,
@@ -115,7 +180,16 @@ fn run_one(
                 return Ok((record, steps));
             }
             Err(Failure::Fatal(why)) => return Err(why),
-            Err(Failure::Infra(why)) => last_error = why,
+            Err(Failure::Infra(why)) => {
+                last_error = why;
+                // A lost phone: wait for it (bounded) before the retry or the
+                // next episode; if it does not come back, say so.
+                if let Some((phone, wait)) = adb.as_mut() {
+                    if let Err(e) = phone.wait_for_device(*wait) {
+                        last_error = format!("{last_error}; then {e}");
+                    }
+                }
+            }
         }
     }
     let instance = planned.instance;
@@ -144,16 +218,29 @@ pub fn execute(
     store: &Store,
     run_id: &str,
     planned: Vec<Planned>,
-    jobs: usize,
+    phones: Phones,
     factory: &AgentFactory,
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<EpisodeRecord>, RunError> {
+    // One slot per worker: nothing for a simulator worker, its phone for adb.
+    let (workers, device_wait): (Vec<Option<AdbPhone>>, Duration) = match phones {
+        Phones::Sim { jobs } => ((0..jobs.max(1)).map(|_| None).collect(), Duration::ZERO),
+        Phones::Adb {
+            phones,
+            device_wait,
+        } => {
+            if phones.is_empty() {
+                return Err(RunError::Setup("no adb phone to run on".into()));
+            }
+            (phones.into_iter().map(Some).collect(), device_wait)
+        }
+    };
     let queue = Mutex::new(planned.into_iter().collect::<VecDeque<_>>());
     let (send, receive) = mpsc::channel::<Result<(EpisodeRecord, Vec<StepRecord>), String>>();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let mut written = Vec::new();
     std::thread::scope(|scope| -> Result<(), RunError> {
-        for _ in 0..jobs.max(1) {
+        for mut phone in workers {
             let send = send.clone();
             let (queue, stop) = (&queue, &stop);
             scope.spawn(move || loop {
@@ -162,7 +249,8 @@ pub fn execute(
                 }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
-                if send.send(run_one(&planned, run_id, factory)).is_err() {
+                let adb = phone.as_mut().map(|p| (p, device_wait));
+                if send.send(run_one(&planned, run_id, factory, adb)).is_err() {
                     break;
                 }
             });

@@ -466,6 +466,7 @@ impl Phone for SimPhone {
             hierarchy,
             screenshot,
             foreground: foreground.to_string(),
+            timing: None,
         })
     }
 

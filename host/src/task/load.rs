@@ -190,6 +190,7 @@ fn instantiate(
     }
     let instance = Instance {
         task: spec.id,
+        app: spec.app.clone(),
         variant,
         goal: spec.goal,
         params: params.clone(),

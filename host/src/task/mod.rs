@@ -41,6 +41,8 @@ pub struct Task {
 #[derive(Debug, Clone)]
 pub struct Instance {
     pub task: String,
+    /// The package the task is about (`com.android.settings`).
+    pub app: String,
     pub variant: Variant,
     pub goal: String,
     pub params: BTreeMap<String, String>,

@@ -13,6 +13,7 @@
 //! removes ADBKeyBoard, `droidscore-sim state` prints every state key.
 
 mod commands;
+pub use commands::APP_DATA_URI;
 pub mod script;
 
 use std::collections::BTreeMap;
@@ -193,6 +194,53 @@ impl Device for VirtualPhone {
         let is_dir = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
             || inner.files.keys().any(|f| f.starts_with(&format!("{dir}/")));
         is_dir.then_some((0o040771, 4096, 0))
+    }
+}
+
+/// The virtual phone reached in-process, without adb: the adb backend's
+/// logic tested and benchmarked apart from the wire.
+#[derive(Debug, Clone)]
+pub struct InProcess {
+    pub phone: std::sync::Arc<VirtualPhone>,
+    pub serial: String,
+}
+
+impl InProcess {
+    pub fn new(phone: std::sync::Arc<VirtualPhone>) -> InProcess {
+        InProcess {
+            phone,
+            serial: "in-process".into(),
+        }
+    }
+}
+
+impl crate::adb::Transport for InProcess {
+    fn serial(&self) -> &str {
+        &self.serial
+    }
+
+    fn shell(&mut self, command: &str) -> Result<crate::adb::ShellResult, crate::adb::AdbError> {
+        let out = self.phone.run(&crate::adb::with_exit_marker(command));
+        let (stdout, status) = crate::adb::split_marker_bytes(&out.stdout);
+        Ok(crate::adb::ShellResult {
+            stdout: stdout.to_vec(),
+            stderr: out.stderr,
+            status: status.unwrap_or(i32::from(out.exit)),
+        })
+    }
+
+    fn push(&mut self, data: &[u8], remote: &str) -> Result<(), crate::adb::AdbError> {
+        Device::push(&*self.phone, remote, 0o644, data.to_vec()).map_err(crate::adb::AdbError::Server)
+    }
+
+    fn forward(&mut self, local: &str, _remote: &str) -> Result<(), crate::adb::AdbError> {
+        Err(crate::adb::AdbError::Server(format!(
+            "cannot forward {local}: an in-process phone has no adb server"
+        )))
+    }
+
+    fn wait_for_device(&mut self, _within: std::time::Duration) -> Result<(), crate::adb::AdbError> {
+        Ok(())
     }
 }
 

@@ -3,6 +3,7 @@
 //! the LLM agent against a scripted OpenAI-compatible server, and the HTML
 //! report of such a run.
 
+mod adb_backend;
 mod cli;
 mod html_report;
 mod llm;

@@ -1,0 +1,397 @@
+//! `AdbPhone`: the `Phone` trait over an adb transport. Observing is
+//! `uiautomator dump` to a file and `cat` back (retrying the exit-0 failures
+//! within a time bound), a raw `screencap` encoded as PNG here, and the
+//! foreground package from `dumpsys window`; none of it changes the phone's
+//! state. Acting is `input`, `monkey` and `am start`, with every argument
+//! quoted for the phone's `sh -c`. Settings are read with `settings get`, app
+//! data with `content query` where the phone has the provider.
+
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+
+use super::shell::{input_text_command, quote};
+use super::transport::{AdbError, ShellResult, Transport};
+use super::raw_to_png;
+use crate::phone::{
+    Capabilities, DeviceAction, Intent, Observation, ObserveTiming, Phone, PhoneError, SettingKey,
+};
+use crate::uiautomator::{self, Dump};
+use crate::vphone::APP_DATA_URI;
+
+/// Where dumps go on the phone (uiautomator's own default path).
+const DUMP_PATH: &str = "/sdcard/window_dump.xml";
+const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+/// How the backend behaves; the defaults suit a real phone.
+#[derive(Debug, Clone)]
+pub struct AdbOptions {
+    /// Give up on a dump that keeps failing after this long (uiautomator
+    /// itself waits up to 10 s for an idle UI per attempt).
+    pub dump_within: Duration,
+    /// Pause between dump attempts.
+    pub dump_backoff: Duration,
+    /// After typing, read the focused field back and refuse the step when it
+    /// does not end with the text.
+    pub read_back_text: bool,
+}
+
+impl Default for AdbOptions {
+    fn default() -> Self {
+        AdbOptions {
+            dump_within: Duration::from_secs(30),
+            dump_backoff: Duration::from_millis(500),
+            read_back_text: false,
+        }
+    }
+}
+
+/// A phone driven over adb.
+pub struct AdbPhone {
+    transport: Box<dyn Transport>,
+    options: AdbOptions,
+    /// `ro.product.manufacturer` is droidscore: a virtual phone, which can be
+    /// put in any task variant's state.
+    virtual_phone: bool,
+    /// Whether ADBKeyBoard is installed, asked once.
+    adbkeyboard: Option<bool>,
+    /// App-data keys the phone's provider lists, read when an episode is prepared.
+    pub(super) app_keys: Vec<String>,
+}
+
+impl std::fmt::Debug for AdbPhone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdbPhone")
+            .field("serial", &self.transport.serial())
+            .field("virtual_phone", &self.virtual_phone)
+            .finish()
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+impl From<AdbError> for PhoneError {
+    fn from(e: AdbError) -> Self {
+        PhoneError::Device(e.to_string())
+    }
+}
+
+impl AdbPhone {
+    /// Connect: asks the phone what it is (one `getprop`).
+    pub fn new(transport: Box<dyn Transport>, options: AdbOptions) -> Result<AdbPhone, PhoneError> {
+        let mut phone = AdbPhone {
+            transport,
+            options,
+            virtual_phone: false,
+            adbkeyboard: None,
+            app_keys: Vec::new(),
+        };
+        let maker = phone.shell_ok("getprop ro.product.manufacturer")?;
+        phone.virtual_phone = maker.trim() == crate::vphone::MANUFACTURER;
+        Ok(phone)
+    }
+
+    pub fn serial(&self) -> &str {
+        self.transport.serial()
+    }
+
+    pub fn is_virtual(&self) -> bool {
+        self.virtual_phone
+    }
+
+    pub fn transport(&mut self) -> &mut dyn Transport {
+        self.transport.as_mut()
+    }
+
+    /// Run a command; any status is returned.
+    pub fn shell(&mut self, command: &str) -> Result<ShellResult, PhoneError> {
+        Ok(self.transport.shell(command)?)
+    }
+
+    /// Run a command that must succeed; its stdout.
+    pub fn shell_ok(&mut self, command: &str) -> Result<String, PhoneError> {
+        let out = self.shell(command)?;
+        if out.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "`{command}` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(out.stdout_text())
+    }
+
+    /// Wait for the phone to come back after it was lost.
+    pub fn wait_for_device(&mut self, within: Duration) -> Result<(), PhoneError> {
+        Ok(self.transport.wait_for_device(within)?)
+    }
+
+    /// `uiautomator dump` until it succeeds or `dump_within` runs out.
+    /// Returns the attempts made.
+    fn dump(&mut self) -> Result<u32, PhoneError> {
+        let started = Instant::now();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let out = self.shell(&format!("uiautomator dump {DUMP_PATH}"))?;
+            let text = out.all_text();
+            // uiautomator prints its failures and exits 0.
+            if text.contains("UI hierchary dumped to") || text.contains("UI hierarchy dumped to") {
+                return Ok(attempts);
+            }
+            let transient = text.contains("could not get idle state")
+                || text.contains("null root node returned");
+            if !transient {
+                return Err(PhoneError::Device(format!(
+                    "uiautomator dump failed (status {}): {}",
+                    out.status,
+                    text.trim()
+                )));
+            }
+            if started.elapsed() + self.options.dump_backoff > self.options.dump_within {
+                return Err(PhoneError::Device(format!(
+                    "uiautomator dump failed {attempts} times in {:.1}s: {}",
+                    started.elapsed().as_secs_f64(),
+                    text.trim()
+                )));
+            }
+            std::thread::sleep(self.options.dump_backoff);
+        }
+    }
+
+    /// The foreground package from `dumpsys window`'s focus lines.
+    fn foreground(&mut self) -> Result<String, PhoneError> {
+        let out = self.shell("dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")?;
+        let text = out.stdout_text();
+        Ok(parse_foreground(&text).unwrap_or_default())
+    }
+
+    fn has_adbkeyboard(&mut self) -> Result<bool, PhoneError> {
+        if let Some(known) = self.adbkeyboard {
+            return Ok(known);
+        }
+        let listed = self.shell_ok("ime list -s")?;
+        let has = listed.lines().any(|l| l.trim() == ADBKEYBOARD_IME);
+        self.adbkeyboard = Some(has);
+        Ok(has)
+    }
+
+    /// Type `text`: `input text` when it can, ADBKeyBoard when installed, else
+    /// a refusal naming why (never silently dropped characters).
+    fn type_text(&mut self, text: &str) -> Result<(), PhoneError> {
+        match input_text_command(text) {
+            Ok(command) => {
+                self.shell_ok(&command)?;
+            }
+            Err(refusal) => {
+                if !self.has_adbkeyboard()? {
+                    return Err(PhoneError::Refused(refusal.to_string()));
+                }
+                let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+                self.shell_ok(&format!(
+                    "am broadcast -a ADB_INPUT_B64 --es msg {}",
+                    quote(&b64)
+                ))?;
+            }
+        }
+        if self.options.read_back_text {
+            let shown = self.focused_text()?;
+            if !shown.as_deref().unwrap_or("").ends_with(text) {
+                return Err(PhoneError::Refused(format!(
+                    "typed {text:?}, but the focused field shows {:?}",
+                    shown.unwrap_or_default()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The text of the focused field, read back from a dump.
+    pub fn focused_text(&mut self) -> Result<Option<String>, PhoneError> {
+        let observation = self.observe(false)?;
+        Ok(observation
+            .hierarchy
+            .nodes
+            .iter()
+            .find(|n| n.focused)
+            .map(|n| n.text.to_string()))
+    }
+}
+
+/// `mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/…}` → the package;
+/// `mFocusedApp=ActivityRecord{… u0 pkg/.Act t12}` when focus is `null`.
+pub fn parse_foreground(dumpsys: &str) -> Option<String> {
+    let component = |line: &str| -> Option<String> {
+        let inner = line.split_once('{')?.1.trim_end_matches('}');
+        let word = inner.split_whitespace().find(|w| w.contains('/'))?;
+        Some(word.split('/').next()?.to_string())
+    };
+    let focus = dumpsys
+        .lines()
+        .find(|l| l.contains("mCurrentFocus="))
+        .and_then(component);
+    focus.or_else(|| {
+        dumpsys
+            .lines()
+            .find(|l| l.contains("mFocusedApp="))
+            .and_then(component)
+    })
+}
+
+impl Phone for AdbPhone {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            screenshots: true,
+            flip_history: false,
+            app_data: self.virtual_phone,
+        }
+    }
+
+    fn observe(&mut self, screenshot: bool) -> Result<Observation, PhoneError> {
+        let started = Instant::now();
+        let mut timing = ObserveTiming::default();
+        let t = Instant::now();
+        timing.dump_attempts = self.dump()?;
+        timing.dump_ms = ms(t);
+        let t = Instant::now();
+        let read = self.shell(&format!("cat {DUMP_PATH}"))?;
+        timing.read_ms = ms(t);
+        if read.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "reading the dump back failed: {}",
+                read.all_text().trim()
+            )));
+        }
+        let hierarchy = match uiautomator::parse(&read.stdout) {
+            Ok(Dump::Hierarchy { hierarchy, .. }) => hierarchy,
+            Ok(other) => {
+                return Err(PhoneError::Device(format!(
+                    "the dump file held no hierarchy: {other:?}"
+                )))
+            }
+            Err(e) => return Err(PhoneError::Device(format!("the dump does not parse: {e}"))),
+        };
+        let xml = String::from_utf8_lossy(&read.stdout).into_owned();
+        let screenshot = if screenshot {
+            let t = Instant::now();
+            let raw = self.shell("screencap")?;
+            timing.screencap_ms = ms(t);
+            let t = Instant::now();
+            let png = raw_to_png(&raw.stdout)
+                .map_err(|e| PhoneError::Device(format!("screencap: {e}")))?;
+            timing.png_ms = ms(t);
+            Some(png)
+        } else {
+            None
+        };
+        let t = Instant::now();
+        let foreground = self.foreground()?;
+        timing.foreground_ms = ms(t);
+        timing.total_ms = ms(started);
+        Ok(Observation {
+            xml,
+            hierarchy,
+            screenshot,
+            foreground,
+            timing: Some(timing),
+        })
+    }
+
+    fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError> {
+        match action {
+            DeviceAction::Tap { x, y } => self.shell_ok(&format!("input tap {x} {y}")).map(drop),
+            DeviceAction::LongPress { x, y } => self
+                .shell_ok(&format!("input swipe {x} {y} {x} {y} 1000"))
+                .map(drop),
+            DeviceAction::Swipe {
+                x1,
+                y1,
+                x2,
+                y2,
+                duration_ms,
+            } => self
+                .shell_ok(&format!("input swipe {x1} {y1} {x2} {y2} {duration_ms}"))
+                .map(drop),
+            DeviceAction::Key { key } => self
+                .shell_ok(&format!("input keyevent {}", key.keycode()))
+                .map(drop),
+            DeviceAction::Text { text } => self.type_text(text),
+            DeviceAction::Launch { package } => {
+                let out = self.shell(&format!(
+                    "monkey -p {} -c android.intent.category.LAUNCHER 1",
+                    quote(package)
+                ))?;
+                if out.status != 0 || out.all_text().contains("No activities found") {
+                    return Err(PhoneError::UnknownPackage(package.clone()));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn read_setting(&mut self, key: &SettingKey) -> Result<Option<String>, PhoneError> {
+        let out = self.shell_ok(&format!(
+            "settings get {} {}",
+            key.namespace.as_str(),
+            quote(&key.name)
+        ))?;
+        let value = out.trim_end_matches(['\n', '\r']);
+        Ok((value != "null").then(|| value.to_string()))
+    }
+
+    fn read_app(&mut self, key: &str) -> Result<Option<String>, PhoneError> {
+        let out = self.shell(&format!(
+            "content query --uri {APP_DATA_URI} --projection value --where {}",
+            quote(&format!("name='{key}'"))
+        ))?;
+        let text = out.stdout_text();
+        if out.status != 0 || !(text.starts_with("Row: ") || text.starts_with("No result found")) {
+            return Err(PhoneError::Unsupported(format!(
+                "app data ({key}): this phone has no {APP_DATA_URI} provider"
+            )));
+        }
+        Ok(text
+            .lines()
+            .find_map(|l| l.split_once(" value=").map(|(_, v)| v.to_string())))
+    }
+
+    fn app_keys(&self) -> Vec<String> {
+        // The trait gives `&self`: the keys are listed when the episode is prepared.
+        self.app_keys.clone()
+    }
+
+    fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
+        let args = match intent.0.as_str() {
+            "android.intent.category.HOME" => {
+                "-a android.intent.action.MAIN -c android.intent.category.HOME".to_string()
+            }
+            c if c.contains('/') => format!("-n {}", quote(c)),
+            a => format!("-a {}", quote(a)),
+        };
+        let out = self.shell(&format!("am start -W {args}"))?;
+        let text = out.all_text();
+        if out.status != 0 || text.contains("Error") {
+            return Err(PhoneError::UnknownIntent(intent.0.clone()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_foreground_comes_from_the_focus_lines() {
+        let dumpsys = "  mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{1 u0 com.x/.A t1}\n";
+        assert_eq!(parse_foreground(dumpsys).as_deref(), Some("com.android.settings"));
+        let no_focus = "  mCurrentFocus=null\n  mFocusedApp=ActivityRecord{8b3 u0 com.google.android.deskclock/com.android.deskclock.DeskClock t12}\n";
+        assert_eq!(
+            parse_foreground(no_focus).as_deref(),
+            Some("com.google.android.deskclock")
+        );
+        assert_eq!(parse_foreground(""), None);
+    }
+}

@@ -1,0 +1,149 @@
+//! Putting an adb phone in a task variant's initial state before an episode,
+//! or saying plainly why it cannot be: a variant that changes the app's UI
+//! (renamed, reordered, decoy rows) exists only on the simulator and the
+//! virtual phone; alarms cannot be written without root; an oracle that
+//! needs flip history cannot be scored from a phone's final state. Skipped
+//! episodes carry that reason; none is scored from a state it did not set.
+//!
+//! Settings go through the switch a user's phone uses where `settings put`
+//! alone would lie (`cmd connectivity airplane-mode`, `svc wifi|bluetooth`),
+//! and every value is read back: a value that did not take is a skip.
+
+use super::phone::AdbPhone;
+use super::shell::quote;
+use crate::phone::{Key, Phone, PhoneError, SettingKey};
+use crate::task::Instance;
+use crate::vphone::APP_DATA_URI;
+
+/// Whether the episode can run on this phone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prepared {
+    Ready,
+    /// The episode is skipped; the reason is recorded with it.
+    Skip(String),
+}
+
+/// Why this instance cannot run on a phone that is not the virtual phone,
+/// if it cannot.
+fn needs_simulator(instance: &Instance) -> Option<String> {
+    let v = &instance.variant;
+    let mut changes = Vec::new();
+    if !v.rename.is_empty() {
+        changes.push("renames controls");
+    }
+    if !v.reorder.is_empty() {
+        changes.push("reorders rows");
+    }
+    if !v.decoys.is_empty() {
+        changes.push("adds decoy rows");
+    }
+    if !changes.is_empty() {
+        return Some(format!(
+            "variant {:?} {} in the app's UI, which only the simulator or a virtual phone can do",
+            v.id,
+            changes.join(", ")
+        ));
+    }
+    if !instance.sim_config(0).alarms.is_empty() {
+        return Some("the initial alarm list cannot be written over adb without root (DeskClock's provider is not exported)".into());
+    }
+    None
+}
+
+impl AdbPhone {
+    /// Reset the phone to `instance`'s initial state for one episode.
+    pub fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        if instance.oracle.needs_flip_history() && !self.capabilities().flip_history {
+            return Ok(Prepared::Skip(
+                "the oracle needs flip history (every state write, with its step), which only the in-process simulator records; the final state alone would pass an agent that flipped the wrong switch and back".into(),
+            ));
+        }
+        if self.is_virtual() {
+            self.shell_ok(&format!(
+                "droidscore-sim load {} {} {seed}",
+                quote(&instance.task),
+                quote(&instance.variant.id)
+            ))?;
+        } else if let Some(why) = needs_simulator(instance) {
+            return Ok(Prepared::Skip(why));
+        }
+        self.act(&crate::phone::DeviceAction::Key { key: Key::Home })?;
+        self.shell_ok(&format!("am force-stop {}", quote(&instance.app)))?;
+
+        let config = instance.sim_config(seed);
+        // Airplane mode first: turning it on turns radios off, which the
+        // Wi-Fi and Bluetooth values after it then override.
+        let mut initial: Vec<(&String, &String)> = config.initial.iter().collect();
+        initial.sort_by_key(|(k, _)| *k != "global/airplane_mode_on");
+        for (key, value) in &initial {
+            if let Some(why) = self.write_initial(key, value)? {
+                return Ok(Prepared::Skip(why));
+            }
+        }
+        for (key, value) in &initial {
+            let read = crate::oracle::read_key(self, key);
+            match read {
+                Ok(Some(v)) if v == **value => {}
+                Ok(other) => {
+                    return Ok(Prepared::Skip(format!(
+                        "the initial state {key} = {value} did not take on this phone: it reads {}",
+                        other.as_deref().unwrap_or("null")
+                    )))
+                }
+                Err(e) => return Ok(Prepared::Skip(format!("cannot read back {key}: {e}"))),
+            }
+        }
+        self.app_keys = self.list_app_keys()?;
+        Ok(Prepared::Ready)
+    }
+
+    /// Write one initial value; `Some(reason)` when this phone cannot hold it.
+    fn write_initial(&mut self, key: &str, value: &str) -> Result<Option<String>, PhoneError> {
+        let command = match (key, value) {
+            ("global/airplane_mode_on", "1") => "cmd connectivity airplane-mode enable".to_string(),
+            ("global/airplane_mode_on", "0") => "cmd connectivity airplane-mode disable".to_string(),
+            ("global/wifi_on", "1") => "svc wifi enable".to_string(),
+            ("global/wifi_on", "0") => "svc wifi disable".to_string(),
+            ("global/bluetooth_on", "1") => "svc bluetooth enable".to_string(),
+            ("global/bluetooth_on", "0") => "svc bluetooth disable".to_string(),
+            (app, v) if app.starts_with("app/") => format!(
+                "content insert --uri {APP_DATA_URI} --bind {} --bind {}",
+                quote(&format!("name:s:{app}")),
+                quote(&format!("value:s:{v}"))
+            ),
+            (setting, v) => {
+                let key: SettingKey = setting.parse().map_err(PhoneError::Device)?;
+                format!(
+                    "settings put {} {} {}",
+                    key.namespace.as_str(),
+                    quote(&key.name),
+                    quote(v)
+                )
+            }
+        };
+        let out = self.shell(&command)?;
+        if out.status != 0 {
+            return Ok(Some(format!(
+                "cannot set the initial state {key} = {value} on this phone: `{command}` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(None)
+    }
+
+    /// The app-data keys the phone's provider holds (none on a real phone).
+    fn list_app_keys(&mut self) -> Result<Vec<String>, PhoneError> {
+        let out = self.shell(&format!(
+            "content query --uri {APP_DATA_URI} --projection name"
+        ))?;
+        if out.status != 0 {
+            return Ok(Vec::new());
+        }
+        Ok(out
+            .stdout_text()
+            .lines()
+            .filter_map(|l| l.split_once(" name=").map(|(_, k)| k.trim().to_string()))
+            .collect())
+    }
+}

@@ -1,0 +1,185 @@
+//! The adb backend against the virtual phone reached in-process: every task
+//! variant scored through `settings get`, `content query` and dumps read back
+//! over the shell, compared with the in-process simulator's verdict. The same
+//! suite through the real adb server is in the workspace's e2e tests.
+
+use std::sync::Arc;
+
+use droidscore::adb::{AdbOptions, AdbPhone, Prepared};
+use droidscore::agent::{Noop, Solver};
+use droidscore::episode;
+use droidscore::phone::{DeviceAction, Phone, PhoneError};
+use droidscore::sim::SimPhone;
+use droidscore::task::{load_dir, Instance, Task};
+use droidscore::vphone::{InProcess, VirtualPhone};
+
+fn tasks() -> Vec<Task> {
+    load_dir(&crate::root().join("tasks")).unwrap()
+}
+
+fn adb_phone(tasks: &[Task]) -> (Arc<VirtualPhone>, AdbPhone) {
+    let vp = Arc::new(VirtualPhone::new(tasks.to_vec()).unwrap());
+    let phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
+    (vp, phone)
+}
+
+fn state(vp: &VirtualPhone) -> String {
+    String::from_utf8(vp.run("droidscore-sim state").stdout).unwrap()
+}
+
+#[test]
+fn every_variant_scores_the_same_through_the_adb_backend_except_flip_history_which_is_skipped() {
+    let tasks = tasks();
+    let (_vp, mut phone) = adb_phone(&tasks);
+    assert!(phone.is_virtual());
+    let (mut same, mut skipped) = (0, 0);
+    for inst in tasks.iter().flat_map(|t| &t.variants) {
+        let name = format!("{}/{}", inst.task, inst.variant.id);
+        let mut sim = SimPhone::new(inst.sim_config(0)).unwrap();
+        let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
+        match phone.prepare(inst, 0).unwrap() {
+            Prepared::Skip(why) => {
+                assert!(inst.oracle.needs_flip_history(), "{name} skipped: {why}");
+                assert!(why.contains("flip history"), "{name}: {why}");
+                skipped += 1;
+            }
+            Prepared::Ready => {
+                let over_adb =
+                    episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst).unwrap();
+                assert_eq!(
+                    (over_adb.success, over_adb.verdict.outcome),
+                    (on_sim.success, on_sim.verdict.outcome),
+                    "{name}: adb {} / sim {}",
+                    over_adb.reason,
+                    on_sim.reason
+                );
+                assert!(over_adb.success, "{name}: {}", over_adb.reason);
+                same += 1;
+            }
+        }
+    }
+    let flip_history = tasks
+        .iter()
+        .flat_map(|t| &t.variants)
+        .filter(|i| i.oracle.needs_flip_history())
+        .count();
+    assert_eq!(skipped, flip_history);
+    assert!(same >= 130, "only {same} variants ran over adb");
+}
+
+#[test]
+fn a_do_nothing_agent_passes_nothing_through_the_adb_backend() {
+    let tasks = tasks();
+    let (_vp, mut phone) = adb_phone(&tasks);
+    for inst in tasks.iter().flat_map(|t| &t.variants) {
+        if phone.prepare(inst, 0).unwrap() != Prepared::Ready {
+            continue;
+        }
+        let ep = episode::run(&mut phone, &mut Noop, inst).unwrap();
+        assert!(!ep.success, "{}/{} passed doing nothing", inst.task, inst.variant.id);
+    }
+}
+
+#[test]
+fn observing_never_changes_the_phones_state() {
+    let tasks = tasks();
+    let (vp, mut phone) = adb_phone(&tasks);
+    let inst = tasks[0].variants[0].clone();
+    phone.prepare(&inst, 0).unwrap();
+    phone
+        .act(&DeviceAction::Launch {
+            package: inst.app.clone(),
+        })
+        .unwrap();
+    let before = state(&vp);
+    let dumps_before = vp.run("dumpsys window").stdout;
+    for _ in 0..3 {
+        let obs = phone.observe(true).unwrap();
+        assert!(obs.screenshot.is_some());
+        assert_eq!(obs.foreground, inst.app);
+        assert_eq!(obs.timing.unwrap().dump_attempts, 1);
+    }
+    assert_eq!(state(&vp), before);
+    assert_eq!(vp.run("dumpsys window").stdout, dumps_before);
+}
+
+#[test]
+fn a_dump_that_cannot_get_an_idle_state_is_retried_and_then_given_up_within_the_bound() {
+    let tasks = tasks();
+    let (vp, _) = adb_phone(&tasks);
+    let options = AdbOptions {
+        dump_within: std::time::Duration::from_millis(300),
+        dump_backoff: std::time::Duration::from_millis(50),
+        ..AdbOptions::default()
+    };
+    let mut phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), options).unwrap();
+    vp.run("droidscore-sim fail-dumps 2");
+    let obs = phone.observe(false).unwrap();
+    assert_eq!(obs.timing.unwrap().dump_attempts, 3);
+    vp.run("droidscore-sim fail-dumps 1000 null");
+    let err = phone.observe(false).unwrap_err().to_string();
+    assert!(err.contains("null root node"), "{err}");
+    assert!(err.contains("uiautomator dump failed"), "{err}");
+}
+
+/// The reference solution of `alarm_add_labeled`, typing `label` instead.
+fn typing(tasks: &[Task], label: &str) -> Instance {
+    let mut inst = tasks
+        .iter()
+        .find(|t| t.id == "alarm_add_labeled")
+        .unwrap()
+        .variant("base")
+        .unwrap()
+        .clone();
+    for step in inst.solution.iter_mut().filter(|s| s.text.as_deref() == Some("Gym")) {
+        step.text = Some(label.to_string());
+    }
+    inst
+}
+
+#[test]
+fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step() {
+    let tasks = tasks();
+    let (vp, mut phone) = adb_phone(&tasks);
+    let hostile = "'; touch \"$CANARY\"; echo ' $(id) `id` && | \\ * %";
+    let inst = typing(&tasks, hostile);
+    phone.prepare(&inst, 0).unwrap();
+    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
+    let alarms = phone.read_app("app/alarms").unwrap().unwrap();
+    assert!(alarms.contains(&format!("{hostile:?}")), "{alarms} {ep:?}");
+
+    // Without ADBKeyBoard, non-ASCII is a refusal recorded on the step.
+    let inst = typing(&tasks, "Café");
+    phone.prepare(&inst, 0).unwrap();
+    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
+    assert!(
+        ep.refused.iter().any(|r| r.contains("not ASCII") && r.contains("ADBKeyBoard")),
+        "{:?}",
+        ep.refused
+    );
+    assert!(!phone.read_app("app/alarms").unwrap().unwrap().contains("Caf"));
+
+    // With it, the same text is typed through its broadcast.
+    vp.run("droidscore-sim adbkeyboard on");
+    let mut phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
+    phone.prepare(&inst, 0).unwrap();
+    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
+    assert!(ep.refused.is_empty(), "{:?}", ep.refused);
+    assert!(phone.read_app("app/alarms").unwrap().unwrap().contains("\"Café\""));
+}
+
+#[test]
+fn an_unknown_app_or_intent_is_a_refusal_not_a_phone_failure() {
+    let tasks = tasks();
+    let (_vp, mut phone) = adb_phone(&tasks);
+    let err = phone
+        .act(&DeviceAction::Launch {
+            package: "com.example.nosuch".into(),
+        })
+        .unwrap_err();
+    assert!(matches!(err, PhoneError::UnknownPackage(_)) && err.is_refusal());
+    let err = phone
+        .open(&droidscore::phone::Intent("android.intent.action.NO_SUCH".into()))
+        .unwrap_err();
+    assert!(err.is_refusal(), "{err}");
+}
