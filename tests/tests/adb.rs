@@ -1,0 +1,339 @@
+//! The adb path end to end, through the real `adb` binary (Debian's `adb`,
+//! installed by scripts/test.sh): the virtual phone listens on loopback, a
+//! private adb server (its own port, so nothing on the machine interferes)
+//! connects to it, and the adb backend drives it through that server exactly
+//! as it drives a phone on USB. These tests fail, not pass, without `adb`.
+
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use droidscore::adb::{AdbOptions, AdbPhone, Prepared, ServerTransport};
+use droidscore::adbd::{Server, ServerHandle};
+use droidscore::agent::{Agent, Decision, Solver};
+use droidscore::episode;
+use droidscore::phone::{Observation, Phone};
+use droidscore::run::{execute, plan, Phones};
+use droidscore::sim::SimPhone;
+use droidscore::store::{RunRecord, Store};
+use droidscore::task::{self, Instance, Task};
+use droidscore::vphone::VirtualPhone;
+
+fn suite() -> Vec<Task> {
+    task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks")).unwrap()
+}
+
+fn free_port() -> u16 {
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // The adb server scans 5555–5585 for emulators.
+        if !(5555..=5585).contains(&port) {
+            return port;
+        }
+    }
+}
+
+/// A private adb server, killed when dropped.
+struct AdbServer {
+    port: u16,
+}
+
+impl AdbServer {
+    fn start() -> AdbServer {
+        let server = AdbServer { port: free_port() };
+        let out = server.adb(&["start-server"]);
+        assert!(out.status.success(), "adb start-server: {out:?}");
+        server
+    }
+
+    fn adb(&self, args: &[&str]) -> Output {
+        Command::new("adb")
+            .arg("-P")
+            .arg(self.port.to_string())
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("the real `adb` binary is needed (Debian package adb; scripts/test.sh installs it): {e}")
+            })
+    }
+
+    fn text(&self, args: &[&str]) -> String {
+        let out = self.adb(args);
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+
+    fn address(&self) -> SocketAddrV4 {
+        SocketAddrV4::new(Ipv4Addr::LOCALHOST, self.port)
+    }
+
+    /// `adb connect`, then wait until the device is listed as `device`.
+    fn connect(&self, serial: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let said = self.text(&["connect", serial]);
+            let listed = self.text(&["devices"]);
+            if listed
+                .lines()
+                .any(|l| l.starts_with(serial) && l.ends_with("\tdevice"))
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{serial} never came up: {said} / {listed}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for AdbServer {
+    fn drop(&mut self) {
+        let _ = self.adb(&["kill-server"]);
+    }
+}
+
+/// A virtual phone served on loopback, reached through a private adb server.
+struct Rig {
+    adb: AdbServer,
+    phone: Arc<VirtualPhone>,
+    handle: Option<ServerHandle>,
+    serial: String,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let adb = AdbServer::start();
+        let phone = Arc::new(VirtualPhone::new(suite()).unwrap());
+        let server = Server::bind("127.0.0.1:0").unwrap();
+        let serial = server.local_addr().to_string();
+        assert!(!(5555..=5585).contains(&server.local_addr().port()));
+        let handle = Some(server.spawn(phone.clone()));
+        adb.connect(&serial);
+        Rig {
+            adb,
+            phone,
+            handle,
+            serial,
+        }
+    }
+
+    fn adb_phone(&self, options: AdbOptions) -> AdbPhone {
+        AdbPhone::new(
+            Box::new(ServerTransport::new(self.adb.address(), &self.serial)),
+            options,
+        )
+        .unwrap()
+    }
+}
+
+#[test]
+fn adb_devices_lists_the_virtual_phone_and_adb_shell_drives_it() {
+    let rig = Rig::new();
+    let listed = rig.adb.text(&["devices", "-l"]);
+    println!("$ adb devices -l\n{listed}");
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with(&rig.serial))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        line.contains(" device ")
+            && line.contains("product:droidscore_sim model:droidscore_sim device:droidscore_sim"),
+        "{line}"
+    );
+    let s = rig.serial.as_str();
+    let out = rig.adb.adb(&["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "UI hierchary dumped to: /sdcard/d.xml\n"
+    );
+    let xml = rig.adb.adb(&["-s", s, "exec-out", "cat", "/sdcard/d.xml"]).stdout;
+    assert!(xml.starts_with(b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"));
+    // Exit statuses come through the real server (shell v2).
+    let out = rig.adb.adb(&["-s", s, "shell", "no-such-command"]);
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "/system/bin/sh: no-such-command: inaccessible or not found\n"
+    );
+    // A dump failure prints on stdout with status 0, as uiautomator does.
+    rig.adb.adb(&["-s", s, "shell", "droidscore-sim", "fail-dumps", "1"]);
+    let out = rig.adb.adb(&["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ERROR: could not get idle state.\n");
+}
+
+#[test]
+fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
+    let rig = Rig::new();
+    let mut phone = rig.adb_phone(AdbOptions::default());
+    assert!(phone.is_virtual());
+    let tasks = suite();
+    let mut table = String::from("task/variant\tsimulator\tadb\n");
+    let (mut equal, mut skipped) = (0, Vec::new());
+    for inst in tasks.iter().flat_map(|t| &t.variants) {
+        let name = format!("{}/{}", inst.task, inst.variant.id);
+        let mut sim = SimPhone::new(inst.sim_config(0)).unwrap();
+        let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
+        let sim_says = if on_sim.success { "pass" } else { "fail" };
+        let adb_says = match phone.prepare(inst, 0).unwrap() {
+            Prepared::Skip(why) => {
+                assert!(inst.oracle.needs_flip_history(), "{name}: {why}");
+                skipped.push(format!("{name}: {why}"));
+                "skipped".to_string()
+            }
+            Prepared::Ready => {
+                let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(ep.success, on_sim.success, "{name}: {}", ep.reason);
+                equal += 1;
+                if ep.success { "pass" } else { "fail" }.to_string()
+            }
+        };
+        table.push_str(&format!("{name}\t{sim_says}\t{adb_says}\n"));
+    }
+    println!("{table}\nskipped through adb:\n{}", skipped.join("\n"));
+    let flip_history = tasks
+        .iter()
+        .flat_map(|t| &t.variants)
+        .filter(|i| i.oracle.needs_flip_history())
+        .count();
+    assert_eq!(skipped.len(), flip_history);
+    assert_eq!(equal + skipped.len(), tasks.iter().map(|t| t.variants.len()).sum::<usize>());
+}
+
+#[test]
+fn hostile_text_goes_through_the_real_adb_server_as_one_literal_argument() {
+    let rig = Rig::new();
+    let mut phone = rig.adb_phone(AdbOptions::default());
+    for hostile in [
+        "'; touch \"$CANARY\"; echo '",
+        "$(reboot) `reboot` && reboot || reboot; reboot | reboot",
+        "a\\'b\"c\\\"d",
+    ] {
+        let out = phone
+            .shell(&format!("echo {}", droidscore::adb::quote(hostile)))
+            .unwrap();
+        assert_eq!(out.status, 0);
+        assert_eq!(out.stdout_text(), format!("{hostile}\n"));
+    }
+}
+
+/// Solves the task, but pulls the phone's plug at its third decision of the
+/// first episode; the phone comes back on the same port a moment later.
+struct Unplugger {
+    inner: Solver,
+    decisions: u32,
+    plug: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>,
+}
+
+impl Agent for Unplugger {
+    fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
+        self.decisions += 1;
+        if self.decisions == 3 {
+            if let Some(pull) = self.plug.lock().unwrap().take() {
+                pull();
+            }
+        }
+        self.inner.next(goal, observation)
+    }
+}
+
+#[test]
+fn a_phone_lost_mid_episode_is_an_infra_failure_then_the_run_waits_and_continues() {
+    let mut rig = Rig::new();
+    let phone = rig.adb_phone(AdbOptions::default());
+    let handle = rig.handle.take().unwrap();
+    let addr = handle.local_addr();
+    let device = rig.phone.clone();
+    let plug: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>> =
+        Arc::new(Mutex::new(Some(Box::new(move || {
+            handle.shutdown();
+            // Back on the same port after a second, as a phone re-plugged.
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(1));
+                let server = Server::bind(&addr.to_string()).unwrap();
+                std::mem::forget(server.spawn(device));
+            });
+        }))));
+    let tasks = suite();
+    let picked: Vec<&Instance> = ["wifi_on", "bluetooth_on", "dark_theme_on"]
+        .iter()
+        .map(|id| tasks.iter().find(|t| t.id == *id).unwrap().variant("base").unwrap())
+        .collect();
+    let dir = std::env::temp_dir().join(format!("droidscore-e2e-drop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = Store::open(dir.join("runs.sqlite")).unwrap();
+    store
+        .create_run(&RunRecord {
+            id: "drop".into(),
+            started_at: "2026-11-30T00:00:00Z".into(),
+            config: serde_json::json!({"phone": "adb"}),
+            provenance: Default::default(),
+        })
+        .unwrap();
+    let planned = plan(&picked, 1, 0, None, &Default::default());
+    let factory = |inst: &Instance, _seed: u64| -> Result<Box<dyn Agent + Send>, String> {
+        Ok(Box::new(Unplugger {
+            inner: Solver::new(inst.solution.clone()),
+            decisions: 0,
+            plug: plug.clone(),
+        }))
+    };
+    let phones = Phones::Adb {
+        phones: vec![phone],
+        device_wait: Duration::from_secs(20),
+    };
+    let bar = indicatif::ProgressBar::hidden();
+    let written = execute(&store, "drop", planned, phones, &factory, &bar).unwrap();
+    let summary: Vec<String> = written
+        .iter()
+        .map(|e| format!("{} {:?} attempts={} {}", e.task, e.status, e.attempts, e.reason))
+        .collect();
+    println!("{}", summary.join("\n"));
+    assert_eq!(written.len(), 3, "{summary:?}");
+    // The first episode died with the phone, was retried once the phone was
+    // back, and passed; the others ran as usual.
+    assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
+    assert!(
+        written.iter().any(|e| e.attempts == 2),
+        "no episode needed a second attempt: {summary:?}"
+    );
+    assert!(
+        written.iter().all(|e| e.status == droidscore::store::EpisodeStatus::Success),
+        "{summary:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn push_then_pull_through_the_deploy_helper_and_the_adb_binary() {
+    let rig = Rig::new();
+    let mut phone = rig.adb_phone(AdbOptions::default());
+    let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
+    phone.push(&data, "/data/local/tmp/blob", false).unwrap();
+    let dir = std::env::temp_dir().join(format!("droidscore-e2e-pull-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let local = dir.join("blob");
+    let out = rig.adb.adb(&[
+        "-s",
+        &rig.serial,
+        "pull",
+        "/data/local/tmp/blob",
+        local.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read(&local).unwrap(), data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
