@@ -5,7 +5,8 @@
 //! `task` loads task files, `phone` is the boundary trait, `sim` the simulator
 //! behind it, `uiautomator` the dump format, `agent` decides actions, `episode`
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
-//! `report` prints tables, `cli` is the command line.
+//! `report` prints tables, `cli` is the command line. `adbd` serves a phone
+//! over adb's own wire protocol, so the real `adb` can drive the simulator.
 
 pub mod adb;
 pub mod adbd;

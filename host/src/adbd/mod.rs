@@ -1,30 +1,51 @@
-//! PLACEHOLDER until the adbd transport lands: the interface only.
+//! The device side of adb's wire protocol: a TCP server that speaks adbd's
+//! transport, so the real `adb` (`adb connect 127.0.0.1:PORT`) drives whatever
+//! phone stands behind a [`Device`] — the "virtual phone" of DESIGN.md.
+//!
+//! `packet` is the 24-byte header and its payload, `connection` one adb
+//! server's connection (handshake, streams, flow control), `service` the
+//! `shell:`/`shell,v2,…:`/`exec:` services, `sync` the `sync:` file service,
+//! `server` the listener and its threads. Everything device-specific is behind
+//! [`Device`]; this module only carries bytes.
+
+mod connection;
+mod packet;
+#[cfg(test)]
+mod real_adb_test;
+mod server;
+mod service;
+mod sync;
+#[cfg(test)]
+mod test_support;
+#[cfg(test)]
+mod wire_test;
+
+pub use server::{Server, ServerHandle};
 
 /// What a shell command printed and how it exited.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShellOutput {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub exit: u8,
 }
 
+/// The phone behind the wire: everything device-specific. Called from the
+/// connection threads, so Send + Sync; implementors lock their own state.
 pub trait Device: Send + Sync {
+    /// The CNXN banner's system identity, e.g. "device::ro.product.name=droidscore_sim;ro.product.model=droidscore_sim;ro.product.device=droidscore_sim;features=shell_v2,cmd".
+    /// Without `shell_v2` in `features` the adb client falls back to `shell:`
+    /// (stdout and stderr merged, no exit status).
     fn banner(&self) -> String;
+    /// Run one command line (the text after `shell:` / `shell,v2,...:` / `exec:`).
     fn shell(&self, command: &str) -> ShellOutput;
+    /// sync SEND: a file was pushed (path, mode, bytes). `mode` is as the
+    /// client sent it: the local file's `st_mode`, e.g. `0o100644`.
     fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String>;
+    /// sync RECV: the file at path, or Err(message) (e.g. "No such file or directory").
     fn pull(&self, path: &str) -> Result<Vec<u8>, String>;
+    /// sync STAT/LSTAT: (mode, size, mtime) or None when absent. `mode` is a
+    /// full `st_mode` with the file type: `0o100644` for a file, `0o040755`
+    /// for a directory (`adb push` to a directory appends the file's name).
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)>;
-}
-
-pub struct Server;
-impl Server {
-    pub fn bind(_addr: &str) -> std::io::Result<Server> {
-        Err(std::io::Error::other("placeholder"))
-    }
-    pub fn local_addr(&self) -> std::net::SocketAddr {
-        ([127, 0, 0, 1], 0).into()
-    }
-    pub fn serve(self, _device: std::sync::Arc<dyn Device>) -> std::io::Result<()> {
-        Err(std::io::Error::other("placeholder"))
-    }
 }

@@ -1,0 +1,240 @@
+//! One adb server's connection, as adbd sees it (AOSP adb/protocol.txt).
+//!
+//! CNXN is answered at once with our own (no AUTH). Each OPEN(remote-id, 0,
+//! "service") gets a stream: OKAY(local-id, remote-id) to accept it, or
+//! CLSE(0, remote-id) to refuse it. A stream's answer goes out as WRTE packets
+//! of at most the peer's maxdata, one at a time: the next waits for the peer's
+//! OKAY. Every WRTE the peer sends is acknowledged with OKAY at once. When the
+//! answer is flushed the stream ends with CLSE; a CLSE from the peer drops it.
+//!
+//! Streams interleave freely on the connection: the state below is per
+//! stream, and the one thread reading the socket drives them all. A service
+//! runs to completion when opened (the device answers at once), so a slow
+//! command holds up the connection's other streams, not other connections.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    io::{BufReader, ErrorKind, Write},
+    net::TcpStream,
+};
+
+use super::{
+    packet::{
+        command_name, Packet, PacketError, A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE,
+        MAX_DATA, MAX_DATA_V1, VERSION,
+    },
+    service::{run_one_shot, Service},
+    sync::SyncSession,
+    Device,
+};
+
+/// Serve one connection until the peer leaves or breaks the protocol.
+/// A peer that hangs up is Ok; a malformed packet or a failed write is Err.
+pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketError> {
+    let mut reader = BufReader::new(socket.try_clone()?);
+    let mut connection = Connection {
+        device,
+        socket,
+        max_payload: None,
+        next_id: 1,
+        streams: HashMap::new(),
+    };
+    loop {
+        let packet = match Packet::read_from(&mut reader) {
+            Ok(packet) => packet,
+            Err(PacketError::Io(e)) if e.kind() == ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        tracing::trace!(
+            command = %command_name(packet.command),
+            arg0 = packet.arg0,
+            arg1 = packet.arg1,
+            len = packet.data.len(),
+            "adbd <-"
+        );
+        connection.handle(packet)?;
+    }
+}
+
+struct Connection<'d> {
+    device: &'d dyn Device,
+    socket: TcpStream,
+    /// The largest WRTE payload to send; None until the peer's CNXN.
+    max_payload: Option<usize>,
+    next_id: u32,
+    /// Open streams by our (local) id.
+    streams: HashMap<u32, Stream>,
+}
+
+/// One open stream.
+struct Stream {
+    remote_id: u32,
+    /// `sync:` talks back and forth; the other services answer once.
+    sync: Option<SyncSession>,
+    /// Bytes not yet sent.
+    outbox: VecDeque<u8>,
+    /// A WRTE is out and its OKAY has not come back.
+    awaiting_okay: bool,
+    /// Nothing more will be added: CLSE once the outbox is empty.
+    finished: bool,
+}
+
+impl Connection<'_> {
+    fn handle(&mut self, packet: Packet) -> Result<(), PacketError> {
+        let Packet {
+            command,
+            arg0,
+            arg1,
+            data,
+        } = packet;
+        if command == A_CNXN {
+            return self.connect(arg1, &data);
+        }
+        let Some(max_payload) = self.max_payload else {
+            // adbd drops everything but CNXN and AUTH until the transport is online.
+            tracing::debug!(command = %command_name(command), "adbd: ignored before CNXN");
+            return Ok(());
+        };
+        match command {
+            A_OPEN => self.open(arg0, &data, max_payload),
+            A_OKAY => {
+                match self.stream_mut(arg1, arg0) {
+                    Some(stream) => stream.awaiting_okay = false,
+                    None => return Ok(()),
+                }
+                self.pump(arg1)
+            }
+            A_WRTE => {
+                let Some(stream) = self.streams.get_mut(&arg1) else {
+                    tracing::debug!(local_id = arg1, "adbd: WRTE to no stream");
+                    return Ok(());
+                };
+                let remote_id = stream.remote_id;
+                if let Some(session) = stream.sync.as_mut() {
+                    let mut answers = Vec::new();
+                    if !session.feed(&data, self.device, &mut answers) {
+                        stream.finished = true;
+                    }
+                    stream.outbox.extend(answers);
+                }
+                // Shell stdin (v2 ids 0, 4, 5) and exec input have nowhere to go.
+                self.send(Packet::new(A_OKAY, arg1, remote_id, Vec::new()))?;
+                self.pump(arg1)
+            }
+            A_CLSE => {
+                if self.stream_mut(arg1, arg0).is_some() {
+                    tracing::debug!(local_id = arg1, "adbd: peer closed stream");
+                    self.streams.remove(&arg1);
+                }
+                Ok(())
+            }
+            A_AUTH => {
+                tracing::debug!("adbd: AUTH ignored: we never ask for it");
+                Ok(())
+            }
+            other => {
+                tracing::debug!(command = %command_name(other), "adbd: ignored packet");
+                Ok(())
+            }
+        }
+    }
+
+    /// The peer's CNXN: answer with ours. A second CNXN starts over, as a
+    /// reconnecting peer means it.
+    fn connect(&mut self, max_data: u32, banner: &[u8]) -> Result<(), PacketError> {
+        tracing::debug!(
+            max_data,
+            banner = %String::from_utf8_lossy(banner).trim_end_matches('\0'),
+            "adbd: CNXN"
+        );
+        let max_payload = match max_data as usize {
+            0 => MAX_DATA_V1,
+            n => n.min(MAX_DATA),
+        };
+        self.max_payload = Some(max_payload);
+        self.streams.clear();
+        let ours = self.device.banner().into_bytes();
+        self.send(Packet::new(A_CNXN, VERSION, MAX_DATA as u32, ours))
+    }
+
+    fn open(&mut self, remote_id: u32, name: &[u8], max_payload: usize) -> Result<(), PacketError> {
+        let name_text = String::from_utf8_lossy(name);
+        let name_text = name_text.trim_end_matches('\0');
+        if remote_id == 0 {
+            tracing::debug!(service = name_text, "adbd: OPEN without an id, ignored");
+            return Ok(());
+        }
+        let Some(service) = Service::parse(name) else {
+            tracing::debug!(service = name_text, "adbd: OPEN refused");
+            return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
+        };
+        let local_id = self.allocate_id();
+        tracing::debug!(service = name_text, local_id, remote_id, "adbd: OPEN");
+        self.send(Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
+        // A shell packet's header rides in the same WRTE as its data.
+        let answer = run_one_shot(&service, self.device, max_payload.saturating_sub(5));
+        let stream = Stream {
+            remote_id,
+            sync: answer.is_none().then(SyncSession::default),
+            finished: answer.is_some(),
+            outbox: answer.unwrap_or_default().into(),
+            awaiting_okay: false,
+        };
+        self.streams.insert(local_id, stream);
+        self.pump(local_id)
+    }
+
+    /// Send what the stream may send now: the next WRTE if none is out, or
+    /// CLSE if it is finished and flushed.
+    fn pump(&mut self, local_id: u32) -> Result<(), PacketError> {
+        let max_payload = self.max_payload.unwrap_or(MAX_DATA_V1);
+        let Some(stream) = self.streams.get_mut(&local_id) else {
+            return Ok(());
+        };
+        if stream.awaiting_okay {
+            return Ok(());
+        }
+        let remote_id = stream.remote_id;
+        if !stream.outbox.is_empty() {
+            let n = stream.outbox.len().min(max_payload);
+            let data: Vec<u8> = stream.outbox.drain(..n).collect();
+            stream.awaiting_okay = true;
+            self.send(Packet::new(A_WRTE, local_id, remote_id, data))
+        } else if stream.finished {
+            self.streams.remove(&local_id);
+            tracing::debug!(local_id, remote_id, "adbd: stream done");
+            self.send(Packet::new(A_CLSE, local_id, remote_id, Vec::new()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The stream `local_id`, if the peer's `remote_id` matches it (0 matches
+    /// any: a CLSE for a stream the peer never learnt our id for).
+    fn stream_mut(&mut self, local_id: u32, remote_id: u32) -> Option<&mut Stream> {
+        let stream = self.streams.get_mut(&local_id)?;
+        (remote_id == 0 || stream.remote_id == remote_id).then_some(stream)
+    }
+
+    fn allocate_id(&mut self) -> u32 {
+        loop {
+            let id = self.next_id;
+            self.next_id = self.next_id.checked_add(1).unwrap_or(1);
+            if !self.streams.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    fn send(&mut self, packet: Packet) -> Result<(), PacketError> {
+        tracing::trace!(
+            command = %command_name(packet.command),
+            arg0 = packet.arg0,
+            arg1 = packet.arg1,
+            len = packet.data.len(),
+            "adbd ->"
+        );
+        self.socket.write_all(&packet.to_bytes())?;
+        Ok(())
+    }
+}

@@ -1,0 +1,301 @@
+//! The server against a tiny client over a real socket: handshake, each
+//! service, flow control, multiplexing, refusals, and malformed input.
+
+use std::{net::TcpStream, time::Duration};
+
+use super::{
+    packet::{Packet, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_DATA},
+    test_support::{all_bytes, serve_fake, TestClient, BANNER},
+};
+
+/// A shell protocol stream as (id, data) packets.
+fn v2_packets(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut packets = Vec::new();
+    while !bytes.is_empty() {
+        let len = u32::from_le_bytes(bytes[1..5].try_into().unwrap()) as usize;
+        packets.push((bytes[0], bytes[5..5 + len].to_vec()));
+        bytes = &bytes[5 + len..];
+    }
+    packets
+}
+
+/// What a v2 stream said on `id`, all packets joined.
+fn v2_channel(packets: &[(u8, Vec<u8>)], id: u8) -> Vec<u8> {
+    packets
+        .iter()
+        .filter(|(i, _)| *i == id)
+        .flat_map(|(_, data)| data.clone())
+        .collect()
+}
+
+#[test]
+fn cnxn_is_answered_at_once_with_the_banner() {
+    let (server, _) = serve_fake();
+    let (_, cnxn) = TestClient::connect(server.local_addr(), 1024 * 1024);
+    assert_eq!(cnxn.arg0, 0x0100_0001);
+    assert_eq!(cnxn.arg1, MAX_DATA as u32);
+    assert_eq!(cnxn.data, BANNER.as_bytes());
+}
+
+#[test]
+fn shell_v1_merges_stdout_and_stderr() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("shell:echo hi"), b"hi\n");
+    assert_eq!(client.run("shell:both"), b"out\nerr\n");
+}
+
+#[test]
+fn shell_v2_frames_stdout_stderr_and_exit() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let packets = v2_packets(&client.run("shell,v2,TERM=xterm-256color,raw:both"));
+    assert_eq!(
+        packets,
+        [(1, b"out\n".to_vec()), (2, b"err\n".to_vec()), (3, vec![0])]
+    );
+    let packets = v2_packets(&client.run("shell,v2,raw:exit 3"));
+    assert_eq!(packets, [(3, vec![3])]);
+}
+
+#[test]
+fn exec_is_binary_safe() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("exec:bytes"), all_bytes());
+    // exec carries stdout only.
+    assert_eq!(client.run("exec:both"), b"out\n");
+}
+
+#[test]
+fn output_over_the_peers_maxdata_is_split() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("exec:big 10000").unwrap();
+    let writes = client.read_to_close(ours, theirs);
+    let lengths: Vec<usize> = writes.iter().map(Vec::len).collect();
+    assert_eq!(lengths, [4096, 4096, 1808]);
+    let expected: Vec<u8> = (0..10000).map(|i| (i % 251) as u8).collect();
+    assert_eq!(writes.concat(), expected);
+
+    let (ours, theirs) = client.open("shell,v2,raw:big 10000").unwrap();
+    let writes = client.read_to_close(ours, theirs);
+    assert!(writes.iter().all(|w| w.len() <= 4096));
+    assert_eq!(v2_channel(&v2_packets(&writes.concat()), 1), expected);
+}
+
+#[test]
+fn one_write_is_outstanding_until_okay() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("exec:big 9000").unwrap();
+    assert_eq!(client.next_write(ours, theirs).unwrap().len(), 4096);
+    assert_eq!(client.recv_within(Duration::from_millis(200)), None);
+    client.okay(ours, theirs);
+    assert_eq!(client.next_write(ours, theirs).unwrap().len(), 4096);
+    client.okay(ours, theirs);
+    assert_eq!(client.next_write(ours, theirs).unwrap().len(), 808);
+    client.okay(ours, theirs);
+    assert_eq!(client.next_write(ours, theirs), None);
+}
+
+#[test]
+fn streams_interleave_on_one_connection() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (a, a_dev) = client.open("exec:big 5000").unwrap();
+    assert_eq!(client.next_write(a, a_dev).unwrap().len(), 4096);
+    let (b, b_dev) = client.open("exec:echo second").unwrap();
+    assert_ne!(a_dev, b_dev);
+    assert_eq!(client.next_write(b, b_dev).unwrap(), b"second\n");
+    client.okay(a, a_dev);
+    assert_eq!(client.next_write(a, a_dev).unwrap().len(), 904);
+    client.okay(b, b_dev);
+    assert_eq!(client.next_write(b, b_dev), None);
+    client.okay(a, a_dev);
+    assert_eq!(client.next_write(a, a_dev), None);
+}
+
+#[test]
+fn a_peer_clse_drops_the_stream() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("exec:big 100000").unwrap();
+    client.next_write(ours, theirs).unwrap();
+    client.send(&Packet::new(A_CLSE, ours, theirs, Vec::new()));
+    // A late OKAY for the dropped stream sends nothing more on it.
+    client.okay(ours, theirs);
+    assert_eq!(client.run("exec:echo next"), b"next\n");
+}
+
+#[test]
+fn unknown_services_get_clse() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    for service in ["reboot:", "tcpip:5555", "framebuffer:", "exec:", "jdwp:1"] {
+        let reply = client.open(service).unwrap_err();
+        assert_eq!(reply.command, A_CLSE, "{service}: {reply:?}");
+        assert_eq!(reply.arg0, 0, "{service}");
+    }
+    // The connection carries on.
+    assert_eq!(client.run("shell:echo still here"), b"still here\n");
+}
+
+#[test]
+fn an_interactive_shell_is_refused_with_a_message() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let v1 = client.run("shell:");
+    assert!(
+        v1.starts_with(b"droidscore: no interactive shell"),
+        "{v1:?}"
+    );
+    let packets = v2_packets(&client.run("shell,v2,TERM=xterm,pty:"));
+    assert!(v2_channel(&packets, 2).starts_with(b"droidscore: no interactive shell"));
+    assert_eq!(packets.last(), Some(&(3, vec![1])));
+}
+
+#[test]
+fn shell_stdin_is_acknowledged_and_dropped() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("exec:big 5000").unwrap();
+    client.next_write(ours, theirs).unwrap();
+    // v2 close-stdin, then stdin the command never reads.
+    client.write(ours, theirs, &[4, 0, 0, 0, 0]);
+    client.write(ours, theirs, b"ignored");
+    client.okay(ours, theirs);
+    assert_eq!(client.next_write(ours, theirs).unwrap().len(), 904);
+}
+
+#[test]
+fn sync_requests_may_straddle_writes() {
+    let (server, device) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("sync:").unwrap();
+    let content: Vec<u8> = (0..70_000u32).map(|i| (i * 7) as u8).collect();
+    let mut upload = b"SEND\x17\0\0\0/data/local/tmp/f,33188".to_vec();
+    for chunk in content.chunks(64 * 1024) {
+        upload.extend_from_slice(b"DATA");
+        upload.extend_from_slice(&(chunk.len() as u32).to_le_bytes());
+        upload.extend_from_slice(chunk);
+    }
+    upload.extend_from_slice(b"DONE\x01\0\0\0");
+    for piece in upload.chunks(4093) {
+        client.write(ours, theirs, piece);
+    }
+    assert_eq!(client.next_write(ours, theirs).unwrap(), b"OKAY\0\0\0\0");
+    client.okay(ours, theirs);
+    assert_eq!(
+        device.file("/data/local/tmp/f"),
+        Some((0o100644, content.clone()))
+    );
+
+    // Two requests in one WRTE; the answers come back in order.
+    let request = b"STAT\x11\0\0\0/data/local/tmp/fRECV\x11\0\0\0/data/local/tmp/f";
+    client.write(ours, theirs, request);
+    let mut answers = Vec::new();
+    while answers.len() < 16 + content.len() + 16 + 8 {
+        answers.extend(client.next_write(ours, theirs).unwrap());
+        client.okay(ours, theirs);
+    }
+    assert_eq!(&answers[..4], b"STAT");
+    assert_eq!(&answers[4..8], &0o100644u32.to_le_bytes());
+    assert_eq!(&answers[8..12], &70_000u32.to_le_bytes());
+    let mut received = Vec::new();
+    let mut rest = &answers[16..];
+    while &rest[..4] == b"DATA" {
+        let len = u32::from_le_bytes(rest[4..8].try_into().unwrap()) as usize;
+        received.extend_from_slice(&rest[8..8 + len]);
+        rest = &rest[8 + len..];
+    }
+    assert_eq!(rest, b"DONE\0\0\0\0");
+    assert_eq!(received, content);
+
+    client.write(ours, theirs, b"QUIT\0\0\0\0");
+    assert_eq!(client.next_write(ours, theirs), None);
+}
+
+#[test]
+fn a_failed_push_answers_fail_then_closes() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("sync:").unwrap();
+    client.write(
+        ours,
+        theirs,
+        b"SEND\x0f\0\0\0/system/x,33188DATA\x01\0\0\0zDONE\0\0\0\0",
+    );
+    let message = b"couldn't create file: Read-only file system";
+    let expected = [&b"FAIL"[..], &(message.len() as u32).to_le_bytes(), message].concat();
+    assert_eq!(client.next_write(ours, theirs).unwrap(), expected);
+    client.okay(ours, theirs);
+    assert_eq!(client.next_write(ours, theirs), None);
+}
+
+#[test]
+fn packets_before_cnxn_are_ignored() {
+    let (server, _) = serve_fake();
+    let mut socket = TcpStream::connect(server.local_addr()).unwrap();
+    use std::io::Write;
+    let open = Packet::new(A_OPEN, 1, 0, b"shell:echo early\0".to_vec());
+    socket.write_all(&open.to_bytes()).unwrap();
+    drop(socket);
+    // A fresh client's first answer is still the CNXN.
+    let (mut client, cnxn) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(cnxn.command, A_CNXN);
+    client.send(&open);
+    assert_eq!(client.recv().command, A_OKAY);
+}
+
+#[test]
+fn bad_magic_closes_the_connection() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let mut bytes = Packet::new(A_OPEN, 1, 0, b"shell:echo hi\0".to_vec()).to_bytes();
+    bytes[20..24].copy_from_slice(&A_OPEN.to_le_bytes());
+    client.send_raw(&bytes);
+    assert!(client.is_closed());
+}
+
+#[test]
+fn an_oversize_length_closes_the_connection() {
+    let (server, _) = serve_fake();
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let mut bytes = Packet::new(A_WRTE, 1, 1, Vec::new()).to_bytes();
+    bytes[12..16].copy_from_slice(&(64u32 << 20).to_le_bytes());
+    client.send_raw(&bytes);
+    assert!(client.is_closed());
+}
+
+#[test]
+fn garbage_closes_one_connection_not_the_server() {
+    let (server, _) = serve_fake();
+    for garbage in [
+        &b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+        &[0; 24],
+        &[0xff; 100],
+        b"CNXN",
+    ] {
+        let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+        client.send_raw(garbage);
+        if garbage.len() >= 24 {
+            assert!(client.is_closed(), "{garbage:?}");
+        }
+    }
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("exec:echo ok"), b"ok\n");
+}
+
+/// Unplugging the phone: the listener closes and open connections drop.
+#[test]
+fn shutdown_drops_open_connections() {
+    let (server, _) = serve_fake();
+    let addr = server.local_addr();
+    let (mut client, _) = TestClient::connect(addr, 4096);
+    let (ours, theirs) = client.open("exec:big 100000").unwrap();
+    client.next_write(ours, theirs).unwrap();
+    server.shutdown();
+    assert!(client.is_closed());
+    assert!(TcpStream::connect(addr).is_err());
+}
