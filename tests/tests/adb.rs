@@ -14,7 +14,7 @@ use droidscore::adb::{AdbOptions, AdbPhone, Prepared, ServerTransport};
 use droidscore::adbd::{Server, ServerHandle};
 use droidscore::agent::{Agent, Decision, Solver};
 use droidscore::episode;
-use droidscore::phone::{Observation, Phone};
+use droidscore::phone::Observation;
 use droidscore::run::{execute, plan, Phones};
 use droidscore::sim::SimPhone;
 use droidscore::store::{RunRecord, Store};
@@ -230,12 +230,15 @@ fn hostile_text_goes_through_the_real_adb_server_as_one_literal_argument() {
     }
 }
 
+/// Pulls the phone's plug, once.
+type Plug = Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>;
+
 /// Solves the task, but pulls the phone's plug at its third decision of the
 /// first episode; the phone comes back on the same port a moment later.
 struct Unplugger {
     inner: Solver,
     decisions: u32,
-    plug: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>>,
+    plug: Plug,
 }
 
 impl Agent for Unplugger {
@@ -257,7 +260,7 @@ fn a_phone_lost_mid_episode_is_an_infra_failure_then_the_run_waits_and_continues
     let handle = rig.handle.take().unwrap();
     let addr = handle.local_addr();
     let device = rig.phone.clone();
-    let plug: Arc<Mutex<Option<Box<dyn FnOnce() + Send>>>> =
+    let plug: Plug =
         Arc::new(Mutex::new(Some(Box::new(move || {
             handle.shutdown();
             // Back on the same port after a second, as a phone re-plugged.

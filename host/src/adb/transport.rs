@@ -167,7 +167,7 @@ impl Transport for ServerTransport {
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError> {
         let mut reader = data;
         self.device
-            .push(&mut reader, &remote)
+            .push(&mut reader, remote)
             .map_err(|e| self.lost(format!("push {remote}: {e}")))
     }
 
