@@ -4,13 +4,12 @@
 //! connects to it, and the adb backend drives it through that server exactly
 //! as it drives a phone on USB. These tests fail, not pass, without `adb`.
 
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use droidscore::adb::{AdbOptions, AdbPhone, Prepared, ServerTransport};
+use droidscore::adb::{AdbOptions, AdbPhone, Prepared, PrivateAdbServer, ServerTransport};
 use droidscore::adbd::{Server, ServerHandle};
 use droidscore::agent::{Agent, Decision, Solver};
 use droidscore::episode;
@@ -25,87 +24,18 @@ fn suite() -> Vec<Task> {
     task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks")).unwrap()
 }
 
-fn free_port() -> u16 {
-    loop {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        // The adb server scans 5555–5585 for emulators.
-        if !(5555..=5585).contains(&port) {
-            return port;
-        }
-    }
+/// `adb ARGS…` on the private server; a missing `adb` fails the test, saying so.
+fn adb(server: &PrivateAdbServer, args: &[&str]) -> Output {
+    server.adb(args).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A private adb server, killed when dropped.
-struct AdbServer {
-    port: u16,
-}
-
-impl AdbServer {
-    fn start() -> AdbServer {
-        let server = AdbServer { port: free_port() };
-        let out = server.adb(&["start-server"]);
-        assert!(out.status.success(), "adb start-server: {out:?}");
-        server
-    }
-
-    fn adb(&self, args: &[&str]) -> Output {
-        Command::new("adb")
-            .arg("-P")
-            .arg(self.port.to_string())
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("the real `adb` binary is needed (Debian package adb; scripts/test.sh installs it): {e}")
-            })
-    }
-
-    fn text(&self, args: &[&str]) -> String {
-        let out = self.adb(args);
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    }
-
-    fn address(&self) -> SocketAddrV4 {
-        SocketAddrV4::new(Ipv4Addr::LOCALHOST, self.port)
-    }
-
-    /// `adb connect`, then wait until the device is listed as `device`.
-    fn connect(&self, serial: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let said = self.text(&["connect", serial]);
-            let listed = self.text(&["devices"]);
-            if listed
-                .lines()
-                .any(|l| l.starts_with(serial) && l.ends_with("\tdevice"))
-            {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{serial} never came up: {said} / {listed}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for AdbServer {
-    fn drop(&mut self) {
-        let _ = self.adb(&["kill-server"]);
-    }
+fn adb_text(server: &PrivateAdbServer, args: &[&str]) -> String {
+    server.text(args).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A virtual phone served on loopback, reached through a private adb server.
 struct Rig {
-    adb: AdbServer,
+    adb: PrivateAdbServer,
     phone: Arc<VirtualPhone>,
     handle: Option<ServerHandle>,
     serial: String,
@@ -113,13 +43,14 @@ struct Rig {
 
 impl Rig {
     fn new() -> Rig {
-        let adb = AdbServer::start();
+        let adb = PrivateAdbServer::start().unwrap_or_else(|e| panic!("{e}"));
         let phone = Arc::new(VirtualPhone::new(suite()).unwrap());
         let server = Server::bind("127.0.0.1:0").unwrap();
         let serial = server.local_addr().to_string();
         assert!(!(5555..=5585).contains(&server.local_addr().port()));
         let handle = Some(server.spawn(phone.clone()));
-        adb.connect(&serial);
+        adb.connect(&serial, Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("{e}"));
         Rig {
             adb,
             phone,
@@ -140,7 +71,7 @@ impl Rig {
 #[test]
 fn adb_devices_lists_the_virtual_phone_and_adb_shell_drives_it() {
     let rig = Rig::new();
-    let listed = rig.adb.text(&["devices", "-l"]);
+    let listed = adb_text(&rig.adb, &["devices", "-l"]);
     println!("$ adb devices -l\n{listed}");
     let line = listed
         .lines()
@@ -152,26 +83,40 @@ fn adb_devices_lists_the_virtual_phone_and_adb_shell_drives_it() {
         "{line}"
     );
     let s = rig.serial.as_str();
-    let out = rig.adb.adb(&["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"]);
+    let out = adb(
+        &rig.adb,
+        &["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"],
+    );
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "UI hierchary dumped to: /sdcard/d.xml\n"
     );
-    let xml = rig.adb.adb(&["-s", s, "exec-out", "cat", "/sdcard/d.xml"]).stdout;
-    assert!(xml.starts_with(b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"));
+    let xml = adb(&rig.adb, &["-s", s, "exec-out", "cat", "/sdcard/d.xml"]).stdout;
+    assert!(xml.starts_with(
+        b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+    ));
     // Exit statuses come through the real server (shell v2).
-    let out = rig.adb.adb(&["-s", s, "shell", "no-such-command"]);
+    let out = adb(&rig.adb, &["-s", s, "shell", "no-such-command"]);
     assert_eq!(out.status.code(), Some(127));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "/system/bin/sh: no-such-command: inaccessible or not found\n"
     );
     // A dump failure prints on stdout with status 0, as uiautomator does.
-    rig.adb.adb(&["-s", s, "shell", "droidscore-sim", "fail-dumps", "1"]);
-    let out = rig.adb.adb(&["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"]);
+    adb(
+        &rig.adb,
+        &["-s", s, "shell", "droidscore-sim", "fail-dumps", "1"],
+    );
+    let out = adb(
+        &rig.adb,
+        &["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"],
+    );
     assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "ERROR: could not get idle state.\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ERROR: could not get idle state.\n"
+    );
 }
 
 #[test]
@@ -210,7 +155,10 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
         .filter(|i| i.oracle.needs_flip_history())
         .count();
     assert_eq!(skipped.len(), flip_history);
-    assert_eq!(equal + skipped.len(), tasks.iter().map(|t| t.variants.len()).sum::<usize>());
+    assert_eq!(
+        equal + skipped.len(),
+        tasks.iter().map(|t| t.variants.len()).sum::<usize>()
+    );
 }
 
 #[test]
@@ -253,29 +201,44 @@ impl Agent for Unplugger {
     }
 }
 
-#[test]
-fn a_phone_lost_mid_episode_is_an_infra_failure_then_the_run_waits_and_continues() {
+/// Run `tasks` (base variants) on the rig's phone through `execute`, pulling
+/// the plug at the first episode's third decision; the phone is back on the
+/// same port after `away`. Returns each episode as `task status attempts reason`.
+fn run_unplugged(
+    tasks: &[&str],
+    away: Duration,
+    device_wait: Duration,
+) -> Vec<droidscore::store::EpisodeRecord> {
     let mut rig = Rig::new();
     let phone = rig.adb_phone(AdbOptions::default());
     let handle = rig.handle.take().unwrap();
     let addr = handle.local_addr();
     let device = rig.phone.clone();
-    let plug: Plug =
-        Arc::new(Mutex::new(Some(Box::new(move || {
-            handle.shutdown();
-            // Back on the same port after a second, as a phone re-plugged.
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_secs(1));
-                let server = Server::bind(&addr.to_string()).unwrap();
-                std::mem::forget(server.spawn(device));
-            });
-        }))));
-    let tasks = suite();
-    let picked: Vec<&Instance> = ["wifi_on", "bluetooth_on", "dark_theme_on"]
+    let plug: Plug = Arc::new(Mutex::new(Some(Box::new(move || {
+        handle.shutdown();
+        std::thread::spawn(move || {
+            std::thread::sleep(away);
+            let server = Server::bind(&addr.to_string()).unwrap();
+            std::mem::forget(server.spawn(device));
+        });
+    }))));
+    let suite = suite();
+    let picked: Vec<&Instance> = tasks
         .iter()
-        .map(|id| tasks.iter().find(|t| t.id == *id).unwrap().variant("base").unwrap())
+        .map(|id| {
+            suite
+                .iter()
+                .find(|t| t.id == *id)
+                .unwrap()
+                .variant("base")
+                .unwrap()
+        })
         .collect();
-    let dir = std::env::temp_dir().join(format!("droidscore-e2e-drop-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "droidscore-e2e-drop-{}-{}",
+        std::process::id(),
+        away.as_millis()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let store = Store::open(dir.join("runs.sqlite")).unwrap();
     store
@@ -296,28 +259,55 @@ fn a_phone_lost_mid_episode_is_an_infra_failure_then_the_run_waits_and_continues
     };
     let phones = Phones::Adb {
         phones: vec![phone],
-        device_wait: Duration::from_secs(20),
+        device_wait,
     };
     let bar = indicatif::ProgressBar::hidden();
     let written = execute(&store, "drop", planned, phones, &factory, &bar).unwrap();
-    let summary: Vec<String> = written
-        .iter()
-        .map(|e| format!("{} {:?} attempts={} {}", e.task, e.status, e.attempts, e.reason))
-        .collect();
-    println!("{}", summary.join("\n"));
-    assert_eq!(written.len(), 3, "{summary:?}");
+    assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
+    for e in &written {
+        println!(
+            "{} {:?} attempts={} {}",
+            e.task, e.status, e.attempts, e.reason
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    written
+}
+
+#[test]
+fn a_phone_lost_mid_episode_is_retried_once_it_is_back_and_the_run_continues() {
+    let written = run_unplugged(
+        &["wifi_on", "bluetooth_on", "dark_theme_on"],
+        Duration::from_secs(1),
+        Duration::from_secs(20),
+    );
+    assert_eq!(written.len(), 3);
     // The first episode died with the phone, was retried once the phone was
     // back, and passed; the others ran as usual.
-    assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
-    assert!(
-        written.iter().any(|e| e.attempts == 2),
-        "no episode needed a second attempt: {summary:?}"
+    assert_eq!(written[0].attempts, 2);
+    assert!(written
+        .iter()
+        .all(|e| e.status == droidscore::store::EpisodeStatus::Success));
+}
+
+#[test]
+fn a_phone_away_longer_than_the_wait_gives_an_infra_episode_and_the_run_goes_on() {
+    let written = run_unplugged(
+        &["wifi_on", "bluetooth_on", "dark_theme_on", "wifi_off"],
+        Duration::from_secs(4),
+        Duration::from_secs(1),
     );
+    assert_eq!(written.len(), 4);
+    let first = &written[0];
+    assert_eq!(first.status, droidscore::store::EpisodeStatus::Infra);
+    assert!(first.reason.contains("lost"), "{}", first.reason);
     assert!(
-        written.iter().all(|e| e.status == droidscore::store::EpisodeStatus::Success),
-        "{summary:?}"
+        first.reason.contains("not back within 1s"),
+        "{}",
+        first.reason
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    // By the last episode the phone is back, and it runs as usual.
+    assert_eq!(written[3].status, droidscore::store::EpisodeStatus::Success);
 }
 
 #[test]
@@ -329,13 +319,16 @@ fn push_then_pull_through_the_deploy_helper_and_the_adb_binary() {
     let dir = std::env::temp_dir().join(format!("droidscore-e2e-pull-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let local = dir.join("blob");
-    let out = rig.adb.adb(&[
-        "-s",
-        &rig.serial,
-        "pull",
-        "/data/local/tmp/blob",
-        local.to_str().unwrap(),
-    ]);
+    let out = adb(
+        &rig.adb,
+        &[
+            "-s",
+            &rig.serial,
+            "pull",
+            "/data/local/tmp/blob",
+            local.to_str().unwrap(),
+        ],
+    );
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read(&local).unwrap(), data);
     std::fs::remove_dir_all(&dir).unwrap();

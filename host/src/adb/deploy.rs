@@ -43,10 +43,9 @@ impl AdbPhone {
     /// Start `argv` in the background, detached from the adb shell.
     pub fn start_background(&mut self, argv: &[&str], log: &str) -> Result<Background, PhoneError> {
         let out = self.shell_ok(&start_command(argv, log))?;
-        let pid = out
-            .trim()
-            .parse()
-            .map_err(|_| PhoneError::Device(format!("starting {argv:?} printed no pid: {out:?}")))?;
+        let pid = out.trim().parse().map_err(|_| {
+            PhoneError::Device(format!("starting {argv:?} printed no pid: {out:?}"))
+        })?;
         Ok(Background {
             pid,
             log: log.to_string(),
@@ -78,10 +77,23 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let log = dir.join("it's a log");
         let line = start_command(
-            &["sh", "-c", "printf '%s|' \"$@\"", "x", "a b", "'; touch pwned; '", "$(id)"],
+            &[
+                "sh",
+                "-c",
+                "printf '%s|' \"$@\"",
+                "x",
+                "a b",
+                "'; touch pwned; '",
+                "$(id)",
+            ],
             log.to_str().unwrap(),
         );
-        let out = Command::new("sh").arg("-c").arg(&line).current_dir(&dir).output().unwrap();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(&line)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
         let pid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
         assert!(pid > 0);
         // Wait for the detached program to finish writing.

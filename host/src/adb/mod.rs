@@ -2,12 +2,14 @@
 //! a phone (the trait, and `adb_client` behind it), `phone` is the `Phone`
 //! trait over it, `prepare` puts a phone in a task's initial state or says why
 //! it cannot, `deploy` pushes files, forwards ports and runs background
-//! processes. `shell` quotes for the phone's `sh -c` and recovers exit codes
+//! processes; `private_server` runs adb's server on a port of its own for
+//! tests. `shell` quotes for the phone's `sh -c` and recovers exit codes
 //! from an echoed marker; `screencap` parses raw screenshots.
 
 mod deploy;
 mod phone;
 mod prepare;
+mod private_server;
 mod screencap;
 mod shell;
 mod transport;
@@ -15,6 +17,7 @@ mod transport;
 pub use deploy::Background;
 pub use phone::{parse_foreground, AdbOptions, AdbPhone};
 pub use prepare::Prepared;
+pub use private_server::{free_port, PrivateAdbServer, EMULATOR_PORTS};
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{
     input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 
+use super::raw_to_png;
 use super::shell::{input_text_command, quote};
 use super::transport::{AdbError, ShellResult, Transport};
-use super::raw_to_png;
 use crate::phone::{
     Capabilities, DeviceAction, Intent, Observation, ObserveTiming, Phone, PhoneError, SettingKey,
 };
@@ -386,7 +386,10 @@ mod tests {
     #[test]
     fn the_foreground_comes_from_the_focus_lines() {
         let dumpsys = "  mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{1 u0 com.x/.A t1}\n";
-        assert_eq!(parse_foreground(dumpsys).as_deref(), Some("com.android.settings"));
+        assert_eq!(
+            parse_foreground(dumpsys).as_deref(),
+            Some("com.android.settings")
+        );
         let no_focus = "  mCurrentFocus=null\n  mFocusedApp=ActivityRecord{8b3 u0 com.google.android.deskclock/com.android.deskclock.DeskClock t12}\n";
         assert_eq!(
             parse_foreground(no_focus).as_deref(),

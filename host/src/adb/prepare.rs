@@ -101,7 +101,9 @@ impl AdbPhone {
     fn write_initial(&mut self, key: &str, value: &str) -> Result<Option<String>, PhoneError> {
         let command = match (key, value) {
             ("global/airplane_mode_on", "1") => "cmd connectivity airplane-mode enable".to_string(),
-            ("global/airplane_mode_on", "0") => "cmd connectivity airplane-mode disable".to_string(),
+            ("global/airplane_mode_on", "0") => {
+                "cmd connectivity airplane-mode disable".to_string()
+            }
             ("global/wifi_on", "1") => "svc wifi enable".to_string(),
             ("global/wifi_on", "0") => "svc wifi disable".to_string(),
             ("global/bluetooth_on", "1") => "svc bluetooth enable".to_string(),

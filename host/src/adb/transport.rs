@@ -62,9 +62,7 @@ pub trait Transport: Send {
 /// Split the marker line off raw output: the bytes before it and the status.
 pub fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
     let marker = EXIT_MARKER.as_bytes();
-    let found = output
-        .windows(marker.len())
-        .rposition(|w| w == marker);
+    let found = output.windows(marker.len()).rposition(|w| w == marker);
     match found {
         Some(at) => {
             let status = std::str::from_utf8(&output[at + marker.len()..])
@@ -155,8 +153,11 @@ impl Transport for ServerTransport {
             .map_err(|e| self.lost(e))?;
         let (out, status) = split_marker_bytes(&stdout);
         // No marker: the stream ended before the command finished.
-        let status =
-            status.ok_or_else(|| self.lost(format!("no exit status for {command:?}: the stream ended early")))?;
+        let status = status.ok_or_else(|| {
+            self.lost(format!(
+                "no exit status for {command:?}: the stream ended early"
+            ))
+        })?;
         Ok(ShellResult {
             stdout: out.to_vec(),
             stderr,
@@ -182,21 +183,31 @@ impl Transport for ServerTransport {
         let network: Option<SocketAddrV4> = self.serial.parse().ok();
         let mut adb = ADBServer::new(self.server);
         loop {
-            if let Ok(list) = adb.devices() {
-                if list
-                    .iter()
-                    .any(|d| d.identifier == self.serial && d.state == DeviceState::Device)
-                {
-                    self.device = ADBServerDevice::new(self.serial.clone(), Some(self.server));
-                    return Ok(());
-                }
+            let state = adb.devices().ok().and_then(|list| {
+                list.into_iter()
+                    .find(|d| d.identifier == self.serial)
+                    .map(|d| d.state)
+            });
+            if state == Some(DeviceState::Device) {
+                self.device = ADBServerDevice::new(self.serial.clone(), Some(self.server));
+                return Ok(());
             }
             if Instant::now() >= deadline {
                 return Err(self.lost(format!("not back within {}s", within.as_secs())));
             }
-            // A network device the server dropped comes back only when asked.
+            // A network device the server lost stays listed `offline` while
+            // the server retries on its own schedule; ask it to reconnect now.
             if let Some(addr) = network {
-                let _ = adb.connect_device(addr);
+                match state {
+                    Some(DeviceState::Offline) => {
+                        let _ = adb.disconnect_device(addr);
+                        let _ = adb.connect_device(addr);
+                    }
+                    None => {
+                        let _ = adb.connect_device(addr);
+                    }
+                    Some(_) => {}
+                }
             }
             std::thread::sleep(Duration::from_millis(250));
         }

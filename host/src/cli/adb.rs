@@ -150,11 +150,26 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         }
     };
     let parts = vec![
-        part("dump (uiautomator dump)", timings.iter().map(|t| t.dump_ms).collect()),
-        part("read back (cat)", timings.iter().map(|t| t.read_ms).collect()),
-        part("screencap (raw, over the wire)", timings.iter().map(|t| t.screencap_ms).collect()),
-        part("png encode (host)", timings.iter().map(|t| t.png_ms).collect()),
-        part("foreground (dumpsys window)", timings.iter().map(|t| t.foreground_ms).collect()),
+        part(
+            "dump (uiautomator dump)",
+            timings.iter().map(|t| t.dump_ms).collect(),
+        ),
+        part(
+            "read back (cat)",
+            timings.iter().map(|t| t.read_ms).collect(),
+        ),
+        part(
+            "screencap (raw, over the wire)",
+            timings.iter().map(|t| t.screencap_ms).collect(),
+        ),
+        part(
+            "png encode (host)",
+            timings.iter().map(|t| t.png_ms).collect(),
+        ),
+        part(
+            "foreground (dumpsys window)",
+            timings.iter().map(|t| t.foreground_ms).collect(),
+        ),
         part("transport: one `echo` round trip", echo),
         Part {
             part: "total observation",
@@ -188,11 +203,21 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         "{} observations with a screenshot of {}{} through the adb server at {}\n",
         result.observations,
         result.serial,
-        if result.virtual_phone { " (virtual phone)" } else { "" },
+        if result.virtual_phone {
+            " (virtual phone)"
+        } else {
+            ""
+        },
         adb::server_address()
     );
     text.push_str(&crate::report::table(
-        &["part", "median ms", "MAD ms", "range ms", "share of median total"],
+        &[
+            "part",
+            "median ms",
+            "MAD ms",
+            "range ms",
+            "share of median total",
+        ],
         &rows,
     ));
     text.push_str("Each part is one or more adb shell round trips; the `echo` line is the round trip alone.\n");

@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use super::{
-    AgentKind, CheckArgs, PhoneKind, Cli, CliError, Command, DumpArgs, ListArgs, ReportArgs, RunArgs,
-    SimCommand, SuiteArgs, TasksCommand, UiArgs,
+    AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
+    RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 

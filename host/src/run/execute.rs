@@ -14,13 +14,13 @@ use std::time::SystemTime;
 
 use super::plan::Planned;
 use super::record::{EpisodeKey, Recording};
+use crate::adb::{AdbPhone, Prepared};
 use crate::agent::Agent;
 use crate::episode::{self, Episode};
 use crate::oracle::Outcome;
+use crate::phone::Phone;
 use crate::sim::SimPhone;
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
-use crate::adb::{AdbPhone, Prepared};
-use crate::phone::Phone;
 use crate::task::Instance;
 use std::time::Duration;
 

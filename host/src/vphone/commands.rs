@@ -67,7 +67,10 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "pm" => pm(inner, &rest),
         "content" => content(inner, &rest),
         "droidscore-sim" => control(inner, tasks, &rest),
-        other => fail(127, format_args!("/system/bin/sh: {other}: inaccessible or not found")),
+        other => fail(
+            127,
+            format_args!("/system/bin/sh: {other}: inaccessible or not found"),
+        ),
     }
 }
 
@@ -233,7 +236,8 @@ fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
 }
 
 fn number(arg: Option<&&str>) -> Option<i32> {
-    arg.and_then(|a| a.parse::<f32>().ok()).map(|v| v.round() as i32)
+    arg.and_then(|a| a.parse::<f32>().ok())
+        .map(|v| v.round() as i32)
 }
 
 fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
@@ -244,7 +248,10 @@ fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             _ => return fail(1, USAGE),
         },
         ["swipe", x1, y1, x2, y2, rest @ ..] => {
-            let p: Vec<i32> = [x1, y1, x2, y2].iter().filter_map(|a| number(Some(a))).collect();
+            let p: Vec<i32> = [x1, y1, x2, y2]
+                .iter()
+                .filter_map(|a| number(Some(a)))
+                .collect();
             let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
             if p.len() != 4 {
                 return fail(1, USAGE);
@@ -356,7 +363,10 @@ fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ok(Vec::new())
         }
         [service, ..] => fail(255, format_args!("cmd: Can't find service: {service}")),
-        [] => fail(255, "cmd: No service specified; use -l to list all running services."),
+        [] => fail(
+            255,
+            "cmd: No service specified; use -l to list all running services.",
+        ),
     }
 }
 
@@ -391,7 +401,9 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                 .join(" ");
             let name = match (component, category, action) {
                 (Some(c), _, _) => c.to_string(),
-                (None, Some("android.intent.category.HOME"), _) => "android.intent.category.HOME".into(),
+                (None, Some("android.intent.category.HOME"), _) => {
+                    "android.intent.category.HOME".into()
+                }
                 (None, _, Some(a)) => a.to_string(),
                 _ => return fail(255, "Error: Intent does not match any activities"),
             };
@@ -514,8 +526,13 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             rows.dedup();
             let mut out = String::new();
             let mut n = 0;
-            for key in rows.iter().filter(|k| wanted.as_ref().is_none_or(|w| w == *k)) {
-                let Ok(Some(value)) = inner.sim.read_app(key) else { continue };
+            for key in rows
+                .iter()
+                .filter(|k| wanted.as_ref().is_none_or(|w| w == *k))
+            {
+                let Ok(Some(value)) = inner.sim.read_app(key) else {
+                    continue;
+                };
                 let cols: Vec<String> = projection
                     .iter()
                     .map(|c| match *c {
@@ -619,7 +636,9 @@ fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         .iter()
         .position(|a| *a == "msg")
         .and_then(|i| args.get(i + 1).copied());
-    let done = format!("Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n");
+    let done = format!(
+        "Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+    );
     if inner.adbkeyboard && action == "ADB_INPUT_B64" {
         if let Some(text) = msg
             .and_then(|m| base64::engine::general_purpose::STANDARD.decode(m).ok())

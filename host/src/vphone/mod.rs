@@ -192,7 +192,10 @@ impl Device for VirtualPhone {
         // Directories: the usual push targets, and any parent of a stored file.
         let dir = path.trim_end_matches('/');
         let is_dir = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
-            || inner.files.keys().any(|f| f.starts_with(&format!("{dir}/")));
+            || inner
+                .files
+                .keys()
+                .any(|f| f.starts_with(&format!("{dir}/")));
         is_dir.then_some((0o040771, 4096, 0))
     }
 }
@@ -230,7 +233,8 @@ impl crate::adb::Transport for InProcess {
     }
 
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), crate::adb::AdbError> {
-        Device::push(&*self.phone, remote, 0o644, data.to_vec()).map_err(crate::adb::AdbError::Server)
+        Device::push(&*self.phone, remote, 0o644, data.to_vec())
+            .map_err(crate::adb::AdbError::Server)
     }
 
     fn forward(&mut self, local: &str, _remote: &str) -> Result<(), crate::adb::AdbError> {
@@ -239,7 +243,10 @@ impl crate::adb::Transport for InProcess {
         )))
     }
 
-    fn wait_for_device(&mut self, _within: std::time::Duration) -> Result<(), crate::adb::AdbError> {
+    fn wait_for_device(
+        &mut self,
+        _within: std::time::Duration,
+    ) -> Result<(), crate::adb::AdbError> {
         Ok(())
     }
 }

@@ -107,9 +107,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                                 w.push_char('\\');
                                 w.push_char(c);
                             }
-                            None => {
-                                return Err("syntax error: unterminated quoted string".into())
-                            }
+                            None => return Err("syntax error: unterminated quoted string".into()),
                         },
                         Some('$') => match chars.peek() {
                             Some('?') => {
@@ -136,9 +134,7 @@ pub fn parse(line: &str) -> Result<List, String> {
             '$' => match chars.peek() {
                 Some('?') => {
                     chars.next();
-                    word.get_or_insert_with(Word::default)
-                        .0
-                        .push(Piece::Status);
+                    word.get_or_insert_with(Word::default).0.push(Piece::Status);
                 }
                 Some('(') => return unsupported("command substitution"),
                 Some(c) if c.is_alphanumeric() || matches!(c, '{' | '_') => {
@@ -219,7 +215,14 @@ mod tests {
     fn quotes_join_into_one_word_and_keep_what_they_hold() {
         assert_eq!(
             words(r#"input text 'it'\''s; $(x)' "a b\"c" d\ e ''"#),
-            vec![vec![vec!["input", "text", "it's; $(x)", "a b\"c", "d e", ""]]]
+            vec![vec![vec![
+                "input",
+                "text",
+                "it's; $(x)",
+                "a b\"c",
+                "d e",
+                ""
+            ]]]
         );
     }
 
@@ -227,14 +230,31 @@ mod tests {
     fn lists_pipes_and_the_status() {
         let list = parse("false; echo \"s=$?\" && a | grep b || c\n d").unwrap();
         let joins: Vec<Join> = list.iter().map(|(j, _)| *j).collect();
-        assert_eq!(joins, [Join::Always, Join::Always, Join::And, Join::Or, Join::Always]);
+        assert_eq!(
+            joins,
+            [
+                Join::Always,
+                Join::Always,
+                Join::And,
+                Join::Or,
+                Join::Always
+            ]
+        );
         assert_eq!(list[2].1.commands.len(), 2);
         assert_eq!(list[1].1.commands[0][1].expand(1), "s=1");
     }
 
     #[test]
     fn what_the_virtual_phone_will_not_do_is_an_error_not_a_guess() {
-        for line in ["echo $(id)", "echo `id`", "echo $HOME", "ls > f", "sleep 1 &", "a |", "&& b"] {
+        for line in [
+            "echo $(id)",
+            "echo `id`",
+            "echo $HOME",
+            "ls > f",
+            "sleep 1 &",
+            "a |",
+            "&& b",
+        ] {
             assert!(parse(line).is_err(), "{line:?} parsed");
         }
         // Inside single quotes none of it is special.

@@ -102,10 +102,21 @@ fn a_variant_loads_and_ui_actions_record_flips() {
     let phone = phone();
     let loaded = ok(&phone, "droidscore-sim load bluetooth_on renamed 3");
     assert_eq!(loaded, "loaded bluetooth_on/renamed seed 3\n");
-    ok(&phone, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
-    assert!(ok(&phone, "dumpsys window").contains("mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/com.android.settings.Settings}"));
-    let xml = ok(&phone, "uiautomator dump /sdcard/d.xml && cat /sdcard/d.xml");
-    assert!(xml.contains("text=\"Connections\""), "the renamed variant shows");
+    ok(
+        &phone,
+        "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",
+    );
+    assert!(ok(&phone, "dumpsys window").contains(
+        "mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/com.android.settings.Settings}"
+    ));
+    let xml = ok(
+        &phone,
+        "uiautomator dump /sdcard/d.xml && cat /sdcard/d.xml",
+    );
+    assert!(
+        xml.contains("text=\"Connections\""),
+        "the renamed variant shows"
+    );
     let out = phone.run("droidscore-sim load bluetooth_on nosuch 3");
     assert_eq!(out.exit, 1);
 }
@@ -115,7 +126,10 @@ fn screencap_raw_has_the_16_byte_header_and_p_is_png() {
     let phone = phone();
     let raw = phone.run("screencap");
     let shot = RawScreencap::parse(&raw.stdout).unwrap();
-    assert_eq!((shot.width, shot.height, shot.format, shot.header_len), (1080, 2400, 1, 16));
+    assert_eq!(
+        (shot.width, shot.height, shot.format, shot.header_len),
+        (1080, 2400, 1, 16)
+    );
     let png = phone.run("screencap -p");
     assert!(png.stdout.starts_with(b"\x89PNG\r\n\x1a\n"));
     // The same pixels either way.
@@ -161,7 +175,10 @@ fn app_data_is_a_content_provider_and_other_providers_do_not_exist() {
         &phone,
         "content insert --uri content://droidscore.sim/app --bind name:s:app/decoy.bluetooth_scanning --bind value:s:1",
     );
-    let out = ok(&phone, "content query --uri content://droidscore.sim/app --projection name");
+    let out = ok(
+        &phone,
+        "content query --uri content://droidscore.sim/app --projection name",
+    );
     assert!(out.contains("name=app/decoy.bluetooth_scanning"), "{out}");
     assert!(out.contains("name=app/alarms"), "{out}");
     let out = phone.run("content query --uri content://com.android.deskclock/alarms");

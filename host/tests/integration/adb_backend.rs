@@ -45,7 +45,8 @@ fn every_variant_scores_the_same_through_the_adb_backend_except_flip_history_whi
             }
             Prepared::Ready => {
                 let over_adb =
-                    episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst).unwrap();
+                    episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst)
+                        .unwrap();
                 assert_eq!(
                     (over_adb.success, over_adb.verdict.outcome),
                     (on_sim.success, on_sim.verdict.outcome),
@@ -76,7 +77,11 @@ fn a_do_nothing_agent_passes_nothing_through_the_adb_backend() {
             continue;
         }
         let ep = episode::run(&mut phone, &mut Noop, inst).unwrap();
-        assert!(!ep.success, "{}/{} passed doing nothing", inst.task, inst.variant.id);
+        assert!(
+            !ep.success,
+            "{}/{} passed doing nothing",
+            inst.task, inst.variant.id
+        );
     }
 }
 
@@ -131,7 +136,11 @@ fn typing(tasks: &[Task], label: &str) -> Instance {
         .variant("base")
         .unwrap()
         .clone();
-    for step in inst.solution.iter_mut().filter(|s| s.text.as_deref() == Some("Gym")) {
+    for step in inst
+        .solution
+        .iter_mut()
+        .filter(|s| s.text.as_deref() == Some("Gym"))
+    {
         step.text = Some(label.to_string());
     }
     inst
@@ -153,19 +162,30 @@ fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step()
     phone.prepare(&inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     assert!(
-        ep.refused.iter().any(|r| r.contains("not ASCII") && r.contains("ADBKeyBoard")),
+        ep.refused
+            .iter()
+            .any(|r| r.contains("not ASCII") && r.contains("ADBKeyBoard")),
         "{:?}",
         ep.refused
     );
-    assert!(!phone.read_app("app/alarms").unwrap().unwrap().contains("Caf"));
+    assert!(!phone
+        .read_app("app/alarms")
+        .unwrap()
+        .unwrap()
+        .contains("Caf"));
 
     // With it, the same text is typed through its broadcast.
     vp.run("droidscore-sim adbkeyboard on");
-    let mut phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
+    let mut phone =
+        AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
     phone.prepare(&inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     assert!(ep.refused.is_empty(), "{:?}", ep.refused);
-    assert!(phone.read_app("app/alarms").unwrap().unwrap().contains("\"Café\""));
+    assert!(phone
+        .read_app("app/alarms")
+        .unwrap()
+        .unwrap()
+        .contains("\"Café\""));
 }
 
 #[test]
@@ -179,7 +199,9 @@ fn an_unknown_app_or_intent_is_a_refusal_not_a_phone_failure() {
         .unwrap_err();
     assert!(matches!(err, PhoneError::UnknownPackage(_)) && err.is_refusal());
     let err = phone
-        .open(&droidscore::phone::Intent("android.intent.action.NO_SUCH".into()))
+        .open(&droidscore::phone::Intent(
+            "android.intent.action.NO_SUCH".into(),
+        ))
         .unwrap_err();
     assert!(err.is_refusal(), "{err}");
 }
