@@ -214,6 +214,7 @@ mod tests {
             prompt_tokens: Some(1234),
             completion_tokens: None,
             latency_ms: 812.25,
+            observe: None,
         }
     }
 

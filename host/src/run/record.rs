@@ -110,6 +110,7 @@ impl Agent for Recording<'_> {
                 .as_ref()
                 .and_then(|n| n.latency_ms)
                 .unwrap_or(latency_ms),
+            observe: observation.timing,
         });
         decision
     }

@@ -99,4 +99,6 @@ pub struct StepRecord {
     pub completion_tokens: Option<u64>,
     /// Time the agent took to decide, milliseconds (model latency for an endpoint).
     pub latency_ms: f64,
+    /// How long the observation took and where the time went (adb phones).
+    pub observe: Option<crate::phone::ObserveTiming>,
 }

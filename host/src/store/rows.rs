@@ -12,12 +12,12 @@ pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, seed, s
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
-     prompt_tokens, completion_tokens, latency_ms";
+     prompt_tokens, completion_tokens, latency_ms, observe_json";
 
 pub(super) const INSERT_STEP: &str = "INSERT INTO steps (run_id, task, variant, repeat, idx, \
      observation_digest, ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, \
-     tap_x, tap_y, prompt_tokens, completion_tokens, latency_ms) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+     tap_x, tap_y, prompt_tokens, completion_tokens, latency_ms, observe_json) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 
 fn status_name(status: EpisodeStatus) -> &'static str {
     match status {
@@ -86,6 +86,9 @@ pub(super) fn insert_step(
         s.prompt_tokens,
         s.completion_tokens,
         s.latency_ms,
+        s.observe
+            .as_ref()
+            .map(|t| serde_json::to_string(t).unwrap_or_default()),
     ])?;
     Ok(())
 }
@@ -192,6 +195,7 @@ impl RawEpisode {
 pub(super) struct RawStep {
     record: StepRecord,
     action: String,
+    observe: Option<String>,
 }
 
 impl RawStep {
@@ -215,8 +219,10 @@ impl RawStep {
                 prompt_tokens: row.get(13)?,
                 completion_tokens: row.get(14)?,
                 latency_ms: row.get(15)?,
+                observe: None,
             },
             action: row.get(9)?,
+            observe: row.get(16)?,
         })
     }
 
@@ -229,8 +235,22 @@ impl RawStep {
             )
         };
         let action = json(store, what, &self.action)?;
+        let observe = match &self.observe {
+            Some(text) => Some(json(
+                store,
+                || {
+                    format!(
+                        "observe_json of step {} of episode {} / {} / repeat {} of run {}",
+                        r.index, r.task, r.variant, r.repeat, r.run_id
+                    )
+                },
+                text,
+            )?),
+            None => None,
+        };
         Ok(StepRecord {
             action,
+            observe,
             ..self.record
         })
     }

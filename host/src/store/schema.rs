@@ -79,6 +79,12 @@ const MIGRATIONS: &[&str] = &[
         CHECK ((tap_x IS NULL) = (tap_y IS NULL))
     ) STRICT;
     "#,
+    // 1 → 2: where each observation's time went, on phones reached over adb
+    // (dump, read-back, screencap, PNG encoding, foreground), as JSON.
+    r#"
+    ALTER TABLE steps ADD COLUMN observe_json TEXT
+        CHECK (observe_json IS NULL OR json_valid(observe_json));
+    "#,
 ];
 
 /// The schema version this code writes and understands.
@@ -286,6 +292,32 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(rows, [1]);
+    }
+
+    #[test]
+    fn a_version_1_store_gains_observe_json_and_keeps_its_steps() {
+        let dir = t::ScratchDir::new("v1");
+        let path = dir.join("v1.db");
+        {
+            // A store written before observation timings were recorded.
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            migrate(&conn, &path, &MIGRATIONS[..1]).unwrap();
+            conn.execute_batch(
+                "INSERT INTO runs VALUES ('r', 't', '{}', '{}');
+                 INSERT INTO episodes VALUES ('r', 'wifi_on', 'base', 0, 0, 'success',
+                     '{}', '{}', 'ok', 1, 0, 1, 't', 't');
+                 INSERT INTO steps VALUES ('r', 'wifi_on', 'base', 0, 0, 'd', x'00', NULL,
+                     '', 'null', NULL, NULL, NULL, NULL, NULL, 5.0);",
+            )
+            .unwrap();
+        }
+        let store = Store::open_existing(&path).unwrap();
+        assert_eq!(pragma(&store.conn, "user_version"), known_version());
+        let steps = store.steps("r", "wifi_on", "base", 0).unwrap();
+        assert_eq!(steps.len(), 1);
+        assert_eq!((steps[0].latency_ms, steps[0].observe), (5.0, None));
     }
 
     #[test]

@@ -105,6 +105,15 @@ pub(crate) fn steps(episode: &EpisodeRecord, count: u32) -> Vec<StepRecord> {
                 prompt_tokens: Some(1200 + u64::from(index)),
                 completion_tokens: (!invalid).then_some(17),
                 latency_ms: 812.5,
+                observe: (!invalid).then_some(crate::phone::ObserveTiming {
+                    dump_ms: 1210.5,
+                    dump_attempts: 2,
+                    read_ms: 31.25,
+                    screencap_ms: 240.0,
+                    png_ms: 95.5,
+                    foreground_ms: 60.0,
+                    total_ms: 1637.25,
+                }),
             }
         })
         .collect()
