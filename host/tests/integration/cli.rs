@@ -383,7 +383,7 @@ fn resume_refuses_a_run_started_with_other_settings() {
 }
 
 /// A scratch directory removed on drop.
-mod tempdir {
+pub(crate) mod tempdir {
     use std::path::{Path, PathBuf};
 
     pub struct Dir(PathBuf);

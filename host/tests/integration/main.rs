@@ -4,6 +4,7 @@
 //! report of such a run.
 
 mod adb_backend;
+mod adb_cli;
 mod cli;
 mod html_report;
 mod llm;
