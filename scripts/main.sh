@@ -1,14 +1,40 @@
 #!/usr/bin/env bash
-# The main job (README "Run"): prove every task's oracle, then score the
-# reference solver and the do-nothing agent on the simulator over every task
-# and variant. Needs only a Rust toolchain.
+# The main job (README "Run"): prove every task's oracle, score the reference
+# solver and the do-nothing agent on the simulator over every task and
+# variant, then score the reference solver again through the real adb server
+# against the simulator served as a virtual phone, and compare the verdicts.
+# Needs a Rust toolchain; installs Debian's adb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bash scripts/install-adb.sh
 cargo build --release --locked -p droidscore
 bin=target/release/droidscore
 [ -n "${CARGO_TARGET_DIR:-}" ] && bin="$CARGO_TARGET_DIR/release/droidscore"
 
 "$bin" tasks check
-"$bin" run --phone sim --agent reference
+"$bin" run --phone sim --agent reference --json >/tmp/droidscore-sim-reference.json
+"$bin" report
 "$bin" run --phone sim --agent noop
+
+# A private adb server (its own port and HOME) and the virtual phone, both on
+# ports outside adb's emulator scan (5555-5585), stopped on exit.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+export ANDROID_ADB_SERVER_PORT; ANDROID_ADB_SERVER_PORT=$(free_port)
+HOME=$(mktemp -d); export HOME
+unset ANDROID_SERIAL
+"$bin" sim serve --listen "127.0.0.1:$(free_port)" >"$HOME/serve.out" 2>"$HOME/serve.err" &
+served=$!
+trap 'kill $served 2>/dev/null; adb kill-server 2>/dev/null; rm -rf "$HOME"' EXIT
+for _ in $(seq 50); do [ -s "$HOME/serve.out" ] && break; sleep 0.1; done
+serial=$(head -n 1 "$HOME/serve.out")
+adb start-server
+adb connect "$serial"
+adb -s "$serial" wait-for-device
+echo "\$ adb devices -l"
+adb devices -l
+
+"$bin" run --phone adb --serial "$serial" --agent reference --json >"$HOME/adb.json"
+"$bin" report
+python3 scripts/verdict-diff.py /tmp/droidscore-sim-reference.json "$HOME/adb.json"
+"$bin" adb latency --serial "$serial" -n 30

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The test command (README "Test"): formatting, lints, every test in the
-# workspace, and the task-suite check. Installs what it needs; needs only a
+# workspace, and the task-suite check. Installs what it needs (Debian's adb,
+# for the tests that drive the virtual phone through real adb); needs only a
 # Rust toolchain with rustfmt and clippy (rustup's default profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== installing Debian's adb"
+bash scripts/install-adb.sh
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

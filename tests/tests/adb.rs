@@ -311,7 +311,7 @@ fn a_phone_away_longer_than_the_wait_gives_an_infra_episode_and_the_run_goes_on(
 }
 
 #[test]
-fn push_then_pull_through_the_deploy_helper_and_the_adb_binary() {
+fn push_pull_and_forward_through_the_deploy_helpers_and_the_adb_binary() {
     let rig = Rig::new();
     let mut phone = rig.adb_phone(AdbOptions::default());
     let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
@@ -331,5 +331,12 @@ fn push_then_pull_through_the_deploy_helper_and_the_adb_binary() {
     );
     assert!(out.status.success(), "{out:?}");
     assert_eq!(std::fs::read(&local).unwrap(), data);
+    // A forward registered through the backend is the adb server's own.
+    phone.forward("tcp:18080", "tcp:8080").unwrap();
+    let forwards = adb_text(&rig.adb, &["forward", "--list"]);
+    assert!(
+        forwards.contains(&format!("{} tcp:18080 tcp:8080", rig.serial)),
+        "{forwards}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

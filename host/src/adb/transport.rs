@@ -60,9 +60,16 @@ pub trait Transport: Send {
 }
 
 /// Split the marker line off raw output: the bytes before it and the status.
+/// Only the tail is searched: the marker is the last thing the command line
+/// prints, so a marker-like text earlier in the output (a stream cut short
+/// after printing one) never counts.
 pub fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
     let marker = EXIT_MARKER.as_bytes();
-    let found = output.windows(marker.len()).rposition(|w| w == marker);
+    let tail_from = output.len().saturating_sub(marker.len() + 16);
+    let found = output[tail_from..]
+        .windows(marker.len())
+        .rposition(|w| w == marker)
+        .map(|at| tail_from + at);
     match found {
         Some(at) => {
             let status = std::str::from_utf8(&output[at + marker.len()..])
@@ -72,6 +79,14 @@ pub fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
         }
         None => (output, None),
     }
+}
+
+/// [`split_marker_bytes`] on an owned buffer, without copying the output.
+pub fn take_marker(mut output: Vec<u8>) -> (Vec<u8>, Option<i32>) {
+    let (kept, status) = split_marker_bytes(&output);
+    let kept = kept.len();
+    output.truncate(kept);
+    (output, status)
 }
 
 /// The adb server's address: `ANDROID_ADB_SERVER_PORT` as the `adb` binary
@@ -151,7 +166,7 @@ impl Transport for ServerTransport {
         self.device
             .shell_command(&marked, Some(&mut stdout), Some(&mut stderr))
             .map_err(|e| self.lost(e))?;
-        let (out, status) = split_marker_bytes(&stdout);
+        let (out, status) = take_marker(stdout);
         // No marker: the stream ended before the command finished.
         let status = status.ok_or_else(|| {
             self.lost(format!(
@@ -159,7 +174,7 @@ impl Transport for ServerTransport {
             ))
         })?;
         Ok(ShellResult {
-            stdout: out.to_vec(),
+            stdout: out,
             stderr,
             status,
         })
@@ -224,5 +239,10 @@ mod tests {
         raw.extend_from_slice(b"__droidscore_exit=3\n");
         assert_eq!(split_marker_bytes(&raw), (&[0u8, 255, 10, 95][..], Some(3)));
         assert_eq!(split_marker_bytes(b"cut off"), (&b"cut off"[..], None));
+        // A marker printed by the command itself, early on, is not the status.
+        let mut early = b"__droidscore_exit=0\n".to_vec();
+        early.extend(std::iter::repeat_n(b'x', 100));
+        assert_eq!(split_marker_bytes(&early).1, None);
+        assert_eq!(take_marker(raw.clone()), (vec![0u8, 255, 10, 95], Some(3)));
     }
 }

@@ -131,7 +131,11 @@ impl VirtualPhone {
                 status = result.exit;
                 stdin = result.stdout;
             }
-            out.stdout.extend(stdin);
+            if out.stdout.is_empty() {
+                out.stdout = stdin;
+            } else {
+                out.stdout.extend(stdin);
+            }
         }
         out.exit = status;
         out
@@ -224,9 +228,9 @@ impl crate::adb::Transport for InProcess {
 
     fn shell(&mut self, command: &str) -> Result<crate::adb::ShellResult, crate::adb::AdbError> {
         let out = self.phone.run(&crate::adb::with_exit_marker(command));
-        let (stdout, status) = crate::adb::split_marker_bytes(&out.stdout);
+        let (stdout, status) = crate::adb::take_marker(out.stdout);
         Ok(crate::adb::ShellResult {
-            stdout: stdout.to_vec(),
+            stdout,
             stderr: out.stderr,
             status: status.unwrap_or(i32::from(out.exit)),
         })
