@@ -97,6 +97,36 @@ impl AdbPhone {
         self.transport.serial()
     }
 
+    /// What the run records about this phone: serial, model, build, screen.
+    pub fn describe(&mut self) -> serde_json::Value {
+        let mut prop = |name: &str| {
+            self.shell_ok(&format!("getprop {name}"))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_default()
+        };
+        let (model, manufacturer, release, sdk, fingerprint) = (
+            prop("ro.product.model"),
+            prop("ro.product.manufacturer"),
+            prop("ro.build.version.release"),
+            prop("ro.build.version.sdk"),
+            prop("ro.build.fingerprint"),
+        );
+        let size = self
+            .shell_ok("wm size")
+            .map(|v| v.trim().trim_start_matches("Physical size: ").to_string())
+            .unwrap_or_default();
+        serde_json::json!({
+            "serial": self.serial(),
+            "virtual_phone": self.virtual_phone,
+            "manufacturer": manufacturer,
+            "model": model,
+            "android": release,
+            "sdk": sdk,
+            "fingerprint": fingerprint,
+            "screen": size,
+        })
+    }
+
     pub fn is_virtual(&self) -> bool {
         self.virtual_phone
     }

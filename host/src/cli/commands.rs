@@ -349,8 +349,29 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         }
         _ => None,
     };
+    // Phones before the run is recorded: a missing phone creates no run, and
+    // the run's config names each phone it ran on.
+    let adb_phones = match args.phone {
+        PhoneKind::Sim => None,
+        PhoneKind::Adb => {
+            let mut phones = super::adb::phones(&args.device)?;
+            if args.jobs > 1 {
+                tracing::warn!(
+                    "--jobs {} ignored: adb runs one episode stream per phone ({} here)",
+                    args.jobs,
+                    phones.len()
+                );
+            }
+            let described: Vec<serde_json::Value> =
+                phones.iter_mut().map(|p| p.describe()).collect();
+            Some((phones, described))
+        }
+    };
     let store = Store::open(&args.store).map_err(store_err)?;
-    let config = run_config(&args, kind);
+    let mut config = run_config(&args, kind);
+    if let Some((_, described)) = &adb_phones {
+        config["devices"] = serde_json::Value::Array(described.clone());
+    }
     let (run_id, finished) = start_run(&store, &args, &config)?;
     let planned = crate::run::plan(&instances, args.repeat, args.seed, args.shard, &finished);
     let handle = runtime.handle().clone();
@@ -367,12 +388,12 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         })
     };
     let bar = progress_bar(planned.len());
-    let phones = match args.phone {
-        PhoneKind::Sim => crate::run::Phones::Sim {
+    let phones = match adb_phones {
+        None => crate::run::Phones::Sim {
             jobs: args.jobs as usize,
         },
-        PhoneKind::Adb => crate::run::Phones::Adb {
-            phones: super::adb::phones(&args.device)?,
+        Some((phones, _)) => crate::run::Phones::Adb {
+            phones,
             device_wait: super::adb::device_wait(&args.device),
         },
     };

@@ -149,6 +149,10 @@ fn sleep(args: &[&str]) -> ShellOutput {
 }
 
 const PROPS: &[(&str, &str)] = &[
+    (
+        "ro.build.fingerprint",
+        "droidscore/droidscore_sim/droidscore_sim:14/VIRTUAL/1:user/release-keys",
+    ),
     ("ro.build.version.release", "14"),
     ("ro.build.version.sdk", "34"),
     ("ro.product.cpu.abi", "arm64-v8a"),

@@ -99,6 +99,12 @@ fn run_phone_adb_through_sim_serve_scores_as_the_simulator_and_records_observati
     );
 
     let store = Store::open_existing(&store).unwrap();
+    // The run names the phone it ran on.
+    let run = store.run("adb").unwrap().unwrap();
+    let device = &run.config["devices"][0];
+    assert_eq!(device["serial"], phone.addr.as_str());
+    assert_eq!(device["model"], "droidscore_sim");
+    assert_eq!(device["screen"], "1080x2400");
     let (sim, over_adb) = (
         store.episodes("sim").unwrap(),
         store.episodes("adb").unwrap(),
