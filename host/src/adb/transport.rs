@@ -6,7 +6,6 @@
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::time::{Duration, Instant};
 
-use adb_client::server::{ADBServer, DeviceState};
 use adb_client::server_device::ADBServerDevice;
 use adb_client::ADBDeviceExt;
 
@@ -107,19 +106,83 @@ pub struct Listed {
     pub state: String,
 }
 
-/// Every device the adb server knows.
+/// One request of the adb server's host protocol (`host:devices`,
+/// `host:connect:ADDR`, …): a 4-hex-digit length and the request; the answer
+/// is `OKAY` and a length-prefixed payload, or `FAIL` and a message.
+///
+/// Written here rather than through `adb_client::ADBServer`, which runs
+/// `adb start-server` before every request without the server's port, and so
+/// starts a second server on 5037 when ours is elsewhere.
+fn host_request(server: SocketAddrV4, request: &str) -> Result<String, AdbError> {
+    use std::io::{Read, Write};
+    let io = |e: std::io::Error| AdbError::Server(format!("{server}: {request}: {e}"));
+    let mut stream =
+        std::net::TcpStream::connect_timeout(&server.into(), Duration::from_secs(5)).map_err(io)?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .map_err(io)?;
+    stream
+        .write_all(format!("{:04x}{request}", request.len()).as_bytes())
+        .map_err(io)?;
+    let mut status = [0u8; 4];
+    stream.read_exact(&mut status).map_err(io)?;
+    let mut len = [0u8; 4];
+    let payload = match stream.read_exact(&mut len) {
+        Ok(()) => {
+            let n = usize::from_str_radix(&String::from_utf8_lossy(&len), 16).map_err(|_| {
+                AdbError::Server(format!("{server}: {request}: bad length {len:?}"))
+            })?;
+            let mut body = vec![0u8; n];
+            stream.read_exact(&mut body).map_err(io)?;
+            String::from_utf8_lossy(&body).into_owned()
+        }
+        Err(_) => String::new(),
+    };
+    match &status {
+        b"OKAY" => Ok(payload),
+        _ => Err(AdbError::Server(format!("{server}: {request}: {payload}"))),
+    }
+}
+
+/// Start the adb server on `server`'s port if nothing answers there.
+fn ensure_server(server: SocketAddrV4) -> Result<(), AdbError> {
+    if std::net::TcpStream::connect_timeout(&server.into(), Duration::from_secs(1)).is_ok() {
+        return Ok(());
+    }
+    let out = std::process::Command::new("adb")
+        .args(["-P", &server.port().to_string(), "start-server"])
+        .output()
+        .map_err(|e| {
+            AdbError::Server(format!(
+                "no adb server on {server}, and `adb start-server` could not run: {e}"
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(AdbError::Server(format!(
+            "no adb server on {server}, and `adb start-server` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+/// Every device the adb server knows (starting the server if it is not running).
 pub fn devices(server: SocketAddrV4) -> Result<Vec<Listed>, AdbError> {
-    let mut adb = ADBServer::new(server);
-    let list = adb
-        .devices()
-        .map_err(|e| AdbError::Server(format!("{server}: {e}")))?;
-    Ok(list
-        .into_iter()
-        .map(|d| Listed {
-            serial: d.identifier,
-            state: d.state.to_string(),
+    ensure_server(server)?;
+    let listing = host_request(server, "host:devices")?;
+    Ok(parse_devices(&listing))
+}
+
+/// `SERIAL\tSTATE` lines, as `host:devices` answers.
+fn parse_devices(listing: &str) -> Vec<Listed> {
+    listing
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(serial, state)| Listed {
+            serial: serial.to_string(),
+            state: state.trim().to_string(),
         })
-        .collect())
+        .collect()
 }
 
 /// A device through the adb server (`adb -s SERIAL …`).
@@ -196,14 +259,13 @@ impl Transport for ServerTransport {
     fn wait_for_device(&mut self, within: Duration) -> Result<(), AdbError> {
         let deadline = Instant::now() + within;
         let network: Option<SocketAddrV4> = self.serial.parse().ok();
-        let mut adb = ADBServer::new(self.server);
         loop {
-            let state = adb.devices().ok().and_then(|list| {
+            let state = devices(self.server).ok().and_then(|list| {
                 list.into_iter()
-                    .find(|d| d.identifier == self.serial)
+                    .find(|d| d.serial == self.serial)
                     .map(|d| d.state)
             });
-            if state == Some(DeviceState::Device) {
+            if state.as_deref() == Some("device") {
                 self.device = ADBServerDevice::new(self.serial.clone(), Some(self.server));
                 return Ok(());
             }
@@ -213,13 +275,13 @@ impl Transport for ServerTransport {
             // A network device the server lost stays listed `offline` while
             // the server retries on its own schedule; ask it to reconnect now.
             if let Some(addr) = network {
-                match state {
-                    Some(DeviceState::Offline) => {
-                        let _ = adb.disconnect_device(addr);
-                        let _ = adb.connect_device(addr);
+                match state.as_deref() {
+                    Some("offline") => {
+                        let _ = host_request(self.server, &format!("host:disconnect:{addr}"));
+                        let _ = host_request(self.server, &format!("host:connect:{addr}"));
                     }
                     None => {
-                        let _ = adb.connect_device(addr);
+                        let _ = host_request(self.server, &format!("host:connect:{addr}"));
                     }
                     Some(_) => {}
                 }
@@ -244,5 +306,23 @@ mod tests {
         early.extend(std::iter::repeat_n(b'x', 100));
         assert_eq!(split_marker_bytes(&early).1, None);
         assert_eq!(take_marker(raw.clone()), (vec![0u8, 255, 10, 95], Some(3)));
+    }
+
+    #[test]
+    fn host_devices_lines_are_serial_tab_state() {
+        let listed = parse_devices("127.0.0.1:6520\tdevice\nemulator-5554\toffline\n");
+        assert_eq!(
+            listed,
+            [
+                Listed {
+                    serial: "127.0.0.1:6520".into(),
+                    state: "device".into()
+                },
+                Listed {
+                    serial: "emulator-5554".into(),
+                    state: "offline".into()
+                },
+            ]
+        );
     }
 }
