@@ -109,23 +109,45 @@ mod tests {
         assert!(!canary.exists());
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
-        /// 512 cases of quotes, `;`, `$()`, backticks, newlines, `%s`, `&`, `|`,
-        /// globs and plain text: `sh` sees exactly the text, and no command runs.
-        #[test]
-        fn quoted_text_reaches_sh_unchanged(text in proptest::collection::vec(prop_oneof![
-            Just("'".to_string()), Just("\"".to_string()), Just(";".to_string()), Just("$(".to_string()),
-            Just(")".to_string()), Just("`".to_string()), Just("\n".to_string()), Just("%s".to_string()),
-            Just("&".to_string()), Just("|".to_string()), Just("*".to_string()), Just("\\".to_string()),
-            Just("touch \"$CANARY\"".to_string()), Just(" ".to_string()), "[a-z]{1,4}",
-        ], 0..12)) {
-            let text: String = text.concat();
-            let canary = canary("prop");
-            let _ = std::fs::remove_file(&canary);
-            prop_assert_eq!(through_sh(&text, &canary), text);
-            prop_assert!(!canary.exists(), "a command ran");
-        }
+    /// 512 cases of quotes, `;`, `$()`, backticks, newlines, `%s`, `&`, `|`,
+    /// globs and plain text: `sh` sees exactly the text, and no command runs.
+    /// The runner is driven by hand so the number of cases run is checked too.
+    #[test]
+    fn quoted_text_reaches_sh_unchanged() {
+        use proptest::test_runner::{Config, TestRunner};
+        let piece = prop_oneof![
+            Just("'".to_string()),
+            Just("\"".to_string()),
+            Just(";".to_string()),
+            Just("$(".to_string()),
+            Just(")".to_string()),
+            Just("`".to_string()),
+            Just("\n".to_string()),
+            Just("%s".to_string()),
+            Just("&".to_string()),
+            Just("|".to_string()),
+            Just("*".to_string()),
+            Just("\\".to_string()),
+            Just("touch \"$CANARY\"".to_string()),
+            Just(" ".to_string()),
+            "[a-z]{1,4}",
+        ];
+        let strategy = proptest::collection::vec(piece, 0..12).prop_map(|p| p.concat());
+        let mut runner = TestRunner::new(Config::with_cases(512));
+        let cases = std::sync::atomic::AtomicU32::new(0);
+        let canary = canary("prop");
+        runner
+            .run(&strategy, |text| {
+                cases.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let _ = std::fs::remove_file(&canary);
+                prop_assert_eq!(through_sh(&text, &canary), text);
+                prop_assert!(!canary.exists(), "a command ran");
+                Ok(())
+            })
+            .unwrap();
+        let cases = cases.into_inner();
+        println!("quoting: {cases} hostile strings through a real sh, none ran a command");
+        assert_eq!(cases, 512);
     }
 
     #[test]
