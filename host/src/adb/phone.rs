@@ -241,11 +241,12 @@ impl AdbPhone {
     /// The text of the focused field, read back from a dump.
     pub fn focused_text(&mut self) -> Result<Option<String>, PhoneError> {
         let observation = self.observe(false)?;
+        // The deepest focused node: a field inside a focused container.
         Ok(observation
             .hierarchy
-            .nodes
-            .iter()
-            .find(|n| n.focused)
+            .walk()
+            .filter(|n| n.focused)
+            .last()
             .map(|n| n.text.to_string()))
     }
 }

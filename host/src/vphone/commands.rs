@@ -52,7 +52,7 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "rm" => rm(inner, &rest),
         "grep" => grep(&rest, stdin),
         "sleep" => sleep(&rest),
-        "getprop" => getprop(&rest),
+        "getprop" => getprop(inner, &rest),
         "wm" => wm(&rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
@@ -162,8 +162,16 @@ const PROPS: &[(&str, &str)] = &[
     ("ro.product.name", super::MODEL),
 ];
 
-fn getprop(args: &[&str]) -> ShellOutput {
+/// A write from outside the UI, unless this key's writes are ignored.
+fn write(inner: &mut Inner, key: &str, value: &str) {
+    if !inner.ignored_writes.contains(key) {
+        inner.sim.write_setting(key, value);
+    }
+}
+
+fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
     match args.first() {
+        Some(&"ro.product.manufacturer") if inner.pose_as_phone => ok("Google\n"),
         Some(key) => {
             let value = PROPS.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v);
             ok(format!("{value}\n"))
@@ -312,11 +320,11 @@ fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ok(format!("{value}\n"))
         }
         ["put", ns, key, value, ..] if NAMESPACES.contains(ns) => {
-            inner.sim.write_setting(&format!("{ns}/{key}"), value);
+            write(inner, &format!("{ns}/{key}"), value);
             ok(Vec::new())
         }
         ["delete", ns, key] if NAMESPACES.contains(ns) => {
-            inner.sim.write_setting(&format!("{ns}/{key}"), "null");
+            write(inner, &format!("{ns}/{key}"), "null");
             ok("Deleted 1 rows\n")
         }
         ["list", ns] if NAMESPACES.contains(ns) => {
@@ -344,8 +352,8 @@ fn svc(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         _ => return fail(1, "Available commands: svc wifi|bluetooth enable|disable"),
     };
     match args.get(1) {
-        Some(&"enable") => inner.sim.write_setting(key, "1"),
-        Some(&"disable") => inner.sim.write_setting(key, "0"),
+        Some(&"enable") => write(inner, key, "1"),
+        Some(&"disable") => write(inner, key, "0"),
         _ => return fail(1, format_args!("usage: svc {} [enable|disable]", args[0])),
     }
     ok(Vec::new())
@@ -359,11 +367,11 @@ fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ok(if on { "enabled\n" } else { "disabled\n" })
         }
         ["connectivity", "airplane-mode", "enable"] => {
-            inner.sim.write_setting("global/airplane_mode_on", "1");
+            write(inner, "global/airplane_mode_on", "1");
             ok(Vec::new())
         }
         ["connectivity", "airplane-mode", "disable"] => {
-            inner.sim.write_setting("global/airplane_mode_on", "0");
+            write(inner, "global/airplane_mode_on", "0");
             ok(Vec::new())
         }
         [service, ..] => fail(255, format_args!("cmd: Can't find service: {service}")),
@@ -570,7 +578,7 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             match (name, value) {
                 (Some(ALARMS_KEY), _) => fail(1, "Error: app/alarms is read-only"),
                 (Some(n), Some(v)) if n.starts_with("app/") => {
-                    inner.sim.write_setting(n, v);
+                    write(inner, n, v);
                     ok(Vec::new())
                 }
                 _ => fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
@@ -621,9 +629,17 @@ fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
             inner.adbkeyboard = *on == "on";
             ok(Vec::new())
         }
+        ["pose-as-phone", on] => {
+            inner.pose_as_phone = *on == "on";
+            ok(Vec::new())
+        }
+        ["ignore-writes", key] => {
+            inner.ignored_writes.insert(key.to_string());
+            ok(Vec::new())
+        }
         _ => fail(
             2,
-            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off",
+            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY",
         ),
     }
 }

@@ -10,7 +10,10 @@
 //! variant's initial state, `droidscore-sim flips` prints the flip history as
 //! JSON, `droidscore-sim fail-dumps N [idle|null]` makes the next N dumps fail
 //! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
-//! removes ADBKeyBoard, `droidscore-sim state` prints every state key.
+//! removes ADBKeyBoard, `droidscore-sim state` prints every state key,
+//! `droidscore-sim pose-as-phone on|off` makes `getprop` name another maker
+//! (so the adb backend treats it as a real phone), and `droidscore-sim
+//! ignore-writes KEY` makes writes to KEY succeed without effect.
 
 mod commands;
 pub use commands::APP_DATA_URI;
@@ -49,6 +52,11 @@ struct Inner {
     fail_dumps: u32,
     failure: DumpFailure,
     adbkeyboard: bool,
+    /// `getprop` names another maker: the adb backend treats it as a real phone.
+    pose_as_phone: bool,
+    /// Keys whose writes are accepted and ignored, as a phone ignores a
+    /// protected setting.
+    ignored_writes: std::collections::BTreeSet<String>,
 }
 
 /// A simulator that answers adb shell commands.
@@ -76,6 +84,8 @@ impl VirtualPhone {
                 fail_dumps: 0,
                 failure: DumpFailure::Idle,
                 adbkeyboard: false,
+                pose_as_phone: false,
+                ignored_writes: Default::default(),
             }),
         })
     }

@@ -205,3 +205,99 @@ fn an_unknown_app_or_intent_is_a_refusal_not_a_phone_failure() {
         .unwrap_err();
     assert!(err.is_refusal(), "{err}");
 }
+
+/// The virtual phone posing as a real one: the backend cannot load variants
+/// there, so it sets the initial state itself or skips with the reason.
+fn real_like(tasks: &[Task]) -> (Arc<VirtualPhone>, AdbPhone) {
+    let vp = Arc::new(VirtualPhone::new(tasks.to_vec()).unwrap());
+    vp.run("droidscore-sim pose-as-phone on");
+    let phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
+    assert!(!phone.is_virtual());
+    (vp, phone)
+}
+
+fn instance<'a>(tasks: &'a [Task], task: &str, variant: &str) -> &'a Instance {
+    tasks
+        .iter()
+        .find(|t| t.id == task)
+        .unwrap()
+        .variant(variant)
+        .unwrap()
+}
+
+#[test]
+fn on_a_real_phone_ui_variants_and_alarm_lists_are_skipped_and_base_variants_set_their_state() {
+    let tasks = tasks();
+    let (vp, mut phone) = real_like(&tasks);
+    let skip = |phone: &mut AdbPhone, task: &str, variant: &str| match phone
+        .prepare(instance(&tasks, task, variant), 0)
+        .unwrap()
+    {
+        Prepared::Skip(why) => why,
+        Prepared::Ready => panic!("{task}/{variant} was not skipped"),
+    };
+    assert!(skip(&mut phone, "wifi_on", "renamed").contains("renames controls"));
+    assert!(skip(&mut phone, "bluetooth_on", "decoy").contains("adds decoy rows"));
+    assert!(skip(&mut phone, "alarm_enable", "base").contains("alarm list"));
+    assert!(skip(&mut phone, "wifi_off_no_flips", "base").contains("flip history"));
+
+    // A base variant: the backend writes the initial state (here Wi-Fi off,
+    // through `svc wifi disable`) on a phone where Wi-Fi was on.
+    vp.run("svc wifi enable");
+    let inst = instance(&tasks, "wifi_on", "base");
+    assert_eq!(phone.prepare(inst, 0).unwrap(), Prepared::Ready);
+    assert_eq!(
+        String::from_utf8(vp.run("settings get global wifi_on").stdout).unwrap(),
+        "0\n"
+    );
+    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst).unwrap();
+    assert!(ep.success, "{}", ep.reason);
+}
+
+#[test]
+fn an_initial_value_the_phone_does_not_take_skips_the_episode_naming_it() {
+    let tasks = tasks();
+    let (vp, mut phone) = real_like(&tasks);
+    vp.run("svc wifi enable");
+    vp.run("droidscore-sim ignore-writes global/wifi_on");
+    let why = match phone
+        .prepare(instance(&tasks, "wifi_on", "base"), 0)
+        .unwrap()
+    {
+        Prepared::Skip(why) => why,
+        Prepared::Ready => panic!("ran from a state that was not set"),
+    };
+    assert_eq!(
+        why,
+        "the initial state global/wifi_on = 0 did not take on this phone: it reads 1"
+    );
+}
+
+#[test]
+fn with_read_back_typing_is_checked_against_the_focused_field() {
+    let tasks = tasks();
+    let vp = Arc::new(VirtualPhone::new(tasks.clone()).unwrap());
+    let options = AdbOptions {
+        read_back_text: true,
+        ..AdbOptions::default()
+    };
+    let mut phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), options).unwrap();
+    // Typed into the label field: read back, it is there.
+    let inst = typing(&tasks, "Swim");
+    phone.prepare(&inst, 0).unwrap();
+    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
+    assert!(ep.refused.is_empty(), "{:?}", ep.refused);
+    // Typed with no field focused (the launcher): nothing took it, so the step is refused.
+    phone
+        .act(&DeviceAction::Key {
+            key: droidscore::phone::Key::Home,
+        })
+        .unwrap();
+    let err = phone
+        .act(&DeviceAction::Text {
+            text: "lost".into(),
+        })
+        .unwrap_err();
+    assert!(err.is_refusal(), "{err}");
+    assert!(err.to_string().contains("typed \"lost\""), "{err}");
+}
