@@ -144,11 +144,14 @@ fn differing_fields<T: serde::Serialize>(a: &T, b: &T) -> String {
     let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) = (a, b) else {
         return "(not comparable)".into();
     };
-    let names: Vec<&str> = a
+    let mut names: Vec<&str> = a
         .iter()
         .filter(|(name, value)| b.get(*name) != Some(value))
         .map(|(name, _)| name.as_str())
         .collect();
+    // In name order whatever serde_json's map keeps (its `preserve_order`
+    // feature, which another crate in the build may turn on, keeps field order).
+    names.sort_unstable();
     names.join(", ")
 }
 
