@@ -119,6 +119,38 @@ fn attempt(
     Ok(Attempted::Ran(episode, recording.steps))
 }
 
+/// The record of an episode that was not scored (skipped, or lost to
+/// infrastructure): no steps, no agent verdict.
+#[allow(clippy::too_many_arguments)]
+fn unscored(
+    planned: &Planned,
+    run_id: &str,
+    status: EpisodeStatus,
+    end: serde_json::Value,
+    verdict: serde_json::Value,
+    reason: String,
+    attempts: u32,
+    started_at: String,
+) -> EpisodeRecord {
+    let instance = planned.instance;
+    EpisodeRecord {
+        run_id: run_id.to_string(),
+        task: instance.task.clone(),
+        variant: instance.variant.id.clone(),
+        repeat: planned.repeat,
+        seed: planned.seed,
+        status,
+        end,
+        verdict,
+        reason,
+        steps: 0,
+        invalid_steps: 0,
+        attempts,
+        started_at,
+        ended_at: now(),
+    }
+}
+
 fn run_one(
     planned: &Planned,
     run_id: &str,
@@ -131,26 +163,19 @@ fn run_one(
         let phone = adb.as_mut().map(|(p, _)| &mut **p);
         match attempt(planned, run_id, factory, phone) {
             Ok(Attempted::Skipped(why)) => {
-                let instance = planned.instance;
-                let record = EpisodeRecord {
-                    run_id: run_id.to_string(),
-                    task: instance.task.clone(),
-                    variant: instance.variant.id.clone(),
-                    repeat: planned.repeat,
-                    seed: planned.seed,
-                    status: EpisodeStatus::Skipped,
-                    end: serde_json::json!({"end": "skipped", "reason": why}),
-                    verdict: serde_json::json!({
+                let record = unscored(
+                    planned,
+                    run_id,
+                    EpisodeStatus::Skipped,
+                    serde_json::json!({"end": "skipped", "reason": why}),
+                    serde_json::json!({
                         "outcome": "skipped",
                         "checks": [{"check": "initial state", "outcome": "skipped", "detail": why}],
                     }),
-                    reason: why,
-                    steps: 0,
-                    invalid_steps: 0,
+                    why,
                     attempts,
                     started_at,
-                    ended_at: now(),
-                };
+                );
                 return Ok((record, Vec::new()));
             }
             Ok(Attempted::Ran(ep, steps)) => {
@@ -192,23 +217,16 @@ fn run_one(
             }
         }
     }
-    let instance = planned.instance;
-    let record = EpisodeRecord {
-        run_id: run_id.to_string(),
-        task: instance.task.clone(),
-        variant: instance.variant.id.clone(),
-        repeat: planned.repeat,
-        seed: planned.seed,
-        status: EpisodeStatus::Infra,
-        end: serde_json::json!({"end": "infra", "reason": last_error}),
-        verdict: serde_json::Value::Null,
-        reason: format!("infrastructure failure, {ATTEMPTS} attempts: {last_error}"),
-        steps: 0,
-        invalid_steps: 0,
-        attempts: ATTEMPTS,
+    let record = unscored(
+        planned,
+        run_id,
+        EpisodeStatus::Infra,
+        serde_json::json!({"end": "infra", "reason": last_error}),
+        serde_json::Value::Null,
+        format!("infrastructure failure, {ATTEMPTS} attempts: {last_error}"),
+        ATTEMPTS,
         started_at,
-        ended_at: now(),
-    };
+    );
     Ok((record, Vec::new()))
 }
 
