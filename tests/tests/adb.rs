@@ -59,6 +59,14 @@ impl Rig {
         }
     }
 
+    /// `adb -s SERIAL shell ARGS…`.
+    fn shell(&self, args: &[&str]) -> Output {
+        adb(
+            &self.adb,
+            &[&["-s", self.serial.as_str(), "shell"], args].concat(),
+        )
+    }
+
     fn adb_phone(&self, options: AdbOptions) -> AdbPhone {
         AdbPhone::new(
             Box::new(ServerTransport::new(self.adb.address(), &self.serial)),
@@ -83,10 +91,7 @@ fn adb_devices_lists_the_virtual_phone_and_adb_shell_drives_it() {
         "{line}"
     );
     let s = rig.serial.as_str();
-    let out = adb(
-        &rig.adb,
-        &["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"],
-    );
+    let out = rig.shell(&["uiautomator", "dump", "/sdcard/d.xml"]);
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -97,21 +102,15 @@ fn adb_devices_lists_the_virtual_phone_and_adb_shell_drives_it() {
         b"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
     ));
     // Exit statuses come through the real server (shell v2).
-    let out = adb(&rig.adb, &["-s", s, "shell", "no-such-command"]);
+    let out = rig.shell(&["no-such-command"]);
     assert_eq!(out.status.code(), Some(127));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "/system/bin/sh: no-such-command: inaccessible or not found\n"
     );
     // A dump failure prints on stdout with status 0, as uiautomator does.
-    adb(
-        &rig.adb,
-        &["-s", s, "shell", "droidscore-sim", "fail-dumps", "1"],
-    );
-    let out = adb(
-        &rig.adb,
-        &["-s", s, "shell", "uiautomator", "dump", "/sdcard/d.xml"],
-    );
+    rig.shell(&["droidscore-sim", "fail-dumps", "1"]);
+    let out = rig.shell(&["uiautomator", "dump", "/sdcard/d.xml"]);
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

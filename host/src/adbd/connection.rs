@@ -45,13 +45,7 @@ pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketEr
             Err(PacketError::Io(e)) if e.kind() == ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
-        tracing::trace!(
-            command = %command_name(packet.command),
-            arg0 = packet.arg0,
-            arg1 = packet.arg1,
-            len = packet.data.len(),
-            "adbd <-"
-        );
+        trace(&packet, "adbd <-");
         connection.handle(packet)?;
     }
 }
@@ -227,14 +221,19 @@ impl Connection<'_> {
     }
 
     fn send(&mut self, packet: Packet) -> Result<(), PacketError> {
-        tracing::trace!(
-            command = %command_name(packet.command),
-            arg0 = packet.arg0,
-            arg1 = packet.arg1,
-            len = packet.data.len(),
-            "adbd ->"
-        );
+        trace(&packet, "adbd ->");
         self.socket.write_all(&packet.to_bytes())?;
         Ok(())
     }
+}
+
+/// One packet in the trace log, each way.
+fn trace(packet: &Packet, direction: &'static str) {
+    tracing::trace!(
+        command = %command_name(packet.command),
+        arg0 = packet.arg0,
+        arg1 = packet.arg1,
+        len = packet.data.len(),
+        "{direction}"
+    );
 }

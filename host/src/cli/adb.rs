@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::{CliError, DeviceArgs, LatencyArgs, ServeArgs};
 use crate::adb::{self, AdbOptions, AdbPhone, ServerTransport};
 use crate::adbd::Server;
-use crate::phone::Phone;
+use crate::phone::{ObserveTiming, Phone};
 use crate::report::stats::{spread, Spread};
 use crate::task;
 use crate::vphone::VirtualPhone;
@@ -149,27 +149,13 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
             ms,
         }
     };
+    let of = |field: fn(&ObserveTiming) -> f64| timings.iter().map(field).collect::<Vec<_>>();
     let parts = vec![
-        part(
-            "dump (uiautomator dump)",
-            timings.iter().map(|t| t.dump_ms).collect(),
-        ),
-        part(
-            "read back (cat)",
-            timings.iter().map(|t| t.read_ms).collect(),
-        ),
-        part(
-            "screencap (raw, over the wire)",
-            timings.iter().map(|t| t.screencap_ms).collect(),
-        ),
-        part(
-            "png encode (host)",
-            timings.iter().map(|t| t.png_ms).collect(),
-        ),
-        part(
-            "foreground (dumpsys window)",
-            timings.iter().map(|t| t.foreground_ms).collect(),
-        ),
+        part("dump (uiautomator dump)", of(|t| t.dump_ms)),
+        part("read back (cat)", of(|t| t.read_ms)),
+        part("screencap (raw, over the wire)", of(|t| t.screencap_ms)),
+        part("png encode (host)", of(|t| t.png_ms)),
+        part("foreground (dumpsys window)", of(|t| t.foreground_ms)),
         part("transport: one `echo` round trip", echo),
         Part {
             part: "total observation",

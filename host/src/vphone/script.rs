@@ -28,6 +28,13 @@ impl Word {
             .collect()
     }
 
+    /// A quote opens: an empty `''` or `""` still makes a word.
+    fn open_quote(&mut self) {
+        if !matches!(self.0.last(), Some(Piece::Text(_))) {
+            self.0.push(Piece::Text(String::new()));
+        }
+    }
+
     fn push_char(&mut self, c: char) {
         match self.0.last_mut() {
             Some(Piece::Text(t)) => t.push(c),
@@ -80,10 +87,7 @@ pub fn parse(line: &str) -> Result<List, String> {
             ' ' | '\t' => end_word(&mut word, &mut command),
             '\'' => {
                 let w = word.get_or_insert_with(Word::default);
-                // An empty '' still makes a word.
-                if !matches!(w.0.last(), Some(Piece::Text(_))) {
-                    w.0.push(Piece::Text(String::new()));
-                }
+                w.open_quote();
                 loop {
                     match chars.next() {
                         Some('\'') => break,
@@ -94,9 +98,7 @@ pub fn parse(line: &str) -> Result<List, String> {
             }
             '"' => {
                 let w = word.get_or_insert_with(Word::default);
-                if !matches!(w.0.last(), Some(Piece::Text(_))) {
-                    w.0.push(Piece::Text(String::new()));
-                }
+                w.open_quote();
                 loop {
                     match chars.next() {
                         Some('"') => break,
