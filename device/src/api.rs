@@ -1,0 +1,248 @@
+//! The OpenAI chat-completions wire format, as far as droidscore's agent and
+//! the stock `openai` client use it: messages with text and image parts
+//! (base64 `data:` URLs only — the server fetches nothing), sampling
+//! settings, and OpenAI-style error bodies.
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChatRequest {
+    #[serde(default)]
+    pub model: Option<String>,
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub top_p: Option<f64>,
+    #[serde(default, alias = "max_completion_tokens")]
+    pub max_tokens: Option<usize>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub stream: Option<bool>,
+    #[serde(default)]
+    pub n: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Message {
+    pub role: String,
+    #[serde(default)]
+    pub content: Option<Content>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    Text { text: String },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ImageUrl {
+    pub url: String,
+}
+
+/// A message flattened for the model: its role, text and decoded images.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub role: String,
+    pub text: String,
+    pub images: Vec<image::DynamicImage>,
+}
+
+/// A request the server refuses, with the OpenAI error fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    pub message: String,
+    pub kind: &'static str,
+    pub param: Option<String>,
+}
+
+impl ApiError {
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            message: message.into(),
+            kind: "invalid_request_error",
+            param: Some(param.into()),
+        }
+    }
+
+    pub fn server(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 500,
+            message: message.into(),
+            kind: "server_error",
+            param: None,
+        }
+    }
+
+    /// `{"error": {"message", "type", "param", "code"}}`, as OpenAI answers.
+    pub fn body(&self) -> serde_json::Value {
+        serde_json::json!({
+            "error": {
+                "message": self.message,
+                "type": self.kind,
+                "param": self.param,
+                "code": serde_json::Value::Null,
+            }
+        })
+    }
+}
+
+/// Decode a `data:image/…;base64,…` URL; any other URL is refused.
+pub fn decode_image(url: &str, param: &str) -> Result<image::DynamicImage, ApiError> {
+    let Some(rest) = url.strip_prefix("data:") else {
+        return Err(ApiError::invalid(
+            param,
+            "only data: URLs are accepted (data:image/png;base64,…); the server fetches nothing",
+        ));
+    };
+    let Some((_, b64)) = rest.split_once(";base64,") else {
+        return Err(ApiError::invalid(param, "the data: URL is not base64"));
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64.trim())
+        .map_err(|e| ApiError::invalid(param, format!("bad base64: {e}")))?;
+    image::load_from_memory(&bytes)
+        .map_err(|e| ApiError::invalid(param, format!("not an image this server can decode: {e}")))
+}
+
+impl ChatRequest {
+    /// Check the request and flatten its messages; errors name the field.
+    pub fn turns(&self) -> Result<Vec<Turn>, ApiError> {
+        if self.messages.is_empty() {
+            return Err(ApiError::invalid(
+                "messages",
+                "at least one message is needed",
+            ));
+        }
+        if self.stream == Some(true) {
+            return Err(ApiError::invalid("stream", "streaming is not supported"));
+        }
+        if self.n.is_some_and(|n| n != 1) {
+            return Err(ApiError::invalid("n", "only n = 1 is supported"));
+        }
+        if let Some(t) = self.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(ApiError::invalid("temperature", "must be between 0 and 2"));
+            }
+        }
+        self.messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                if !["system", "user", "assistant"].contains(&m.role.as_str()) {
+                    return Err(ApiError::invalid(
+                        format!("messages[{i}].role"),
+                        format!("role {:?} is not system, user or assistant", m.role),
+                    ));
+                }
+                let mut turn = Turn {
+                    role: m.role.clone(),
+                    text: String::new(),
+                    images: Vec::new(),
+                };
+                match &m.content {
+                    None => {}
+                    Some(Content::Text(t)) => turn.text = t.clone(),
+                    Some(Content::Parts(parts)) => {
+                        for (j, part) in parts.iter().enumerate() {
+                            match part {
+                                Part::Text { text } => {
+                                    if !turn.text.is_empty() {
+                                        turn.text.push('\n');
+                                    }
+                                    turn.text.push_str(text);
+                                }
+                                Part::ImageUrl { image_url } => turn.images.push(decode_image(
+                                    &image_url.url,
+                                    &format!("messages[{i}].content[{j}].image_url.url"),
+                                )?),
+                            }
+                        }
+                    }
+                }
+                Ok(turn)
+            })
+            .collect()
+    }
+}
+
+/// Usage as OpenAI names it, plus the server's timings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Usage {
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    pub total_tokens: usize,
+    /// Prompt processing, tokens per second (mistral.rs's own timing).
+    pub prompt_tokens_per_second: f32,
+    /// Generation, tokens per second.
+    pub completion_tokens_per_second: f32,
+    pub total_time_ms: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(json: serde_json::Value) -> ChatRequest {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn text_and_image_parts_flatten_into_turns() {
+        let mut png = std::io::Cursor::new(Vec::new());
+        image::RgbImage::new(2, 2)
+            .write_to(&mut png, image::ImageFormat::Png)
+            .unwrap();
+        let url = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(png.into_inner())
+        );
+        let r = request(serde_json::json!({
+            "model": "m",
+            "messages": [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "what is this?"},
+                    {"type": "image_url", "image_url": {"url": url}},
+                ]},
+            ],
+        }));
+        let turns = r.turns().unwrap();
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[1].text, "what is this?");
+        assert_eq!(turns[1].images.len(), 1);
+    }
+
+    #[test]
+    fn bad_requests_name_the_field() {
+        let r = request(serde_json::json!({"messages": [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}
+        ]}));
+        let e = r.turns().unwrap_err();
+        assert_eq!(
+            e.param.as_deref(),
+            Some("messages[0].content[0].image_url.url")
+        );
+        assert_eq!(e.body()["error"]["type"], "invalid_request_error");
+        let r = request(serde_json::json!({"messages": [{"role": "robot", "content": "hi"}]}));
+        assert_eq!(
+            r.turns().unwrap_err().param.as_deref(),
+            Some("messages[0].role")
+        );
+        let r = request(serde_json::json!({"messages": []}));
+        assert_eq!(r.turns().unwrap_err().param.as_deref(), Some("messages"));
+    }
+}

@@ -1,0 +1,123 @@
+//! The command line: `serve` (load, answer one warm-up chat, then listen) and
+//! `fetch-model` (the default model into the cache, sha256-checked).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+
+use crate::engine::{Dtype, Engine, LoadOptions, Quant};
+use crate::{api, model};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "droidscore-device",
+    version,
+    about = "The agent's model on the CPU, behind an OpenAI-compatible API"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Load a model from local files and serve it.
+    Serve(ServeArgs),
+    /// Put the default model (SmolLM2-135M-Instruct Q4_1) in the cache; print its path.
+    FetchModel,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// A GGUF file, or a safetensors directory (multimodal). Default: the
+    /// default model, fetched into the cache if it is not there.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// In-situ quantization of a safetensors model's linear layers.
+    #[arg(long, value_enum, default_value = "q4k")]
+    pub quant: Quant,
+    #[arg(long, value_enum, default_value = "bf16")]
+    pub dtype: Dtype,
+    /// CPU threads (RAYON_NUM_THREADS); default: every core.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long, default_value = "127.0.0.1:8077")]
+    pub listen: String,
+}
+
+/// Run the command line; the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,droidscore_device=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match cli.command {
+        Command::FetchModel => model::fetch_default(&model::cache_dir())
+            .map(|path| println!("{}", path.display()))
+            .map_err(|e| e.to_string()),
+        Command::Serve(args) => serve(args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("droidscore-device: {e}");
+            3
+        }
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Before anything starts rayon's pool: mistral.rs's CPU kernels use it.
+    std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+    // mistral.rs keeps its files under HF_HOME; point it at our cache, never a hub.
+    if std::env::var_os("HF_HOME").is_none() {
+        std::env::set_var("HF_HOME", model::cache_dir().join("hf"));
+    }
+    let path = match args.model {
+        Some(p) => p,
+        None => model::fetch_default(&model::cache_dir()).map_err(|e| e.to_string())?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let engine = Engine::load(&LoadOptions {
+            model: path,
+            quant: args.quant,
+            dtype: args.dtype,
+            threads,
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        // Ready means the model answers: one short chat before the port opens.
+        let warm: api::ChatRequest = serde_json::from_value(serde_json::json!({
+            "messages": [{"role": "user", "content": "Hi"}],
+            "max_tokens": 1,
+        }))
+        .map_err(|e| e.to_string())?;
+        engine
+            .chat(&warm)
+            .await
+            .map_err(|e| format!("the model loaded but did not answer: {}", e.message))?;
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .map_err(|e| format!("failed to listen on {}: {e}", args.listen))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let info = serde_json::to_string(&engine.info).unwrap_or_default();
+        // The base URL on stdout, so a script can wait for it.
+        println!("http://{addr}/v1");
+        tracing::info!("ready: {info}");
+        axum::serve(listener, crate::server::router(Arc::new(engine)))
+            .await
+            .map_err(|e| e.to_string())
+    })
+}

@@ -1,0 +1,282 @@
+//! The model behind the API: loaded through mistral.rs from local files only
+//! (a GGUF text model, or a safetensors directory for a multimodal model with
+//! in-situ 4-bit quantization), on the CPU, with what was loaded — file type,
+//! threads, load time and resident memory — kept for `/health`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use mistralrs::{
+    GgufModelBuilder, IsqType, ModelDType, MultimodalModelBuilder, RequestBuilder, TextMessageRole,
+    TokenSource,
+};
+
+use crate::api::{ApiError, ChatRequest, Usage};
+use crate::gguf;
+
+/// In-situ quantization for safetensors models (GGUF files are quantized already).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quant {
+    Q4k,
+    #[value(name = "q4_0")]
+    #[serde(rename = "q4_0")]
+    Q4_0,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dtype {
+    F32,
+    Bf16,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub model: PathBuf,
+    pub quant: Quant,
+    pub dtype: Dtype,
+    pub threads: usize,
+}
+
+/// What was loaded, reported at `/health` and with every speed figure.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelInfo {
+    pub path: PathBuf,
+    /// The id clients send as `model`.
+    pub id: String,
+    pub format: &'static str,
+    pub architecture: Option<String>,
+    /// GGUF: llama.cpp's file type (`Q4_1`); safetensors: the ISQ type.
+    pub quantization: String,
+    /// Activation dtype asked for (GGUF: mistral.rs chooses; BF16 on CPU).
+    pub dtype: String,
+    pub context_length: Option<i128>,
+    pub threads: usize,
+    pub load_ms: f64,
+    /// Resident memory once loaded, as the kernel counts it.
+    pub memory: Memory,
+    /// The x86/aarch64 target features this binary was compiled with.
+    pub target_features: Vec<&'static str>,
+}
+
+/// `/proc/self/status`: pages the kernel says are resident, anonymous and
+/// file-backed (a memory-mapped model file counts as file-backed).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Memory {
+    pub rss_kib: u64,
+    pub rss_anon_kib: u64,
+    pub rss_file_kib: u64,
+    pub peak_rss_kib: u64,
+}
+
+impl Memory {
+    pub fn now() -> Memory {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                .unwrap_or(0)
+        };
+        Memory {
+            rss_kib: field("VmRSS:"),
+            rss_anon_kib: field("RssAnon:"),
+            rss_file_kib: field("RssFile:"),
+            peak_rss_kib: field("VmHWM:"),
+        }
+    }
+}
+
+/// The compile-time target features that select candle's kernels.
+pub fn target_features() -> Vec<&'static str> {
+    let mut on = Vec::new();
+    macro_rules! probe {
+        ($($f:literal),*) => {$(
+            if cfg!(target_feature = $f) { on.push($f); }
+        )*};
+    }
+    probe!(
+        "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "neon",
+        "dotprod", "i8mm"
+    );
+    on
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Gguf(#[from] gguf::GgufError),
+    #[error("{path}: {why}")]
+    Model { path: PathBuf, why: String },
+}
+
+/// A loaded model.
+pub struct Engine {
+    model: mistralrs::Model,
+    pub info: ModelInfo,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("info", &self.info).finish()
+    }
+}
+
+fn model_id(path: &Path) -> String {
+    path.file_stem()
+        .or_else(|| path.file_name())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into())
+}
+
+impl Engine {
+    /// Load from local files. Errors name the file and come before any port opens.
+    pub async fn load(options: &LoadOptions) -> Result<Engine, LoadError> {
+        let path = &options.model;
+        let model_err = |why: String| LoadError::Model {
+            path: path.clone(),
+            why,
+        };
+        let started = Instant::now();
+        let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
+            let header = gguf::read_header(path)?;
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let file = path
+                .file_name()
+                .ok_or_else(|| model_err("no file name".into()))?
+                .to_string_lossy()
+                .into_owned();
+            let model = GgufModelBuilder::new(dir.to_string_lossy(), vec![file])
+                .with_token_source(TokenSource::None)
+                .with_force_cpu()
+                .with_max_num_seqs(1)
+                .build()
+                .await
+                .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+            (
+                model,
+                "gguf",
+                header.architecture().map(str::to_string),
+                header.file_type().unwrap_or("unknown").to_string(),
+                "auto (mistral.rs: bf16 on cpu)".to_string(),
+                header.context_length(),
+            )
+        } else if path.join("config.json").is_file() {
+            let mut builder = MultimodalModelBuilder::new(path.to_string_lossy())
+                .with_token_source(TokenSource::None)
+                .with_force_cpu()
+                .with_max_num_seqs(1)
+                .with_dtype(match options.dtype {
+                    Dtype::F32 => ModelDType::F32,
+                    Dtype::Bf16 => ModelDType::BF16,
+                });
+            builder = match options.quant {
+                Quant::Q4k => builder.with_isq(IsqType::Q4K),
+                Quant::Q4_0 => builder.with_isq(IsqType::Q4_0),
+                Quant::None => builder,
+            };
+            let config: serde_json::Value = std::fs::read(path.join("config.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .ok_or_else(|| model_err("config.json does not parse as JSON".into()))?;
+            let model = builder
+                .build()
+                .await
+                .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+            (
+                model,
+                "safetensors",
+                config["model_type"].as_str().map(str::to_string),
+                format!("{:?}", options.quant).to_lowercase(),
+                format!("{:?}", options.dtype).to_lowercase(),
+                None,
+            )
+        } else if path.exists() {
+            return Err(model_err(
+                "neither a GGUF file nor a directory with config.json".into(),
+            ));
+        } else {
+            return Err(model_err("no such file or directory".into()));
+        };
+        let info = ModelInfo {
+            path: path.clone(),
+            id: model_id(path),
+            format,
+            architecture,
+            quantization,
+            dtype,
+            context_length,
+            threads: options.threads,
+            load_ms: started.elapsed().as_secs_f64() * 1e3,
+            memory: Memory::now(),
+            target_features: target_features(),
+        };
+        Ok(Engine { model, info })
+    }
+
+    /// One chat completion, as an OpenAI response body.
+    pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
+        let turns = request.turns()?;
+        let mut builder = RequestBuilder::new();
+        for turn in turns {
+            let role = match turn.role.as_str() {
+                "system" => TextMessageRole::System,
+                "assistant" => TextMessageRole::Assistant,
+                _ => TextMessageRole::User,
+            };
+            builder = if turn.images.is_empty() {
+                builder.add_message(role, turn.text)
+            } else {
+                builder.add_image_message(role, turn.text, turn.images)
+            };
+        }
+        builder = match request.temperature {
+            None | Some(0.0) => builder.set_deterministic_sampler(),
+            Some(t) => builder.set_sampler_temperature(t),
+        };
+        if let Some(p) = request.top_p {
+            builder = builder.set_sampler_topp(p);
+        }
+        if let Some(n) = request.max_tokens {
+            builder = builder.set_sampler_max_len(n);
+        }
+        let response = self
+            .model
+            .send_chat_request(builder)
+            .await
+            .map_err(|e| ApiError::server(format!("the model failed: {e:#}")))?;
+        let u = &response.usage;
+        let usage = Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            total_tokens: u.total_tokens,
+            prompt_tokens_per_second: u.avg_prompt_tok_per_sec,
+            completion_tokens_per_second: u.avg_compl_tok_per_sec,
+            total_time_ms: f64::from(u.total_time_sec) * 1e3,
+        };
+        let choices: Vec<serde_json::Value> = response
+            .choices
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "index": c.index,
+                    "message": {"role": "assistant", "content": c.message.content},
+                    "finish_reason": c.finish_reason,
+                    "logprobs": serde_json::Value::Null,
+                })
+            })
+            .collect();
+        Ok(serde_json::json!({
+            "id": response.id,
+            "object": "chat.completion",
+            "created": response.created,
+            "model": self.info.id,
+            "choices": choices,
+            "usage": usage,
+            "system_fingerprint": serde_json::Value::Null,
+        }))
+    }
+}
