@@ -24,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Load a model from local files and serve it.
     Serve(ServeArgs),
+    /// Prompt-processing and generation speed, with llama-bench's semantics.
+    Speed(crate::speed::SpeedArgs),
     /// Put the default model (SmolLM2-135M-Instruct Q4_1) in the cache; print its path.
     FetchModel,
 }
@@ -34,9 +36,10 @@ pub struct ServeArgs {
     /// default model, fetched into the cache if it is not there.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// In-situ quantization of a safetensors model's linear layers.
-    #[arg(long, value_enum, default_value = "q4k")]
-    pub quant: Quant,
+    /// In-situ quantization of the linear layers; default: a GGUF file as it
+    /// is, a safetensors model at q4k.
+    #[arg(long, value_enum)]
+    pub quant: Option<Quant>,
     #[arg(long, value_enum, default_value = "bf16")]
     pub dtype: Dtype,
     /// CPU threads (RAYON_NUM_THREADS); default: every core.
@@ -61,6 +64,7 @@ pub fn main() -> i32 {
             .map(|path| println!("{}", path.display()))
             .map_err(|e| e.to_string()),
         Command::Serve(args) => serve(args),
+        Command::Speed(args) => speed(args),
     };
     match result {
         Ok(()) => 0,
@@ -71,17 +75,20 @@ pub fn main() -> i32 {
     }
 }
 
-fn serve(args: ServeArgs) -> Result<(), String> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Before anything starts rayon's pool: mistral.rs's CPU kernels use it.
+/// What `serve` and `speed` set up alike: the thread count (before anything
+/// starts rayon's pool: mistral.rs's CPU kernels use it), mistral.rs's file
+/// cache (`HF_HOME`, ours, never a hub), the model path and a runtime.
+fn prepare(
+    threads: Option<usize>,
+    model: Option<PathBuf>,
+) -> Result<(usize, PathBuf, tokio::runtime::Runtime), String> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
-    // mistral.rs keeps its files under HF_HOME; point it at our cache, never a hub.
     if std::env::var_os("HF_HOME").is_none() {
         std::env::set_var("HF_HOME", model::cache_dir().join("hf"));
     }
-    let path = match args.model {
+    let path = match model {
         Some(p) => p,
         None => model::fetch_default(&model::cache_dir()).map_err(|e| e.to_string())?,
     };
@@ -89,12 +96,24 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    Ok((threads, path, runtime))
+}
+
+fn speed(args: crate::speed::SpeedArgs) -> Result<(), String> {
+    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    runtime.block_on(crate::speed::run(&args, path, threads))
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    let (threads, path, runtime) = prepare(args.threads, args.model)?;
     runtime.block_on(async move {
         let engine = Engine::load(&LoadOptions {
             model: path,
             quant: args.quant,
             dtype: args.dtype,
             threads,
+            prefix_cache: true,
+            ignore_eos: false,
         })
         .await
         .map_err(|e| e.to_string())?;

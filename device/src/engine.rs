@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use mistralrs::{
-    GgufModelBuilder, IsqType, ModelDType, MultimodalModelBuilder, RequestBuilder, TextMessageRole,
-    TokenSource,
+    IsqType, ModelDType, MultimodalModelBuilder, RequestBuilder, TextMessageRole, TokenSource,
 };
 
 use crate::api::{ApiError, ChatRequest, Usage};
@@ -32,12 +31,53 @@ pub enum Dtype {
     Bf16,
 }
 
+impl Quant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Quant::Q4k => "q4k",
+            Quant::Q4_0 => "q4_0",
+            Quant::None => "none",
+        }
+    }
+
+    fn isq(self) -> Option<IsqType> {
+        match self {
+            Quant::Q4k => Some(IsqType::Q4K),
+            Quant::Q4_0 => Some(IsqType::Q4_0),
+            Quant::None => None,
+        }
+    }
+}
+
+impl Dtype {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::Bf16 => "bf16",
+        }
+    }
+
+    fn model_dtype(self) -> ModelDType {
+        match self {
+            Dtype::F32 => ModelDType::F32,
+            Dtype::Bf16 => ModelDType::BF16,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub model: PathBuf,
-    pub quant: Quant,
+    /// In-situ quantization. `None`: a GGUF file as it is, a safetensors
+    /// model at q4k.
+    pub quant: Option<Quant>,
     pub dtype: Dtype,
     pub threads: usize,
+    /// Reuse the KV cache of an earlier request's prefix (the server: yes;
+    /// a speed probe: no, every repetition starts from an empty cache).
+    pub prefix_cache: bool,
+    /// Keep generating past end-of-sequence (a speed probe's tg: exactly n tokens).
+    pub ignore_eos: bool,
 }
 
 /// What was loaded, reported at `/health` and with every speed figure.
@@ -125,6 +165,51 @@ impl std::fmt::Debug for Engine {
     }
 }
 
+/// A GGUF file through mistral.rs's loader directly: its `GgufModelBuilder`
+/// fixes the activation dtype to `Auto` and cannot stop at end-of-sequence
+/// on request; a speed probe needs both chosen.
+async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistralrs::Model> {
+    use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, MistralRsBuilder};
+    use mistralrs::{
+        AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let file = path
+        .file_name()
+        .ok_or_else(|| anyhow::anyhow!("no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let loader = GGUFLoaderBuilder::new(
+        None,
+        None,
+        dir.to_string_lossy().into_owned(),
+        vec![file],
+        GGUFSpecificConfig { topology: None },
+        false,
+        None,
+    )
+    .build();
+    let pipeline = loader.load_model_from_hf(
+        None,
+        TokenSource::None,
+        &options.dtype.model_dtype(),
+        &mistralrs::Device::Cpu,
+        true,
+        DeviceMapSetting::Auto(AutoDeviceMapParams::default_text()),
+        options.quant.and_then(Quant::isq),
+        None,
+    )?;
+    let scheduler = SchedulerConfig::DefaultScheduler {
+        method: DefaultSchedulerMethod::Fixed(1.try_into()?),
+    };
+    let runner = MistralRsBuilder::new(pipeline, scheduler, false, None)
+        .with_no_prefix_cache(!options.prefix_cache)
+        .with_disable_eos_stop(options.ignore_eos)
+        .build()
+        .await;
+    Ok(mistralrs::Model::new(runner))
+}
+
 fn model_id(path: &Path) -> String {
     path.file_stem()
         .or_else(|| path.file_name())
@@ -143,25 +228,22 @@ impl Engine {
         let started = Instant::now();
         let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
             let header = gguf::read_header(path)?;
-            let dir = path.parent().unwrap_or(Path::new("."));
-            let file = path
-                .file_name()
-                .ok_or_else(|| model_err("no file name".into()))?
-                .to_string_lossy()
-                .into_owned();
-            let model = GgufModelBuilder::new(dir.to_string_lossy(), vec![file])
-                .with_token_source(TokenSource::None)
-                .with_force_cpu()
-                .with_max_num_seqs(1)
-                .build()
+            let model = load_gguf(path, options)
                 .await
                 .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
             (
                 model,
                 "gguf",
                 header.architecture().map(str::to_string),
-                header.file_type().unwrap_or("unknown").to_string(),
-                "auto (mistral.rs: bf16 on cpu)".to_string(),
+                match options.quant {
+                    None => header.file_type().unwrap_or("unknown").to_string(),
+                    Some(q) => format!(
+                        "{} re-quantized in situ to {}",
+                        header.file_type().unwrap_or("unknown"),
+                        q.name()
+                    ),
+                },
+                options.dtype.name().to_string(),
                 header.context_length(),
             )
         } else if path.join("config.json").is_file() {
@@ -169,15 +251,14 @@ impl Engine {
                 .with_token_source(TokenSource::None)
                 .with_force_cpu()
                 .with_max_num_seqs(1)
-                .with_dtype(match options.dtype {
-                    Dtype::F32 => ModelDType::F32,
-                    Dtype::Bf16 => ModelDType::BF16,
-                });
-            builder = match options.quant {
-                Quant::Q4k => builder.with_isq(IsqType::Q4K),
-                Quant::Q4_0 => builder.with_isq(IsqType::Q4_0),
-                Quant::None => builder,
-            };
+                .with_dtype(options.dtype.model_dtype());
+            if !options.prefix_cache {
+                builder = builder.with_prefix_cache_n(None);
+            }
+            let quant = options.quant.unwrap_or(Quant::Q4k);
+            if let Some(isq) = quant.isq() {
+                builder = builder.with_isq(isq);
+            }
             let config: serde_json::Value = std::fs::read(path.join("config.json"))
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok())
@@ -190,8 +271,8 @@ impl Engine {
                 model,
                 "safetensors",
                 config["model_type"].as_str().map(str::to_string),
-                format!("{:?}", options.quant).to_lowercase(),
-                format!("{:?}", options.dtype).to_lowercase(),
+                quant.name().to_string(),
+                options.dtype.name().to_string(),
                 None,
             )
         } else if path.exists() {
@@ -215,6 +296,51 @@ impl Engine {
             target_features: target_features(),
         };
         Ok(Engine { model, info })
+    }
+
+    /// One request of prompt token ids (no chat template), answered with
+    /// `max_tokens` tokens at temperature 0; mistral.rs's usage.
+    pub async fn complete_tokens(
+        &self,
+        tokens: Vec<u32>,
+        max_tokens: usize,
+    ) -> anyhow::Result<mistralrs::Usage> {
+        use mistralrs::{
+            Constraint, NormalRequest, Request, RequestMessage, Response, SamplingParams,
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::channel(1);
+        let mut sampling = SamplingParams::deterministic();
+        sampling.max_len = Some(max_tokens);
+        let request = Request::Normal(Box::new(NormalRequest {
+            messages: RequestMessage::CompletionTokens(tokens),
+            sampling_params: sampling,
+            response: tx,
+            return_logprobs: false,
+            is_streaming: false,
+            id: 0,
+            constraint: Constraint::None,
+            suffix: None,
+            tools: None,
+            tool_choice: None,
+            logits_processors: None,
+            return_raw_logits: false,
+            web_search_options: None,
+            model_id: None,
+            truncate_sequence: false,
+        }));
+        self.model.inner().get_sender(None)?.send(request).await?;
+        match rx.recv().await {
+            Some(Response::CompletionDone(done)) => Ok(done.usage),
+            Some(Response::Done(done)) => Ok(done.usage),
+            Some(Response::InternalError(e)) | Some(Response::ValidationError(e)) => {
+                Err(anyhow::anyhow!("{e}"))
+            }
+            Some(Response::CompletionModelError(e, _)) | Some(Response::ModelError(e, _)) => {
+                Err(anyhow::anyhow!("{e}"))
+            }
+            Some(_) => Err(anyhow::anyhow!("an unexpected kind of response")),
+            None => Err(anyhow::anyhow!("the engine closed the channel")),
+        }
     }
 
     /// One chat completion, as an OpenAI response body.

@@ -10,3 +10,4 @@ pub mod engine;
 pub mod gguf;
 pub mod model;
 pub mod server;
+pub mod speed;

@@ -6,6 +6,7 @@
 
 pub mod action;
 mod llm;
+pub mod local;
 mod prompt;
 mod random;
 mod reference;

@@ -6,6 +6,7 @@ use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
+use crate::agent::local::LocalServer;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 
 use crate::phone::{DeviceAction, Intent, Phone};
@@ -291,32 +292,30 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
 
 fn agent_kind(args: &RunArgs) -> Result<AgentKind, CliError> {
     match (args.agent, &args.base_url) {
-        (Some(AgentKind::Llm) | None, Some(_)) => Ok(AgentKind::Llm),
-        (Some(AgentKind::Llm), None) => Err(CliError::BadInput(
-            "--agent llm needs --base-url and --model".into(),
-        )),
-        (Some(kind), Some(_)) => Err(CliError::BadInput(format!(
+        (Some(kind), Some(_)) if kind != AgentKind::Llm => Err(CliError::BadInput(format!(
             "--base-url is for --agent llm, not --agent {}",
             format!("{kind:?}").to_lowercase()
         ))),
-        (Some(kind), None) => Ok(kind),
-        (None, None) => Err(CliError::BadInput(
-            "give --agent reference|noop|random, or --base-url and --model for a model".into(),
-        )),
+        (Some(kind), _) => Ok(kind),
+        (None, _) => Ok(AgentKind::Llm),
     }
 }
 
-fn llm_config(args: &RunArgs) -> Result<LlmConfig, CliError> {
-    let (Some(url), Some(model)) = (&args.base_url, &args.model) else {
-        return Err(CliError::BadInput(
-            "--agent llm needs --base-url and --model".into(),
-        ));
+fn llm_config(args: &RunArgs, local: Option<&LocalServer>) -> Result<LlmConfig, CliError> {
+    let mut config = match (&args.base_url, &args.model, local) {
+        (Some(url), Some(model), _) => LlmConfig::new(url.clone(), model.clone()),
+        (Some(_), None, _) => {
+            return Err(CliError::BadInput(
+                "--base-url needs --model, the name the endpoint serves".into(),
+            ))
+        }
+        (None, _, Some(server)) => LlmConfig::new(server.base_url.clone(), server.model.clone()),
+        (None, _, None) => return Err(CliError::BadInput("no model endpoint".into())),
     };
-    let mut config = LlmConfig::new(url.clone(), model.clone());
     config.api_key_env = args.api_key_env.clone();
     config.temperature = args.temperature;
     config.seed = args.seed;
-    config.no_image = args.no_image;
+    config.no_image = args.no_image || local.is_some_and(LocalServer::text_only);
     config.timeout = std::time::Duration::from_secs(args.request_timeout);
     Ok(config)
 }
@@ -339,9 +338,38 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Io(format!("failed to start the async runtime: {e}")))?;
+    // No --base-url: the device server on this machine, for the whole run.
+    let local = match (kind, &args.base_url) {
+        (AgentKind::Llm, None) => {
+            let options = crate::agent::local::LocalOptions {
+                binary: args.device_bin.clone(),
+                model: args.device_model.clone(),
+                threads: args.device_threads,
+            };
+            eprintln!("no --base-url: starting droidscore-device serve on this machine");
+            let server = LocalServer::start(
+                &options,
+                runtime.handle(),
+                std::time::Duration::from_secs(900),
+            )
+            .map_err(CliError::Endpoint)?;
+            eprintln!(
+                "model {} at {}{}",
+                server.model,
+                server.base_url,
+                if server.text_only() {
+                    " (text only: no screenshots are sent)"
+                } else {
+                    ""
+                }
+            );
+            Some(server)
+        }
+        _ => None,
+    };
     let llm = match kind {
         AgentKind::Llm => {
-            let config = llm_config(&args)?;
+            let config = llm_config(&args, local.as_ref())?;
             // Refuse a bad endpoint or missing key before any episode starts.
             LlmAgent::new(config.clone(), runtime.handle().clone())
                 .map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -369,6 +397,12 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     };
     let store = Store::open(&args.store).map_err(store_err)?;
     let mut config = run_config(&args, kind);
+    if let Some(server) = &local {
+        config["base_url"] = "local".into();
+        config["model"] = server.model.clone().into();
+        config["no_image"] = (args.no_image || server.text_only()).into();
+        config["local_server"] = server.config();
+    }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());
     }

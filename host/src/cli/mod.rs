@@ -197,15 +197,31 @@ pub struct RunArgs {
     pub phone: PhoneKind,
     #[command(flatten)]
     pub device: DeviceArgs,
-    /// The agent; `llm` when `--base-url` is given and this is not.
+    /// The agent (default: `llm`, a model).
     #[arg(long, value_enum)]
     pub agent: Option<AgentKind>,
-    /// The model's OpenAI-compatible endpoint, up to `/v1` (http only for now).
+    /// The model's OpenAI-compatible endpoint, up to `/v1` (http only for
+    /// now). Without it, `droidscore-device serve` is started on this
+    /// machine with the default model (or `--device-model`) and stopped after.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// The model name sent with each request.
-    #[arg(long)]
+    /// The model name sent with each request (with `--base-url`).
+    #[arg(long, requires = "base_url")]
     pub model: Option<String>,
+    /// The local server's binary (default: beside `droidscore`, else on PATH).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "DROIDSCORE_DEVICE_BIN",
+        conflicts_with = "base_url"
+    )]
+    pub device_bin: Option<PathBuf>,
+    /// The local server's model: a GGUF file or a safetensors directory.
+    #[arg(long, value_name = "PATH", conflicts_with = "base_url")]
+    pub device_model: Option<PathBuf>,
+    /// The local server's CPU threads (default: every core).
+    #[arg(long, value_name = "N", conflicts_with = "base_url")]
+    pub device_threads: Option<usize>,
     /// Environment variable holding the API key (sent as a bearer token).
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,

@@ -33,12 +33,16 @@ fn oracle_verdicts_over_fixture_states() {
         let instance = task.variant(&fixture.variant).unwrap();
         let mut phone = SimPhone::new(instance.sim_config(0)).unwrap();
         let ep = episode::run(&mut phone, &mut Solver::new(fixture.steps), instance).unwrap();
-        insta::assert_yaml_snapshot!(serde_json::json!({
-            "about": fixture.about,
-            "end": ep.end,
-            "success": ep.success,
-            "reason": ep.reason,
-            "verdict": ep.verdict,
-        }));
+        // Keys in name order whatever serde_json's map order (a workspace
+        // build with mistral.rs turns on its `preserve_order`).
+        insta::with_settings!({sort_maps => true}, {
+            insta::assert_yaml_snapshot!(serde_json::json!({
+                "about": fixture.about,
+                "end": ep.end,
+                "success": ep.success,
+                "reason": ep.reason,
+                "verdict": ep.verdict,
+            }));
+        });
     });
 }

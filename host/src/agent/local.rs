@@ -1,0 +1,225 @@
+//! The model on this machine's CPU: `droidscore run` without `--base-url`
+//! starts `droidscore-device serve` (the binary a phone runs) with the
+//! default model, waits for it to answer, and stops it when the run ends.
+//! The host crate never links mistral.rs; it only runs the binary.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// How to start the local server.
+#[derive(Debug, Clone, Default)]
+pub struct LocalOptions {
+    /// `droidscore-device`; default: beside this executable, else on `PATH`.
+    pub binary: Option<PathBuf>,
+    /// The model file or directory; default: the server's default model.
+    pub model: Option<PathBuf>,
+    pub threads: Option<usize>,
+}
+
+/// A running `droidscore-device serve`, killed when dropped.
+#[derive(Debug)]
+pub struct LocalServer {
+    child: Child,
+    /// Up to and including `/v1`.
+    pub base_url: String,
+    /// The id the server answers to.
+    pub model: String,
+    /// What `/health` reported once ready: the model, its quantization,
+    /// threads, target features, load time and resident memory.
+    pub health: serde_json::Value,
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `droidscore-device` binary: the one asked for, else the one beside
+/// this executable (`cargo build` puts both in one directory), else `PATH`.
+pub fn find_binary(asked: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = asked {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("--device-bin {}: no such file", path.display()))
+        };
+    }
+    let name = "droidscore-device";
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(name)))
+        .filter(|p| p.is_file());
+    let on_path = || {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(name))
+                .find(|p| p.is_file())
+        })
+    };
+    beside.or_else(on_path).ok_or_else(|| {
+        format!(
+            "no {name} beside {} or on PATH: build it (`cargo build --release -p droidscore-device`), \
+             pass --device-bin, or give --base-url for a model served elsewhere",
+            std::env::current_exe().map_or_else(|_| "this executable".into(), |p| p.display().to_string())
+        )
+    })
+}
+
+impl LocalServer {
+    /// Start the server on a free loopback port and wait (up to `ready_within`)
+    /// until it prints its base URL, which it does only once the model has
+    /// answered a warm-up request.
+    pub fn start(
+        options: &LocalOptions,
+        runtime: &tokio::runtime::Handle,
+        ready_within: Duration,
+    ) -> Result<LocalServer, String> {
+        let binary = find_binary(options.binary.as_deref())?;
+        let mut command = Command::new(&binary);
+        command.args(["serve", "--listen", "127.0.0.1:0"]);
+        if let Some(model) = &options.model {
+            command.arg("--model").arg(model);
+        }
+        if let Some(n) = options.threads {
+            command.arg("--threads").arg(n.to_string());
+        }
+        // The server's own log (loading, errors naming the model file) goes
+        // to our stderr; its stdout carries only the base URL.
+        command.stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("failed to start {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout from the server")?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let first_url = BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .find(|line| line.starts_with("http://"));
+            let _ = tx.send(first_url);
+        });
+        // From here on, dropping `server` kills the child.
+        let mut server = LocalServer {
+            child,
+            base_url: String::new(),
+            model: String::new(),
+            health: serde_json::Value::Null,
+        };
+        server.base_url = match rx.recv_timeout(ready_within) {
+            Ok(Some(url)) => url.trim().to_string(),
+            Ok(None) => {
+                let status = server
+                    .child
+                    .wait()
+                    .map_or_else(|e| e.to_string(), |s| s.to_string());
+                return Err(format!(
+                    "{} serve stopped before it was ready ({status}); its error is above",
+                    binary.display()
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "{} serve was not ready within {} s",
+                    binary.display(),
+                    ready_within.as_secs()
+                ))
+            }
+        };
+        let get = |url: String| async move {
+            let response = reqwest::get(&url)
+                .await
+                .map_err(|e| format!("GET {url}: {e}"))?;
+            let body = response
+                .bytes()
+                .await
+                .map_err(|e| format!("GET {url}: {e}"))?;
+            serde_json::from_slice::<serde_json::Value>(&body)
+                .map_err(|e| format!("GET {url}: not JSON: {e}"))
+        };
+        let root = server.base_url.trim_end_matches("/v1").to_string();
+        server.health = runtime.block_on(get(format!("{root}/health")))?;
+        let models = runtime.block_on(get(format!("{}/models", server.base_url)))?;
+        server.model = models["data"][0]["id"]
+            .as_str()
+            .ok_or_else(|| format!("{}/models names no model: {models}", server.base_url))?
+            .to_string();
+        Ok(server)
+    }
+
+    /// A text-only model (a GGUF file: mistral.rs 0.8.1 has no GGUF vision
+    /// models) must be sent no screenshot.
+    pub fn text_only(&self) -> bool {
+        self.health["model"]["format"] == "gguf"
+    }
+
+    /// The server's settings that a run's results depend on, without what
+    /// changes from start to start (port, load time, memory), for the run's
+    /// config (and so for `--resume`).
+    pub fn config(&self) -> serde_json::Value {
+        let m = &self.health["model"];
+        serde_json::json!({
+            "id": m["id"],
+            "path": m["path"],
+            "format": m["format"],
+            "architecture": m["architecture"],
+            "quantization": m["quantization"],
+            "dtype": m["dtype"],
+            "threads": m["threads"],
+            "target_features": m["target_features"],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_asked_for_binary_that_is_missing_is_named() {
+        let e = find_binary(Some(Path::new("/nonexistent/droidscore-device"))).unwrap_err();
+        assert!(e.contains("/nonexistent/droidscore-device"), "{e}");
+    }
+
+    #[test]
+    fn a_server_that_exits_before_ready_is_an_error_not_a_hang() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        // `false` exits at once with status 1 and prints no URL.
+        let options = LocalOptions {
+            binary: Some(PathBuf::from("/bin/false")),
+            ..LocalOptions::default()
+        };
+        let e =
+            LocalServer::start(&options, runtime.handle(), Duration::from_secs(30)).unwrap_err();
+        assert!(e.contains("stopped before it was ready"), "{e}");
+        assert!(e.contains("exit status: 1"), "{e}");
+    }
+
+    #[test]
+    fn a_server_that_never_gets_ready_times_out() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = std::env::temp_dir().join(format!("droidscore-local-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("slow-server");
+        std::fs::write(&script, "#!/bin/sh\nexec sleep 30\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let options = LocalOptions {
+            binary: Some(script),
+            ..LocalOptions::default()
+        };
+        let e =
+            LocalServer::start(&options, runtime.handle(), Duration::from_millis(300)).unwrap_err();
+        assert!(e.contains("not ready within"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
