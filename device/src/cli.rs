@@ -37,7 +37,9 @@ pub struct ServeArgs {
     /// In-situ quantization of a safetensors model's linear layers.
     #[arg(long, value_enum, default_value = "q4k")]
     pub quant: Quant,
-    #[arg(long, value_enum, default_value = "bf16")]
+    /// The dtype of a safetensors model's unquantized weights (the vision
+    /// tower) and activations. bf16 is refused: no CPU matmul kernel.
+    #[arg(long, value_enum, default_value = "f32")]
     pub dtype: Dtype,
     /// CPU threads (RAYON_NUM_THREADS); default: every core.
     #[arg(long)]

@@ -3,6 +3,7 @@
 //! in-situ 4-bit quantization), on the CPU, with what was loaded — file type,
 //! threads, load time and resident memory — kept for `/health`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use mistralrs::{
 
 use crate::api::{ApiError, ChatRequest, Usage};
 use crate::gguf;
+use crate::logprobs::{self, Recorder};
 
 /// In-situ quantization for safetensors models (GGUF files are quantized already).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -25,10 +27,16 @@ pub enum Quant {
     None,
 }
 
+/// The dtype of a safetensors model's unquantized weights and activations —
+/// the whole vision tower, which ISQ never touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Dtype {
     F32,
+    F16,
+    /// Refused: candle 0.10.2's CPU matmul has no bf16 kernel, so the
+    /// vision tower fails on the first image ("unsupported dtype BF16 for op
+    /// matmul"); only ISQ'd text layers would run.
     Bf16,
 }
 
@@ -165,12 +173,20 @@ impl Engine {
                 header.context_length(),
             )
         } else if path.join("config.json").is_file() {
+            if options.dtype == Dtype::Bf16 {
+                return Err(model_err(
+                    "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
+                     bf16 kernel and the vision tower is never quantized; use f32 or f16"
+                        .into(),
+                ));
+            }
             let mut builder = MultimodalModelBuilder::new(path.to_string_lossy())
                 .with_token_source(TokenSource::None)
                 .with_force_cpu()
                 .with_max_num_seqs(1)
                 .with_dtype(match options.dtype {
                     Dtype::F32 => ModelDType::F32,
+                    Dtype::F16 => ModelDType::F16,
                     Dtype::Bf16 => ModelDType::BF16,
                 });
             builder = match options.quant {
@@ -220,6 +236,7 @@ impl Engine {
     /// One chat completion, as an OpenAI response body.
     pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
         let turns = request.turns()?;
+        let top_logprobs = request.logprobs()?;
         let mut builder = RequestBuilder::new();
         for turn in turns {
             let role = match turn.role.as_str() {
@@ -243,6 +260,10 @@ impl Engine {
         if let Some(n) = request.max_tokens {
             builder = builder.set_sampler_max_len(n);
         }
+        let recorder = top_logprobs.map(Recorder::new);
+        if let Some(recorder) = &recorder {
+            builder = builder.add_logits_processor(recorder.clone());
+        }
         let response = self
             .model
             .send_chat_request(builder)
@@ -257,6 +278,10 @@ impl Engine {
             completion_tokens_per_second: u.avg_compl_tok_per_sec,
             total_time_ms: f64::from(u.total_time_sec) * 1e3,
         };
+        let logprobs = match &recorder {
+            Some(recorder) => self.logprobs(recorder, u.completion_tokens).await?,
+            None => serde_json::Value::Null,
+        };
         let choices: Vec<serde_json::Value> = response
             .choices
             .iter()
@@ -265,7 +290,7 @@ impl Engine {
                     "index": c.index,
                     "message": {"role": "assistant", "content": c.message.content},
                     "finish_reason": c.finish_reason,
-                    "logprobs": serde_json::Value::Null,
+                    "logprobs": logprobs,
                 })
             })
             .collect();
@@ -278,5 +303,23 @@ impl Engine {
             "usage": usage,
             "system_fingerprint": serde_json::Value::Null,
         }))
+    }
+
+    /// The recorded steps in OpenAI's shape, each token's text from the model's tokenizer.
+    async fn logprobs(
+        &self,
+        recorder: &Recorder,
+        tokens: usize,
+    ) -> Result<serde_json::Value, ApiError> {
+        let steps = recorder.finish(tokens);
+        let mut text = HashMap::new();
+        for id in logprobs::token_ids(&steps) {
+            let token =
+                self.model.detokenize(vec![id], false).await.map_err(|e| {
+                    ApiError::server(format!("could not detokenize token {id}: {e:#}"))
+                })?;
+            text.insert(id, token);
+        }
+        Ok(logprobs::openai_logprobs(&steps, &text))
     }
 }
