@@ -1,7 +1,7 @@
 //! The OpenAI chat-completions wire format, as far as droidscore's agent and
 //! the stock `openai` client use it: messages with text and image parts
 //! (base64 `data:` URLs only — the server fetches nothing), sampling
-//! settings, and OpenAI-style error bodies.
+//! settings, `logprobs`/`top_logprobs`, and OpenAI-style error bodies.
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -23,6 +23,12 @@ pub struct ChatRequest {
     pub stream: Option<bool>,
     #[serde(default)]
     pub n: Option<usize>,
+    /// Natural-log probabilities of the sampled tokens (greedy decoding only).
+    #[serde(default)]
+    pub logprobs: Option<bool>,
+    /// How many of the most likely tokens to list at each step, 0–20.
+    #[serde(default)]
+    pub top_logprobs: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -118,7 +124,37 @@ pub fn decode_image(url: &str, param: &str) -> Result<image::DynamicImage, ApiEr
         .map_err(|e| ApiError::invalid(param, format!("not an image this server can decode: {e}")))
 }
 
+/// OpenAI's limit on `top_logprobs`.
+pub const MAX_TOP_LOGPROBS: usize = 20;
+
 impl ChatRequest {
+    /// `Some(top_logprobs)` when log probabilities were asked for.
+    pub fn logprobs(&self) -> Result<Option<usize>, ApiError> {
+        if self.logprobs != Some(true) {
+            return match self.top_logprobs {
+                Some(n) if n > 0 => Err(ApiError::invalid(
+                    "top_logprobs",
+                    "top_logprobs needs logprobs: true",
+                )),
+                _ => Ok(None),
+            };
+        }
+        let n = self.top_logprobs.unwrap_or(0);
+        if n > MAX_TOP_LOGPROBS {
+            return Err(ApiError::invalid(
+                "top_logprobs",
+                format!("must be between 0 and {MAX_TOP_LOGPROBS}"),
+            ));
+        }
+        if self.temperature.is_some_and(|t| t != 0.0) {
+            return Err(ApiError::invalid(
+                "logprobs",
+                "logprobs are reported for greedy decoding only: leave temperature out or set it to 0",
+            ));
+        }
+        Ok(Some(n))
+    }
+
     /// Check the request and flatten its messages; errors name the field.
     pub fn turns(&self) -> Result<Vec<Turn>, ApiError> {
         if self.messages.is_empty() {
@@ -244,5 +280,41 @@ mod tests {
         );
         let r = request(serde_json::json!({"messages": []}));
         assert_eq!(r.turns().unwrap_err().param.as_deref(), Some("messages"));
+    }
+
+    #[test]
+    fn logprobs_are_checked_like_openai_and_greedy_only() {
+        let with = |extra: serde_json::Value| {
+            let mut json = serde_json::json!({"messages": [{"role": "user", "content": "hi"}]});
+            json.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            request(json).logprobs()
+        };
+        assert_eq!(with(serde_json::json!({})), Ok(None));
+        assert_eq!(with(serde_json::json!({"logprobs": true})), Ok(Some(0)));
+        assert_eq!(
+            with(serde_json::json!({"logprobs": true, "top_logprobs": 5, "temperature": 0})),
+            Ok(Some(5))
+        );
+        let param = |r: Result<Option<usize>, ApiError>| r.unwrap_err().param;
+        assert_eq!(
+            param(with(serde_json::json!({"top_logprobs": 5}))).as_deref(),
+            Some("top_logprobs")
+        );
+        assert_eq!(
+            param(with(
+                serde_json::json!({"logprobs": true, "top_logprobs": 21})
+            ))
+            .as_deref(),
+            Some("top_logprobs")
+        );
+        assert_eq!(
+            param(with(
+                serde_json::json!({"logprobs": true, "temperature": 0.7})
+            ))
+            .as_deref(),
+            Some("logprobs")
+        );
     }
 }

@@ -40,7 +40,10 @@ pub struct ServeArgs {
     /// is, a safetensors model at q4k.
     #[arg(long, value_enum)]
     pub quant: Option<Quant>,
-    #[arg(long, value_enum, default_value = "bf16")]
+    /// The dtype of unquantized weights (a safetensors model's vision tower)
+    /// and activations. bf16 is refused for safetensors models: candle has
+    /// no CPU matmul kernel for it.
+    #[arg(long, value_enum, default_value = "f32")]
     pub dtype: Dtype,
     /// CPU threads (RAYON_NUM_THREADS); default: every core.
     #[arg(long)]

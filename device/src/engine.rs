@@ -3,6 +3,7 @@
 //! in-situ 4-bit quantization), on the CPU, with what was loaded — file type,
 //! threads, load time and resident memory — kept for `/health`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -12,6 +13,7 @@ use mistralrs::{
 
 use crate::api::{ApiError, ChatRequest, Usage};
 use crate::gguf;
+use crate::logprobs::{self, Recorder};
 
 /// In-situ quantization for safetensors models (GGUF files are quantized already).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -24,10 +26,17 @@ pub enum Quant {
     None,
 }
 
+/// The dtype of unquantized weights and activations — for a safetensors
+/// model the whole vision tower, which ISQ never touches; for a GGUF file the
+/// activations and the few unquantized tensors (norms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Dtype {
     F32,
+    F16,
+    /// Refused: candle 0.10.2's CPU matmul has no bf16 kernel, so the
+    /// vision tower fails on the first image ("unsupported dtype BF16 for op
+    /// matmul"); only ISQ'd text layers would run.
     Bf16,
 }
 
@@ -53,6 +62,7 @@ impl Dtype {
     pub fn name(self) -> &'static str {
         match self {
             Dtype::F32 => "f32",
+            Dtype::F16 => "f16",
             Dtype::Bf16 => "bf16",
         }
     }
@@ -60,6 +70,7 @@ impl Dtype {
     fn model_dtype(self) -> ModelDType {
         match self {
             Dtype::F32 => ModelDType::F32,
+            Dtype::F16 => ModelDType::F16,
             Dtype::Bf16 => ModelDType::BF16,
         }
     }
@@ -90,7 +101,7 @@ pub struct ModelInfo {
     pub architecture: Option<String>,
     /// GGUF: llama.cpp's file type (`Q4_1`); safetensors: the ISQ type.
     pub quantization: String,
-    /// Activation dtype asked for (GGUF: mistral.rs chooses; BF16 on CPU).
+    /// The dtype asked for (`--dtype`).
     pub dtype: String,
     pub context_length: Option<i128>,
     pub threads: usize,
@@ -247,6 +258,13 @@ impl Engine {
                 header.context_length(),
             )
         } else if path.join("config.json").is_file() {
+            if options.dtype == Dtype::Bf16 {
+                return Err(model_err(
+                    "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
+                     bf16 kernel and the vision tower is never quantized; use f32 or f16"
+                        .into(),
+                ));
+            }
             let mut builder = MultimodalModelBuilder::new(path.to_string_lossy())
                 .with_token_source(TokenSource::None)
                 .with_force_cpu()
@@ -346,6 +364,7 @@ impl Engine {
     /// One chat completion, as an OpenAI response body.
     pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
         let turns = request.turns()?;
+        let top_logprobs = request.logprobs()?;
         let mut builder = RequestBuilder::new();
         for turn in turns {
             let role = match turn.role.as_str() {
@@ -369,6 +388,10 @@ impl Engine {
         if let Some(n) = request.max_tokens {
             builder = builder.set_sampler_max_len(n);
         }
+        let recorder = top_logprobs.map(Recorder::new);
+        if let Some(recorder) = &recorder {
+            builder = builder.add_logits_processor(recorder.clone());
+        }
         let response = self
             .model
             .send_chat_request(builder)
@@ -383,6 +406,10 @@ impl Engine {
             completion_tokens_per_second: u.avg_compl_tok_per_sec,
             total_time_ms: f64::from(u.total_time_sec) * 1e3,
         };
+        let logprobs = match &recorder {
+            Some(recorder) => self.logprobs(recorder, u.completion_tokens).await?,
+            None => serde_json::Value::Null,
+        };
         let choices: Vec<serde_json::Value> = response
             .choices
             .iter()
@@ -391,7 +418,7 @@ impl Engine {
                     "index": c.index,
                     "message": {"role": "assistant", "content": c.message.content},
                     "finish_reason": c.finish_reason,
-                    "logprobs": serde_json::Value::Null,
+                    "logprobs": logprobs,
                 })
             })
             .collect();
@@ -404,5 +431,23 @@ impl Engine {
             "usage": usage,
             "system_fingerprint": serde_json::Value::Null,
         }))
+    }
+
+    /// The recorded steps in OpenAI's shape, each token's text from the model's tokenizer.
+    async fn logprobs(
+        &self,
+        recorder: &Recorder,
+        tokens: usize,
+    ) -> Result<serde_json::Value, ApiError> {
+        let steps = recorder.finish(tokens);
+        let mut text = HashMap::new();
+        for id in logprobs::token_ids(&steps) {
+            let token =
+                self.model.detokenize(vec![id], false).await.map_err(|e| {
+                    ApiError::server(format!("could not detokenize token {id}: {e:#}"))
+                })?;
+            text.insert(id, token);
+        }
+        Ok(logprobs::openai_logprobs(&steps, &text))
     }
 }

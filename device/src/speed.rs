@@ -47,7 +47,8 @@ pub struct SpeedArgs {
     /// In-situ quantization; default: a GGUF file as it is, safetensors at q4k.
     #[arg(long, value_enum)]
     pub quant: Option<Quant>,
-    #[arg(long, value_enum, default_value = "bf16")]
+    /// Activations and unquantized weights (bf16: GGUF only, see `serve`).
+    #[arg(long, value_enum, default_value = "f32")]
     pub dtype: Dtype,
     #[arg(short = 'o', long = "output", value_enum, default_value = "md")]
     pub output: Format,

@@ -4,79 +4,11 @@
 //! `/v1/models`, a chat completion with usage, and OpenAI-style errors.
 //! Without the default model in the cache this test fails, saying so.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_droidscore-device"));
-    c.env("RUST_LOG", "warn");
-    c
+mod support {
+    pub mod server;
 }
 
-/// A server child process, killed when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(model: &std::path::Path) -> Server {
-    let mut child = bin()
-        .args([
-            "serve",
-            "--threads",
-            "2",
-            "--listen",
-            "127.0.0.1:0",
-            "--model",
-        ])
-        .arg(model)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("http://")
-        .and_then(|s| s.strip_suffix("/v1"))
-        .unwrap_or_else(|| panic!("no base URL on stdout: {line:?}"))
-        .to_string();
-    Server { child, addr }
-}
-
-/// One HTTP/1.1 request; (status, JSON body).
-fn http(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    s.read_to_string(&mut response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let json = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b)
-        .unwrap_or("");
-    (
-        status,
-        serde_json::from_str(json).unwrap_or(serde_json::Value::Null),
-    )
-}
+use support::server::{bin, chat, http, start};
 
 #[test]
 fn a_missing_or_corrupt_model_is_refused_naming_the_file_before_any_port_opens() {
@@ -115,7 +47,7 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
         "the default model is not at {}: run `cargo run -p droidscore-device -- fetch-model` (scripts/test.sh does)",
         model.display()
     );
-    let server = start(&model);
+    let server = start(&model, &[]);
     let addr = server.addr.as_str();
 
     let (status, health) = http(addr, "GET", "/health", None);
@@ -137,12 +69,7 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
         "max_tokens": 8,
         "temperature": 0,
     });
-    let (status, reply) = http(
-        addr,
-        "POST",
-        "/v1/chat/completions",
-        Some(&request.to_string()),
-    );
+    let (status, reply) = chat(addr, &request);
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["object"], "chat.completion");
     let content = reply["choices"][0]["message"]["content"].as_str().unwrap();
@@ -156,13 +83,43 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
         usage["prompt_tokens"].as_u64().unwrap() + completion
     );
     // Temperature 0 is deterministic: the same answer twice.
-    let (_, again) = http(
-        addr,
-        "POST",
-        "/v1/chat/completions",
-        Some(&request.to_string()),
-    );
+    let (_, again) = chat(addr, &request);
     assert_eq!(again["choices"][0]["message"]["content"], content);
+
+    // logprobs: one entry per sampled token, natural-log, the greedy pick on
+    // top; its tokens spell the answer.
+    let mut with_logprobs = request.clone();
+    with_logprobs["logprobs"] = true.into();
+    with_logprobs["top_logprobs"] = 3.into();
+    let (status, reply) = chat(addr, &with_logprobs);
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["choices"][0]["message"]["content"], content);
+    let entries = reply["choices"][0]["logprobs"]["content"]
+        .as_array()
+        .unwrap();
+    assert_eq!(entries.len() as u64, completion, "{reply}");
+    let mut spelled = String::new();
+    for e in entries {
+        let top = e["top_logprobs"].as_array().unwrap();
+        assert_eq!(top.len(), 3, "{e}");
+        assert_eq!(e["token"], top[0]["token"], "{e}");
+        let logprob = e["logprob"].as_f64().unwrap();
+        assert!((-30.0..=0.0).contains(&logprob), "{e}");
+        spelled.push_str(e["token"].as_str().unwrap());
+    }
+    assert_eq!(spelled.trim(), content.trim(), "{reply}");
+    let (status, err) = chat(
+        addr,
+        &serde_json::json!({
+            "messages": [{"role": "user", "content": "hi"}],
+            "logprobs": true,
+            "temperature": 0.7,
+        }),
+    );
+    assert_eq!(
+        (status, err["error"]["param"].as_str()),
+        (400, Some("logprobs"))
+    );
 
     let (status, err) = http(addr, "POST", "/v1/chat/completions", Some("{not json"));
     assert_eq!(status, 400);

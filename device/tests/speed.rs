@@ -59,7 +59,7 @@ fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
             assert!(!t[key].is_null(), "{key} missing: {t:#}");
         }
         assert_eq!(t["model_type"], "llama Q4_1");
-        assert_eq!(t["dtype"], "bf16");
+        assert_eq!(t["dtype"], "f32");
         assert!(t["target_features"].is_array(), "{t:#}");
         assert!(t["memory_at_ready"]["rss_anon_kib"].as_u64().unwrap() > 0);
     }
