@@ -33,7 +33,7 @@ for ((p = 0; p < passes; p++)); do
         tag=${arm%%|*} rest=${arm#*|}
         bin=${rest%%|*} args=${rest#*|}
         file="$out/$(echo "$tag" | tr ' ' '_').p$p.json"
-        echo "== pass $p: $tag" >&2
+        echo "== pass $p: $tag (load average before: $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$out/provenance.txt" >&2
         if [ "$bin" = llama ]; then
             # shellcheck disable=SC2086
             "$LLAMA_BENCH" -m "$model" -p 512 -n 128 -r 5 $args -o json >"$file"

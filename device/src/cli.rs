@@ -123,7 +123,9 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         // Ready means the model answers: one short chat before the port opens.
         let warm: api::ChatRequest = serde_json::from_value(serde_json::json!({
             "messages": [{"role": "user", "content": "Hi"}],
-            "max_tokens": 1,
+            // Two, not one: in mistral.rs 0.8.1 a sequence that finishes at
+            // its prompt step is set running once more after it has answered.
+            "max_tokens": 2,
         }))
         .map_err(|e| e.to_string())?;
         engine

@@ -5,7 +5,8 @@
 //!   t/s = p / wall time of the request.
 //! - tg*n*: a one-token prompt, then *n* generated tokens with end-of-sequence
 //!   ignored (exactly *n* single-token forward passes); t/s = n / wall time.
-//! - One warm-up run of each test first, not counted.
+//! - One warm-up run of each test first, not counted; an untimed 200 ms pause
+//!   after every request (see `run`).
 //! - Every repetition is a new sequence with the prefix cache off, so each
 //!   starts from an empty KV cache.
 //! - avg_ts is the mean of the per-repetition t/s, stddev_ts its sample
@@ -268,11 +269,17 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
                 Ok::<Duration, String>(wall)
             }
         };
+        // mistral.rs 0.8.1 runs a sequence that finished at its prompt step
+        // (pp: one token asked for) once more after answering; a pause,
+        // untimed, lets that step finish before the next repetition starts.
+        let settle = || tokio::time::sleep(Duration::from_millis(200));
         time_one(u64::MAX).await?; // warm-up, not counted
+        settle().await;
         let ready = *memory_at_ready.get_or_insert_with(Memory::now);
         let mut samples = Vec::with_capacity(args.repetitions);
         for rep in 0..args.repetitions as u64 {
             samples.push(time_one(rep).await?);
+            settle().await;
         }
         results.push(summarize(
             &engine.info,
