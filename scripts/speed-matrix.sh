@@ -4,7 +4,8 @@
 # each arm below, the arms' order rotated each pass, and llama.cpp's
 # llama-bench on the same file and threads when LLAMA_BENCH names it.
 # Usage: scripts/speed-matrix.sh SHIPPED_BIN DEFAULT_BIN OUT_DIR [PASSES]
-# (the two binaries from scripts/build-device.sh x86-64-v3 / default).
+# (the two binaries from scripts/build-device.sh x86-64-v3 / default;
+# DEFAULT_BIN - leaves the default-flags arms out).
 set -euo pipefail
 shipped=$1 default=$2 out=$3 passes=${4:-1}
 mkdir -p "$out"
@@ -16,9 +17,11 @@ arms=(
     "shipped t1 bf16|$shipped|-t 1 --dtype bf16"
     "shipped t2 f32 isq-q4k|$shipped|-t 2 --dtype f32 --quant q4k"
     "shipped t2 f32 isq-q4_0|$shipped|-t 2 --dtype f32 --quant q4_0"
-    "default t2 f32|$default|-t 2 --dtype f32"
-    "default t2 bf16|$default|-t 2 --dtype bf16"
 )
+# DEFAULT_BIN "-": no default-flags build to compare (say so beside the figures).
+if [ "$default" != - ]; then
+    arms+=("default t2 f32|$default|-t 2 --dtype f32" "default t2 bf16|$default|-t 2 --dtype bf16")
+fi
 if [ -n "${LLAMA_BENCH:-}" ]; then
     arms+=("llama-bench t2|llama|-t 2" "llama-bench t1|llama|-t 1")
 fi
