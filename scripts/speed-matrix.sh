@@ -15,8 +15,6 @@ arms=(
     "shipped t2 bf16|$shipped|-t 2 --dtype bf16"
     "shipped t1 f32|$shipped|-t 1 --dtype f32"
     "shipped t1 bf16|$shipped|-t 1 --dtype bf16"
-    "shipped t2 f32 isq-q4k|$shipped|-t 2 --dtype f32 --quant q4k"
-    "shipped t2 f32 isq-q4_0|$shipped|-t 2 --dtype f32 --quant q4_0"
 )
 # DEFAULT_BIN "-": no default-flags build to compare (say so beside the figures).
 if [ "$default" != - ]; then

@@ -36,8 +36,9 @@ pub struct ServeArgs {
     /// default model, fetched into the cache if it is not there.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// In-situ quantization of the linear layers; default: a GGUF file as it
-    /// is, a safetensors model at q4k.
+    /// In-situ quantization of a safetensors model's linear layers (default
+    /// q4k); a GGUF file is served as it is (mistral.rs 0.8.1 does not
+    /// re-quantize one), so `--quant` with it is refused.
     #[arg(long, value_enum)]
     pub quant: Option<Quant>,
     /// The dtype of unquantized weights (a safetensors model's vision tower)

@@ -177,8 +177,8 @@ impl std::fmt::Debug for Engine {
 }
 
 /// A GGUF file through mistral.rs's loader directly: its `GgufModelBuilder`
-/// fixes the activation dtype to `Auto` and cannot stop at end-of-sequence
-/// on request; a speed probe needs both chosen.
+/// fixes the activation dtype to `Auto` and cannot ignore end-of-sequence on
+/// request; a speed probe needs both chosen.
 async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistralrs::Model> {
     use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, MistralRsBuilder};
     use mistralrs::{
@@ -207,7 +207,7 @@ async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistral
         &mistralrs::Device::Cpu,
         true,
         DeviceMapSetting::Auto(AutoDeviceMapParams::default_text()),
-        options.quant.and_then(Quant::isq),
+        None,
         None,
     )?;
     let scheduler = SchedulerConfig::DefaultScheduler {
@@ -239,6 +239,15 @@ impl Engine {
         let started = Instant::now();
         let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
             let header = gguf::read_header(path)?;
+            if let Some(q) = options.quant.filter(|q| *q != Quant::None) {
+                return Err(model_err(format!(
+                    "--quant {} re-quantizes a safetensors model while loading; mistral.rs 0.8.1 \
+                     does not re-quantize a GGUF file (\"this will not do anything\"): serve the \
+                     file as it is ({}), or re-quantize it into a new file first",
+                    q.name(),
+                    header.file_type().unwrap_or("unknown type")
+                )));
+            }
             let model = load_gguf(path, options)
                 .await
                 .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
@@ -246,14 +255,7 @@ impl Engine {
                 model,
                 "gguf",
                 header.architecture().map(str::to_string),
-                match options.quant {
-                    None => header.file_type().unwrap_or("unknown").to_string(),
-                    Some(q) => format!(
-                        "{} re-quantized in situ to {}",
-                        header.file_type().unwrap_or("unknown"),
-                        q.name()
-                    ),
-                },
+                header.file_type().unwrap_or("unknown").to_string(),
                 options.dtype.name().to_string(),
                 header.context_length(),
             )

@@ -45,7 +45,8 @@ pub struct SpeedArgs {
     /// CPU threads (RAYON_NUM_THREADS); default: every core.
     #[arg(short = 't', long)]
     pub threads: Option<usize>,
-    /// In-situ quantization; default: a GGUF file as it is, safetensors at q4k.
+    /// In-situ quantization of a safetensors model (default q4k); refused
+    /// for a GGUF file, which runs as it is.
     #[arg(long, value_enum)]
     pub quant: Option<Quant>,
     /// Activations and unquantized weights (bf16: GGUF only, see `serve`).

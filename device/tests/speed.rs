@@ -82,3 +82,28 @@ fn speed_refuses_zero_repetitions_and_a_missing_model() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/model.gguf"), "{err}");
 }
+
+#[test]
+fn in_situ_quantization_of_a_gguf_file_is_refused_naming_it() {
+    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
+    assert!(
+        model.is_file(),
+        "the default model is not at {}",
+        model.display()
+    );
+    for command in ["speed", "serve"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
+            .args([command, "--quant", "q4_0", "--model"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&*model.to_string_lossy()), "{command}: {err}");
+        assert!(
+            err.contains("does not re-quantize a GGUF file"),
+            "{command}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{command}: no base URL, no figures");
+    }
+}

@@ -24,7 +24,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim(SimCommand::Serve(args)) => super::adb::serve(args),
         Command::Adb(super::AdbCommand::Latency(args)) => super::adb::latency(args),
         Command::Ui(args) => ui(args),
-        Command::Run(args) => run_suite(args),
+        Command::Run(args) => run_suite(*args),
         Command::Report(args) => report_cmd(args),
     }
 }

@@ -37,7 +37,7 @@ pub enum Command {
     /// Inspect a uiautomator dump captured from any phone.
     Ui(UiArgs),
     /// Run agents over a task suite and score every episode.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Summarise a run from the store, compare two, or merge shard stores.
     Report(ReportArgs),
 }
