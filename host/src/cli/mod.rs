@@ -208,13 +208,10 @@ pub struct RunArgs {
     /// The model name sent with each request (with `--base-url`).
     #[arg(long, requires = "base_url")]
     pub model: Option<String>,
-    /// The local server's binary (default: beside `droidscore`, else on PATH).
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "DROIDSCORE_DEVICE_BIN",
-        conflicts_with = "base_url"
-    )]
+    /// The local server's binary (default: beside `droidscore`, else on
+    /// PATH). Ignored with `--base-url` (so the environment variable can stay
+    /// set).
+    #[arg(long, value_name = "FILE", env = "DROIDSCORE_DEVICE_BIN")]
     pub device_bin: Option<PathBuf>,
     /// The local server's model: a GGUF file or a safetensors directory.
     #[arg(long, value_name = "PATH", conflicts_with = "base_url")]

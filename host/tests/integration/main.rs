@@ -8,6 +8,7 @@ mod adb_cli;
 mod cli;
 mod html_report;
 mod llm;
+mod local_server;
 mod runs;
 mod screens;
 mod scripted_server;

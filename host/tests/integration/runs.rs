@@ -90,6 +90,8 @@ fn suite(dir: &Path) -> std::path::PathBuf {
 
 fn run(server: &ScriptedServer, suite: &Path, store: &Path, extra: &[&str]) -> Output {
     let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        // Set but unused: `--base-url` wins over a local server.
+        .env("DROIDSCORE_DEVICE_BIN", "/nonexistent/droidscore-device")
         .args([
             "run",
             "--base-url",
