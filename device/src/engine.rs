@@ -87,7 +87,10 @@ pub struct LoadOptions {
     /// Reuse the KV cache of an earlier request's prefix (the server: yes;
     /// a speed probe: no, every repetition starts from an empty cache).
     pub prefix_cache: bool,
-    /// Keep generating past end-of-sequence (a speed probe's tg: exactly n tokens).
+    /// Keep generating past end-of-sequence (a speed probe's tg: exactly n
+    /// tokens). GGUF only: `MultimodalModelBuilder` has no such switch, so a
+    /// safetensors model still stops at EOS, and `speed` then reports the
+    /// token count it got as an error rather than a figure.
     pub ignore_eos: bool,
 }
 
