@@ -11,11 +11,14 @@
 //! stream, and the one thread reading the socket drives them all. A service
 //! runs to completion when opened (the device answers at once), so a slow
 //! command holds up the connection's other streams, not other connections.
+//! The exception is `tcp:PORT` (see `relay`): a TCP connection the device
+//! opens, read by a thread of its own that writes through the same writer.
 
 use std::{
     collections::{HashMap, VecDeque},
-    io::{BufReader, ErrorKind, Write},
+    io::{BufReader, ErrorKind},
     net::TcpStream,
+    sync::{Arc, Mutex},
 };
 
 use super::{
@@ -23,6 +26,7 @@ use super::{
         command_name, Packet, PacketError, A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE,
         MAX_DATA, MAX_DATA_V1, VERSION,
     },
+    relay::{self, Relay, Writer},
     service::{run_one_shot, Service},
     sync::SyncSession,
     Device,
@@ -34,7 +38,7 @@ pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketEr
     let mut reader = BufReader::new(socket.try_clone()?);
     let mut connection = Connection {
         device,
-        socket,
+        writer: Arc::new(Mutex::new(socket)),
         max_payload: None,
         next_id: 1,
         streams: HashMap::new(),
@@ -52,7 +56,7 @@ pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketEr
 
 struct Connection<'d> {
     device: &'d dyn Device,
-    socket: TcpStream,
+    writer: Writer,
     /// The largest WRTE payload to send; None until the peer's CNXN.
     max_payload: Option<usize>,
     next_id: u32,
@@ -65,6 +69,8 @@ struct Stream {
     remote_id: u32,
     /// `sync:` talks back and forth; the other services answer once.
     sync: Option<SyncSession>,
+    /// `tcp:PORT`: relayed both ways until either side ends.
+    relay: Option<Relay>,
     /// Bytes not yet sent.
     outbox: VecDeque<u8>,
     /// A WRTE is out and its OKAY has not come back.
@@ -89,10 +95,19 @@ impl Connection<'_> {
             tracing::debug!(command = %command_name(command), "adbd: ignored before CNXN");
             return Ok(());
         };
+        // Relays whose TCP connection ended have sent their CLSE.
+        self.streams
+            .retain(|_, s| s.relay.as_ref().is_none_or(|r| !r.closed()));
         match command {
             A_OPEN => self.open(arg0, &data, max_payload),
             A_OKAY => {
                 match self.stream_mut(arg1, arg0) {
+                    Some(Stream {
+                        relay: Some(relay), ..
+                    }) => {
+                        relay.okay();
+                        return Ok(());
+                    }
                     Some(stream) => stream.awaiting_okay = false,
                     None => return Ok(()),
                 }
@@ -104,6 +119,13 @@ impl Connection<'_> {
                     return Ok(());
                 };
                 let remote_id = stream.remote_id;
+                if let Some(relay) = stream.relay.as_mut() {
+                    if relay.write(&data).is_err() {
+                        // The device's side is gone: end the stream.
+                        self.streams.remove(&arg1);
+                        return self.send(Packet::new(A_CLSE, arg1, remote_id, Vec::new()));
+                    }
+                }
                 if let Some(session) = stream.sync.as_mut() {
                     let mut answers = Vec::new();
                     if !session.feed(&data, self.device, &mut answers) {
@@ -162,6 +184,9 @@ impl Connection<'_> {
             tracing::debug!(service = name_text, "adbd: OPEN refused");
             return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
         };
+        if let Service::Tcp(port) = service {
+            return self.open_tcp(remote_id, port, max_payload);
+        }
         let local_id = self.allocate_id();
         tracing::debug!(service = name_text, local_id, remote_id, "adbd: OPEN");
         self.send(Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
@@ -170,12 +195,52 @@ impl Connection<'_> {
         let stream = Stream {
             remote_id,
             sync: answer.is_none().then(SyncSession::default),
+            relay: None,
             finished: answer.is_some(),
             outbox: answer.unwrap_or_default().into(),
             awaiting_okay: false,
         };
         self.streams.insert(local_id, stream);
         self.pump(local_id)
+    }
+
+    /// `tcp:PORT`: connect on the device's side, or refuse as adbd refuses a
+    /// port nothing listens on (CLSE).
+    fn open_tcp(
+        &mut self,
+        remote_id: u32,
+        port: u16,
+        max_payload: usize,
+    ) -> Result<(), PacketError> {
+        let upstream = match self.device.connect_tcp(port) {
+            Ok(upstream) => upstream,
+            Err(e) => {
+                tracing::debug!(port, error = %e, "adbd: tcp: refused");
+                return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
+            }
+        };
+        let local_id = self.allocate_id();
+        tracing::debug!(port, local_id, remote_id, "adbd: OPEN tcp");
+        self.send(Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
+        let relay = Relay::start(
+            upstream,
+            Arc::clone(&self.writer),
+            local_id,
+            remote_id,
+            max_payload,
+        )?;
+        self.streams.insert(
+            local_id,
+            Stream {
+                remote_id,
+                sync: None,
+                relay: Some(relay),
+                outbox: VecDeque::new(),
+                awaiting_okay: false,
+                finished: false,
+            },
+        );
+        Ok(())
     }
 
     /// Send what the stream may send now: the next WRTE if none is out, or
@@ -222,7 +287,7 @@ impl Connection<'_> {
 
     fn send(&mut self, packet: Packet) -> Result<(), PacketError> {
         trace(&packet, "adbd ->");
-        self.socket.write_all(&packet.to_bytes())?;
+        relay::send(&self.writer, &packet)?;
         Ok(())
     }
 }

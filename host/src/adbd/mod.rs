@@ -5,13 +5,17 @@
 //! `packet` is the 24-byte header and its payload, `connection` one adb
 //! server's connection (handshake, streams, flow control), `service` the
 //! `shell:`/`shell,v2,…:`/`exec:` services, `sync` the `sync:` file service,
-//! `server` the listener and its threads. Everything device-specific is behind
+//! `relay` the `tcp:PORT` service (what `adb forward` opens), `server` the
+//! listener and its threads. Everything device-specific is behind
 //! [`Device`]; this module only carries bytes.
 
 mod connection;
 mod packet;
 #[cfg(test)]
 mod real_adb_test;
+mod relay;
+#[cfg(test)]
+mod relay_test;
 mod server;
 mod service;
 mod sync;
@@ -48,4 +52,13 @@ pub trait Device: Send + Sync {
     /// full `st_mode` with the file type: `0o100644` for a file, `0o040755`
     /// for a directory (`adb push` to a directory appends the file's name).
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)>;
+    /// `tcp:PORT`: a connection to PORT on the device's own loopback, which
+    /// `adb forward tcp:LOCAL tcp:PORT` relays. By default refused, as adbd
+    /// refuses a port nothing listens on.
+    fn connect_tcp(&self, port: u16) -> std::io::Result<std::net::TcpStream> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            format!("nothing listens on tcp:{port} on this device"),
+        ))
+    }
 }

@@ -6,7 +6,9 @@
 //!   (adb/shell_protocol.h), 1 stdout, 2 stderr, 3 exit; ARGS (`TERM=…`,
 //!   `raw`, `pty`) are ignored, there is no terminal;
 //! - `exec:CMD`: stdout only, byte for byte;
-//! - `sync:`: the file service, see `sync`.
+//! - `sync:`: the file service, see `sync`;
+//! - `tcp:PORT`: a TCP connection to PORT on the device, see `relay` (what
+//!   `adb forward tcp:LOCAL tcp:PORT` opens for each connection to LOCAL).
 //!
 //! Everything else is refused, as adbd refuses: CLSE in answer to the OPEN.
 
@@ -27,6 +29,7 @@ pub(crate) enum Service {
     Shell { command: String, v2: bool },
     Exec(String),
     Sync,
+    Tcp(u16),
 }
 
 impl Service {
@@ -47,14 +50,16 @@ impl Service {
             }),
             "exec" if !command.is_empty() => Some(Service::Exec(command.to_owned())),
             "sync" if head == "sync" => Some(Service::Sync),
+            // `tcp:PORT:HOST` (another host, from the device) is not offered.
+            "tcp" if head == "tcp" => command.parse().ok().map(Service::Tcp),
             _ => None,
         }
     }
 }
 
 /// The bytes a one-shot service's stream carries; `max_packet` bounds the
-/// payload of one shell protocol packet. None for `sync:`, which is a
-/// conversation, not one answer.
+/// payload of one shell protocol packet. None for `sync:` and `tcp:`, which
+/// are conversations, not one answer.
 pub(crate) fn run_one_shot(
     service: &Service,
     device: &dyn Device,
@@ -73,7 +78,7 @@ pub(crate) fn run_one_shot(
             Some(encode_shell(&device.shell(command), *v2, max_packet))
         }
         Service::Exec(command) => Some(device.shell(command).stdout),
-        Service::Sync => None,
+        Service::Sync | Service::Tcp(_) => None,
     }
 }
 
@@ -122,6 +127,7 @@ mod tests {
         );
         assert_eq!(Service::parse(b"sync:\0"), Some(Service::Sync));
         assert_eq!(Service::parse(b"sync:"), Some(Service::Sync));
+        assert_eq!(Service::parse(b"tcp:8077\0"), Some(Service::Tcp(8077)));
     }
 
     #[test]
@@ -135,6 +141,9 @@ mod tests {
             b"\0",
             b"",
             b"shell:\xff\0",
+            b"tcp:\0",
+            b"tcp:99999\0",
+            b"tcp:8077:example.com\0",
         ] {
             assert_eq!(
                 Service::parse(name),
