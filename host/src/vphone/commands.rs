@@ -22,7 +22,7 @@ pub const APP_DATA_URI: &str = "content://droidscore.sim/app";
 /// Holding a touch this long without moving is a long press (ViewConfiguration).
 const LONG_PRESS_MS: u32 = 400;
 
-fn ok(stdout: impl Into<Vec<u8>>) -> ShellOutput {
+pub(super) fn ok(stdout: impl Into<Vec<u8>>) -> ShellOutput {
     ShellOutput {
         stdout: stdout.into(),
         stderr: Vec::new(),
@@ -30,7 +30,7 @@ fn ok(stdout: impl Into<Vec<u8>>) -> ShellOutput {
     }
 }
 
-fn fail(exit: u8, stderr: impl std::fmt::Display) -> ShellOutput {
+pub(super) fn fail(exit: u8, stderr: impl std::fmt::Display) -> ShellOutput {
     ShellOutput {
         stdout: Vec::new(),
         stderr: format!("{stderr}\n").into_bytes(),
@@ -52,6 +52,10 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "rm" => rm(inner, &rest),
         "grep" => grep(&rest, stdin),
         "sleep" => sleep(&rest),
+        "kill" => super::jobs::kill(inner, &rest),
+        "chmod" => super::jobs::chmod(inner, &rest),
+        "sha256sum" => super::jobs::sha256sum(inner, &rest),
+        "tail" => super::jobs::tail(inner, &rest, stdin),
         "getprop" => getprop(inner, &rest),
         "wm" => wm(&rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
@@ -92,8 +96,13 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
     }
     let mut out = Vec::new();
     for f in files {
-        match inner.files.get(*f) {
-            Some(data) => out.extend_from_slice(data),
+        match inner
+            .files
+            .get(*f)
+            .cloned()
+            .or_else(|| super::jobs::proc_cmdline(inner, f))
+        {
+            Some(data) => out.extend_from_slice(&data),
             None => {
                 let mut r = fail(1, format_args!("cat: {f}: No such file or directory"));
                 r.stdout = out;
@@ -637,9 +646,10 @@ fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
             inner.ignored_writes.insert(key.to_string());
             ok(Vec::new())
         }
+        ["jobs"] => ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
         _ => fail(
             2,
-            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY",
+            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
         ),
     }
 }

@@ -12,11 +12,21 @@
 //! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
 //! removes ADBKeyBoard, `droidscore-sim state` prints every state key,
 //! `droidscore-sim pose-as-phone on|off` makes `getprop` name another maker
-//! (so the adb backend treats it as a real phone), and `droidscore-sim
-//! ignore-writes KEY` makes writes to KEY succeed without effect.
+//! (so the adb backend treats it as a real phone), `droidscore-sim
+//! ignore-writes KEY` makes writes to KEY succeed without effect, and
+//! `droidscore-sim jobs` prints the background jobs as JSON.
+//!
+//! A background command (`nohup ./server … > log 2>&1 &`) is recorded as a
+//! job with a pid and never run: `kill`, `kill -0` and `/proc/PID/cmdline`
+//! answer from that record. Its log file is created empty, as the
+//! redirection creates it. The `tcp:PORT` service (what `adb forward`
+//! reaches) connects to PORT on this machine's loopback — the virtual
+//! phone's loopback is the host's — so a test can play the phone's server.
 
 mod commands;
+mod jobs;
 pub use commands::APP_DATA_URI;
+pub use jobs::Job;
 pub mod script;
 
 use std::collections::BTreeMap;
@@ -49,6 +59,10 @@ struct Inner {
     loaded: Option<Loaded>,
     /// Files on the phone: dumps, screenshots, pushed files.
     files: BTreeMap<String, Vec<u8>>,
+    /// Their permission bits (`chmod`, or as pushed), where known.
+    modes: BTreeMap<String, u32>,
+    /// Background commands, recorded and never run.
+    jobs: Vec<Job>,
     fail_dumps: u32,
     failure: DumpFailure,
     adbkeyboard: bool,
@@ -81,6 +95,8 @@ impl VirtualPhone {
                 sim: SimPhone::new(SimConfig::default())?,
                 loaded: None,
                 files: BTreeMap::new(),
+                modes: BTreeMap::new(),
+                jobs: Vec::new(),
                 fail_dumps: 0,
                 failure: DumpFailure::Idle,
                 adbkeyboard: false,
@@ -119,6 +135,9 @@ impl VirtualPhone {
         let mut inner = self.lock();
         let mut out = ShellOutput::default();
         let mut status = 0u8;
+        // `adb shell` starts in `/`.
+        let mut cwd = String::from("/");
+        let mut last_background = None;
         for (join, pipeline) in list {
             let run = match join {
                 script::Join::Always => true,
@@ -128,15 +147,35 @@ impl VirtualPhone {
             if !run {
                 continue;
             }
+            if pipeline.background {
+                let expand = |w: &script::Word| w.expand(status, last_background);
+                let argv: Vec<String> = pipeline.commands[0].iter().map(expand).collect();
+                last_background = Some(jobs::start(
+                    &mut inner,
+                    &cwd,
+                    argv,
+                    &pipeline.redirects,
+                    expand,
+                ));
+                status = 0;
+                continue;
+            }
             let mut stdin = Vec::new();
             for words in &pipeline.commands {
-                let args: Vec<String> = words.iter().map(|w| w.expand(status)).collect();
+                let args: Vec<String> = words
+                    .iter()
+                    .map(|w| w.expand(status, last_background))
+                    .collect();
                 if args.first().map(String::as_str) == Some("exit") {
                     let code = args.get(1).and_then(|c| c.parse().ok()).unwrap_or(status);
                     out.exit = code;
                     return out;
                 }
-                let result = commands::run(&mut inner, &self.tasks, &args, &stdin);
+                let result = if args.first().map(String::as_str) == Some("cd") {
+                    jobs::cd(&inner, &mut cwd, args.get(1).map(String::as_str))
+                } else {
+                    commands::run(&mut inner, &self.tasks, &args, &stdin)
+                };
                 out.stderr.extend(result.stderr);
                 status = result.exit;
                 stdin = result.stdout;
@@ -149,6 +188,15 @@ impl VirtualPhone {
         }
         out.exit = status;
         out
+    }
+}
+
+impl Inner {
+    /// Directories: the usual push targets, and any parent of a stored file.
+    fn is_dir(&self, path: &str) -> bool {
+        let dir = path.trim_end_matches('/');
+        ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
+            || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
     }
 }
 
@@ -185,8 +233,10 @@ impl Device for VirtualPhone {
         self.run(command)
     }
 
-    fn push(&self, path: &str, _mode: u32, data: Vec<u8>) -> Result<(), String> {
-        self.lock().files.insert(path.to_string(), data);
+    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String> {
+        let mut inner = self.lock();
+        inner.files.insert(path.to_string(), data);
+        inner.modes.insert(path.to_string(), mode & 0o7777);
         Ok(())
     }
 
@@ -201,16 +251,17 @@ impl Device for VirtualPhone {
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
         let inner = self.lock();
         if let Some(data) = inner.files.get(path) {
-            return Some((0o100644, data.len() as u32, 0));
+            let mode = inner.modes.get(path).copied().unwrap_or(0o644);
+            return Some((0o100000 | mode, data.len() as u32, 0));
         }
-        // Directories: the usual push targets, and any parent of a stored file.
-        let dir = path.trim_end_matches('/');
-        let is_dir = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
-            || inner
-                .files
-                .keys()
-                .any(|f| f.starts_with(&format!("{dir}/")));
-        is_dir.then_some((0o040771, 4096, 0))
+        inner.is_dir(path).then_some((0o040771, 4096, 0))
+    }
+
+    /// The phone's loopback is this machine's: a forward to `tcp:PORT`
+    /// reaches whatever listens on 127.0.0.1:PORT here, as it reaches the
+    /// phone's own server on a real phone.
+    fn connect_tcp(&self, port: u16) -> std::io::Result<std::net::TcpStream> {
+        std::net::TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, port))
     }
 }
 

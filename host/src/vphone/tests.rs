@@ -194,3 +194,77 @@ fn adbkeyboard_types_non_ascii_only_when_installed() {
     let out = ok(&phone, "am broadcast -a ADB_INPUT_B64 --es msg Y2Fmw6k=");
     assert!(out.contains("Broadcast completed"));
 }
+
+/// The deploy helpers' start line: recorded as a job (nothing runs), its
+/// log created, `$!` its pid; `kill -0`, `/proc/PID/cmdline` and `kill` act
+/// on the record.
+#[test]
+fn a_background_command_is_recorded_not_run_and_kill_acts_on_the_record() {
+    let phone = phone();
+    Device::push(&phone, "/data/local/tmp/server", 0o644, b"\x7fELF".to_vec()).unwrap();
+    // Not executable yet: it exits at once, saying why in its log.
+    let line =
+        "cd /data/local/tmp; nohup ./server serve --port 1 > s.log 2>&1 < /dev/null & echo $!";
+    let pid: u32 = ok(&phone, line).trim().parse().unwrap();
+    assert_eq!(phone.run(&format!("kill -0 {pid}")).exit, 1);
+    assert_eq!(
+        ok(&phone, "cat /data/local/tmp/s.log"),
+        "nohup: ./server: Permission denied\n"
+    );
+
+    ok(&phone, "chmod 755 /data/local/tmp/server");
+    let pid: u32 = ok(&phone, line).trim().parse().unwrap();
+    assert_eq!(
+        ok(&phone, "cat /data/local/tmp/s.log"),
+        "",
+        "truncated by `>`"
+    );
+    ok(&phone, &format!("kill -0 {pid}"));
+    assert_eq!(
+        ok(&phone, &format!("cat /proc/{pid}/cmdline")),
+        "./server\0serve\0--port\x001\0"
+    );
+    let jobs: serde_json::Value = serde_json::from_str(&ok(&phone, "droidscore-sim jobs")).unwrap();
+    assert_eq!(
+        jobs[1],
+        serde_json::json!({
+            "pid": pid,
+            "argv": ["nohup", "./server", "serve", "--port", "1"],
+            "cwd": "/data/local/tmp",
+            "stdin": "/dev/null",
+            "stdout": "/data/local/tmp/s.log",
+            "stderr": "/data/local/tmp/s.log",
+            "running": true,
+        })
+    );
+    ok(&phone, &format!("kill {pid}"));
+    let out = phone.run(&format!("kill -0 {pid}"));
+    assert_eq!(
+        (out.exit, stdout_err(&out)),
+        (1, format!("kill: {pid}: No such process\n"))
+    );
+    assert_eq!(phone.run(&format!("cat /proc/{pid}/cmdline")).exit, 1);
+    // The and-or form would background a subshell, whose pid is not the server's.
+    let out = phone.run("cd /data/local/tmp && nohup ./server &");
+    assert_eq!(out.exit, 2);
+    assert_eq!(phone.run("cd /nonexistent").exit, 2);
+}
+
+#[test]
+fn sha256sum_and_tail_answer_from_the_phones_files() {
+    let phone = phone();
+    Device::push(&phone, "/data/local/tmp/f", 0o644, b"a\nb\nc\n".to_vec()).unwrap();
+    assert_eq!(
+        ok(&phone, "sha256sum /data/local/tmp/f"),
+        format!(
+            "{:x}  /data/local/tmp/f\n",
+            <sha2::Sha256 as sha2::Digest>::digest(b"a\nb\nc\n")
+        )
+    );
+    assert_eq!(phone.run("sha256sum /data/local/tmp/g").exit, 1);
+    assert_eq!(ok(&phone, "tail -n 2 /data/local/tmp/f"), "b\nc\n");
+}
+
+fn stdout_err(out: &ShellOutput) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

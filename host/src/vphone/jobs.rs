@@ -1,0 +1,291 @@
+//! Background jobs on the virtual phone, and the file commands deploying a
+//! server uses: `cd`, `chmod`, `sha256sum`, `tail`, `kill` and
+//! `/proc/PID/cmdline`.
+//!
+//! `nohup ./server ARGS > log 2>&1 < /dev/null &` is recorded as a [`Job`]
+//! with a pid, and nothing runs: the job is "running" when its program is a
+//! pushed file with an execute bit, and has exited at once (status 127, the
+//! reason in its log) otherwise, as a phone's would. `kill` ends a job,
+//! `kill -0` asks whether it runs, `cat /proc/PID/cmdline` gives its argv
+//! (after `nohup`, which execs it) NUL-separated; `droidscore-sim jobs`
+//! prints them all.
+
+use sha2::{Digest, Sha256};
+
+use super::commands::{fail, ok};
+use super::script::{Redirect, Word};
+use super::Inner;
+use crate::adbd::ShellOutput;
+
+/// The first pid handed out; a phone's are in this range after boot.
+const FIRST_PID: u32 = 12_000;
+
+/// A background command, as started.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Job {
+    pub pid: u32,
+    /// The command's words, `nohup` included.
+    pub argv: Vec<String>,
+    /// The working directory it was started in.
+    pub cwd: String,
+    /// Where fds 0, 1 and 2 were redirected (absolute paths), if anywhere.
+    pub stdin: Option<String>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+    pub running: bool,
+}
+
+impl Job {
+    /// What the process execs: the argv after `nohup`.
+    fn exec_argv(&self) -> &[String] {
+        match self.argv.first().map(String::as_str) {
+            Some("nohup") => &self.argv[1..],
+            _ => &self.argv[..],
+        }
+    }
+}
+
+/// `PATH` made absolute against `cwd`, `.` and `..` resolved.
+pub(super) fn absolute(cwd: &str, path: &str) -> String {
+    let joined = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{cwd}/{path}")
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// `cd [DIR]`: into a directory the phone has (`/` without one).
+pub(super) fn cd(inner: &Inner, cwd: &mut String, dir: Option<&str>) -> ShellOutput {
+    let target = absolute(cwd, dir.unwrap_or("/"));
+    if !inner.is_dir(&target) {
+        return fail(
+            2,
+            format_args!(
+                "/system/bin/sh: cd: {}: No such file or directory",
+                dir.unwrap_or("/")
+            ),
+        );
+    }
+    *cwd = target;
+    ok(Vec::new())
+}
+
+/// Record a background command; its pid.
+pub(super) fn start(
+    inner: &mut Inner,
+    cwd: &str,
+    argv: Vec<String>,
+    redirects: &[Redirect],
+    expand: impl Fn(&Word) -> String,
+) -> u32 {
+    let mut fds: [Option<String>; 3] = [None, None, None];
+    for redirect in redirects {
+        match redirect {
+            Redirect::Out { fd, file, append } => {
+                let path = absolute(cwd, &expand(file));
+                if path != "/dev/null" {
+                    let data = inner.files.entry(path.clone()).or_default();
+                    if !append {
+                        data.clear();
+                    }
+                }
+                if let Some(slot) = fds.get_mut(usize::from(*fd)) {
+                    *slot = Some(path);
+                }
+            }
+            Redirect::In { fd, file } => {
+                if let Some(slot) = fds.get_mut(usize::from(*fd)) {
+                    *slot = Some(absolute(cwd, &expand(file)));
+                }
+            }
+            Redirect::Dup { fd, to } => {
+                let target = fds.get(usize::from(*to)).cloned().flatten();
+                if let Some(slot) = fds.get_mut(usize::from(*fd)) {
+                    *slot = target;
+                }
+            }
+        }
+    }
+    let pid = FIRST_PID + inner.jobs.len() as u32;
+    let [stdin, stdout, stderr] = fds;
+    let mut job = Job {
+        pid,
+        argv,
+        cwd: cwd.to_string(),
+        stdin,
+        stdout,
+        stderr,
+        running: false,
+    };
+    // Only a pushed, executable file can run; anything else exits at once
+    // with the reason in its log, as `nohup` on a phone leaves it.
+    let program = job.exec_argv().first().cloned().unwrap_or_default();
+    let path = absolute(cwd, &program);
+    let why = match (inner.files.contains_key(&path), inner.modes.get(&path)) {
+        _ if !program.contains('/') => Some(
+            "not found (the virtual phone runs no commands in the background but pushed files)",
+        ),
+        (false, _) => Some("No such file or directory"),
+        (true, Some(mode)) if mode & 0o111 != 0 => None,
+        (true, _) => Some("Permission denied"),
+    };
+    match why {
+        None => job.running = true,
+        Some(why) => {
+            if let Some(log) = job.stderr.clone().filter(|l| l != "/dev/null") {
+                inner
+                    .files
+                    .entry(log)
+                    .or_default()
+                    .extend_from_slice(format!("nohup: {program}: {why}\n").as_bytes());
+            }
+        }
+    }
+    inner.jobs.push(job);
+    pid
+}
+
+/// `kill [-0|-9|-SIG|-s SIG] PID…`: `-0` asks whether it runs; any other
+/// signal ends it.
+pub(super) fn kill(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let mut probe = false;
+    let mut pids = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "-s" => probe = it.next() == Some(&"0"),
+            "-0" => probe = true,
+            a if a.starts_with('-') => probe = false,
+            a => pids.push(a),
+        }
+    }
+    if pids.is_empty() {
+        return fail(1, "usage: kill [-s SIGNAL | -SIGNAL] PID...");
+    }
+    let mut out = ok(Vec::new());
+    for pid in pids {
+        let job = pid
+            .parse::<u32>()
+            .ok()
+            .and_then(|p| inner.jobs.iter_mut().find(|j| j.pid == p && j.running));
+        match job {
+            Some(job) => {
+                if !probe {
+                    job.running = false;
+                }
+            }
+            None => {
+                out.exit = 1;
+                out.stderr
+                    .extend_from_slice(format!("kill: {pid}: No such process\n").as_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// `/proc/PID/cmdline` of a running job: its argv, each ended by NUL.
+pub(super) fn proc_cmdline(inner: &Inner, path: &str) -> Option<Vec<u8>> {
+    let pid: u32 = path
+        .strip_prefix("/proc/")?
+        .strip_suffix("/cmdline")?
+        .parse()
+        .ok()?;
+    let job = inner.jobs.iter().find(|j| j.pid == pid && j.running)?;
+    Some(
+        job.exec_argv()
+            .iter()
+            .flat_map(|a| a.bytes().chain([0]))
+            .collect(),
+    )
+}
+
+/// `chmod MODE FILE…` (octal modes only).
+pub(super) fn chmod(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let Some((mode, files)) = args.split_first() else {
+        return fail(1, "usage: chmod MODE FILE...");
+    };
+    let Ok(mode) = u32::from_str_radix(mode, 8) else {
+        return fail(1, format_args!("chmod: bad mode '{mode}'"));
+    };
+    for f in files {
+        if !inner.files.contains_key(*f) {
+            return fail(1, format_args!("chmod: {f}: No such file or directory"));
+        }
+        inner.modes.insert(f.to_string(), mode);
+    }
+    ok(Vec::new())
+}
+
+/// `sha256sum FILE…`: `HEX  FILE` lines, as toybox prints them.
+pub(super) fn sha256sum(inner: &Inner, files: &[&str]) -> ShellOutput {
+    let mut out = ok(Vec::new());
+    for f in files {
+        match inner.files.get(*f) {
+            Some(data) => out
+                .stdout
+                .extend_from_slice(format!("{:x}  {f}\n", Sha256::digest(data)).as_bytes()),
+            None => {
+                out.exit = 1;
+                out.stderr.extend_from_slice(
+                    format!("sha256sum: {f}: No such file or directory\n").as_bytes(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `tail [-n N] [FILE]`: the last N lines (10 by default).
+pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
+    let mut n = 10usize;
+    let mut file = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "-n" => match it.next().and_then(|v| v.parse().ok()) {
+                Some(v) => n = v,
+                None => return fail(1, "tail: bad -n"),
+            },
+            f => file = Some(f),
+        }
+    }
+    let data = match file {
+        None => stdin,
+        Some(f) => match inner.files.get(f) {
+            Some(data) => data.as_slice(),
+            None => return fail(1, format_args!("tail: {f}: No such file or directory")),
+        },
+    };
+    let text = String::from_utf8_lossy(data);
+    let lines: Vec<&str> = text.lines().collect();
+    let kept: String = lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    ok(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::absolute;
+
+    #[test]
+    fn paths_resolve_against_the_working_directory() {
+        assert_eq!(absolute("/data/local/tmp", "./a"), "/data/local/tmp/a");
+        assert_eq!(absolute("/data/local/tmp", "../x/./y"), "/data/local/x/y");
+        assert_eq!(absolute("/", "/dev/null"), "/dev/null");
+        assert_eq!(absolute("/", ".."), "/");
+    }
+}
