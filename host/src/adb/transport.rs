@@ -52,8 +52,26 @@ pub trait Transport: Send {
     fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError>;
     /// `adb push`: write `data` to `remote` on the phone.
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError>;
+    /// `adb push` from a reader (a large file, without holding it in memory
+    /// where the transport can stream).
+    fn push_from(&mut self, data: &mut dyn std::io::Read, remote: &str) -> Result<(), AdbError> {
+        let mut bytes = Vec::new();
+        data.read_to_end(&mut bytes)
+            .map_err(|e| AdbError::Server(format!("push {remote}: reading the local file: {e}")))?;
+        self.push(&bytes, remote)
+    }
     /// `adb forward LOCAL REMOTE`, e.g. `tcp:8080 tcp:8080`.
     fn forward(&mut self, local: &str, remote: &str) -> Result<(), AdbError>;
+    /// `adb forward --remove LOCAL`.
+    fn remove_forward(&mut self, local: &str) -> Result<(), AdbError> {
+        Err(AdbError::Server(format!(
+            "cannot remove the forward {local}: this transport has no adb server"
+        )))
+    }
+    /// `adb forward --list`, this phone's lines: (LOCAL, REMOTE) pairs.
+    fn forwards(&mut self) -> Result<Vec<(String, String)>, AdbError> {
+        Ok(Vec::new())
+    }
     /// Wait for the phone to be back (reconnecting a network device), at most `within`.
     fn wait_for_device(&mut self, within: Duration) -> Result<(), AdbError>;
 }
@@ -185,6 +203,22 @@ fn parse_devices(listing: &str) -> Vec<Listed> {
         .collect()
 }
 
+/// `SERIAL LOCAL REMOTE` lines, as `host:list-forward` answers: `serial`'s.
+fn parse_forwards(listing: &str, serial: &str) -> Vec<(String, String)> {
+    listing
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(s), Some(local), Some(remote)) if s == serial => {
+                    Some((local.to_string(), remote.to_string()))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// A device through the adb server (`adb -s SERIAL …`).
 pub struct ServerTransport {
     server: SocketAddrV4,
@@ -250,10 +284,27 @@ impl Transport for ServerTransport {
             .map_err(|e| self.lost(format!("push {remote}: {e}")))
     }
 
+    fn push_from(&mut self, data: &mut dyn std::io::Read, remote: &str) -> Result<(), AdbError> {
+        self.device
+            .push(data, remote)
+            .map_err(|e| self.lost(format!("push {remote}: {e}")))
+    }
+
     fn forward(&mut self, local: &str, remote: &str) -> Result<(), AdbError> {
         self.device
             .forward(remote.to_string(), local.to_string())
             .map_err(|e| self.lost(format!("forward {local} {remote}: {e}")))
+    }
+
+    fn remove_forward(&mut self, local: &str) -> Result<(), AdbError> {
+        self.device
+            .forward_remove(local.to_string())
+            .map_err(|e| self.lost(format!("forward --remove {local}: {e}")))
+    }
+
+    fn forwards(&mut self) -> Result<Vec<(String, String)>, AdbError> {
+        let listing = host_request(self.server, "host:list-forward")?;
+        Ok(parse_forwards(&listing, &self.serial))
     }
 
     fn wait_for_device(&mut self, within: Duration) -> Result<(), AdbError> {
@@ -306,6 +357,15 @@ mod tests {
         early.extend(std::iter::repeat_n(b'x', 100));
         assert_eq!(split_marker_bytes(&early).1, None);
         assert_eq!(take_marker(raw.clone()), (vec![0u8, 255, 10, 95], Some(3)));
+    }
+
+    #[test]
+    fn list_forward_lines_are_serial_local_remote_and_only_ours_count() {
+        let listing = "127.0.0.1:6520 tcp:8077 tcp:8077\nR58M tcp:9000 tcp:8077\n";
+        assert_eq!(
+            parse_forwards(listing, "127.0.0.1:6520"),
+            [("tcp:8077".to_string(), "tcp:8077".to_string())]
+        );
     }
 
     #[test]
