@@ -160,18 +160,25 @@ impl LocalServer {
     /// changes from start to start (port, load time, memory), for the run's
     /// config (and so for `--resume`).
     pub fn config(&self) -> serde_json::Value {
-        let m = &self.health["model"];
-        serde_json::json!({
-            "id": m["id"],
-            "path": m["path"],
-            "format": m["format"],
-            "architecture": m["architecture"],
-            "quantization": m["quantization"],
-            "dtype": m["dtype"],
-            "threads": m["threads"],
-            "target_features": m["target_features"],
-        })
+        server_settings(&self.health)
     }
+}
+
+/// The part of a `droidscore-device` server's `/health` that a run's results
+/// depend on: its model, quantization, dtype, threads and target features —
+/// not what changes from start to start (port, load time, memory).
+pub fn server_settings(health: &serde_json::Value) -> serde_json::Value {
+    let m = &health["model"];
+    serde_json::json!({
+        "id": m["id"],
+        "path": m["path"],
+        "format": m["format"],
+        "architecture": m["architecture"],
+        "quantization": m["quantization"],
+        "dtype": m["dtype"],
+        "threads": m["threads"],
+        "target_features": m["target_features"],
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 pub mod action;
 mod llm;
 pub mod local;
+pub mod on_device;
 mod prompt;
 mod random;
 mod reference;

@@ -7,6 +7,7 @@ use super::{
     RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
 use crate::agent::local::LocalServer;
+use crate::agent::on_device::OnDevice;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 
 use crate::phone::{DeviceAction, Intent, Phone};
@@ -23,6 +24,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim(SimCommand::Dump(args)) => dump(args),
         Command::Sim(SimCommand::Serve(args)) => super::adb::serve(args),
         Command::Adb(super::AdbCommand::Latency(args)) => super::adb::latency(args),
+        Command::Device(super::DeviceCommand::Deploy(args)) => super::device::deploy(args),
+        Command::Device(super::DeviceCommand::Stop(args)) => super::device::stop(args),
         Command::Ui(args) => ui(args),
         Command::Run(args) => run_suite(*args),
         Command::Report(args) => report_cmd(args),
@@ -301,21 +304,65 @@ fn agent_kind(args: &RunArgs) -> Result<AgentKind, CliError> {
     }
 }
 
-fn llm_config(args: &RunArgs, local: Option<&LocalServer>) -> Result<LlmConfig, CliError> {
-    let mut config = match (&args.base_url, &args.model, local) {
+/// The model server a run uses when no `--base-url` is given: started on
+/// this machine for the run, or deployed to the phone (`--on-device`).
+enum Served {
+    Local(LocalServer),
+    OnDevice(OnDevice),
+}
+
+impl Served {
+    fn base_url(&self) -> &str {
+        match self {
+            Served::Local(s) => &s.base_url,
+            Served::OnDevice(s) => &s.base_url,
+        }
+    }
+
+    fn model(&self) -> &str {
+        match self {
+            Served::Local(s) => &s.model,
+            Served::OnDevice(s) => &s.model,
+        }
+    }
+
+    fn text_only(&self) -> bool {
+        match self {
+            Served::Local(s) => s.text_only(),
+            Served::OnDevice(s) => s.text_only(),
+        }
+    }
+
+    /// Into the run's config: where the model ran (`base_url`, the port
+    /// left out) and the server's settings.
+    fn record(&self, config: &mut serde_json::Value) {
+        let (place, key, settings) = match self {
+            Served::Local(s) => ("local", "local_server", s.config()),
+            Served::OnDevice(s) => ("on-device", "device_server", s.config()),
+        };
+        config["base_url"] = place.into();
+        config["model"] = self.model().into();
+        config[key] = settings;
+    }
+}
+
+fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliError> {
+    let mut config = match (&args.base_url, &args.model, served) {
         (Some(url), Some(model), _) => LlmConfig::new(url.clone(), model.clone()),
         (Some(_), None, _) => {
             return Err(CliError::BadInput(
                 "--base-url needs --model, the name the endpoint serves".into(),
             ))
         }
-        (None, _, Some(server)) => LlmConfig::new(server.base_url.clone(), server.model.clone()),
+        (None, _, Some(server)) => {
+            LlmConfig::new(server.base_url().to_string(), server.model().to_string())
+        }
         (None, _, None) => return Err(CliError::BadInput("no model endpoint".into())),
     };
     config.api_key_env = args.api_key_env.clone();
     config.temperature = args.temperature;
     config.seed = args.seed;
-    config.no_image = args.no_image || local.is_some_and(LocalServer::text_only);
+    config.no_image = args.no_image || served.is_some_and(Served::text_only);
     config.timeout = std::time::Duration::from_secs(args.request_timeout);
     Ok(config)
 }
@@ -338,8 +385,41 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Io(format!("failed to start the async runtime: {e}")))?;
-    // No --base-url: the device server on this machine, for the whole run.
+    if args.on_device && (kind != AgentKind::Llm || args.phone != PhoneKind::Adb) {
+        return Err(CliError::BadInput(
+            "--on-device runs the model on the adb phone: it needs --phone adb and --agent llm"
+                .into(),
+        ));
+    }
+    // No --base-url: the device server on the phone (--on-device), or on
+    // this machine for the whole run.
     let local = match (kind, &args.base_url) {
+        (AgentKind::Llm, None) if args.on_device => {
+            let options = crate::agent::on_device::DeployOptions {
+                binary: args
+                    .device_bin
+                    .clone()
+                    .unwrap_or_else(|| crate::agent::on_device::DEFAULT_BINARY.into()),
+                model: args
+                    .device_model
+                    .clone()
+                    .unwrap_or_else(crate::agent::on_device::default_model),
+                port: args.device_port,
+                threads: args.device_threads,
+                wait: std::time::Duration::from_secs(600),
+            };
+            let mut phone = super::device::one_phone(args.device.serial.clone())?;
+            let server = super::device::deploy_to(&mut phone, &options, runtime.handle(), true)?;
+            eprintln!(
+                "the server stays on the phone after the run (`droidscore device stop` ends it){}",
+                if server.text_only() {
+                    "; text only: no screenshots are sent"
+                } else {
+                    ""
+                }
+            );
+            Some(Served::OnDevice(server))
+        }
         (AgentKind::Llm, None) => {
             let options = crate::agent::local::LocalOptions {
                 binary: args.device_bin.clone(),
@@ -363,7 +443,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
                     ""
                 }
             );
-            Some(server)
+            Some(Served::Local(server))
         }
         _ => None,
     };
@@ -398,10 +478,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let store = Store::open(&args.store).map_err(store_err)?;
     let mut config = run_config(&args, kind);
     if let Some(server) = &local {
-        config["base_url"] = "local".into();
-        config["model"] = server.model.clone().into();
+        server.record(&mut config);
         config["no_image"] = (args.no_image || server.text_only()).into();
-        config["local_server"] = server.config();
     }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());

@@ -3,6 +3,7 @@
 
 mod adb;
 mod commands;
+mod device;
 mod error;
 
 pub use commands::run;
@@ -34,6 +35,9 @@ pub enum Command {
     /// Phones over adb: measure what an observation costs.
     #[command(subcommand)]
     Adb(AdbCommand),
+    /// The model server on a phone: deploy `droidscore-device` over adb, or stop it.
+    #[command(subcommand)]
+    Device(DeviceCommand),
     /// Inspect a uiautomator dump captured from any phone.
     Ui(UiArgs),
     /// Run agents over a task suite and score every episode.
@@ -123,6 +127,47 @@ pub struct LatencyArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum DeviceCommand {
+    /// Push `droidscore-device` and a model to /data/local/tmp, start `serve`
+    /// in the background, `adb forward` a host port to it and wait for
+    /// /health; print the base URL (`http://127.0.0.1:PORT/v1`) on stdout.
+    Deploy(DeployArgs),
+    /// Stop the deployed server and remove its forward.
+    Stop(StopArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// The phone's serial (default: the only one attached).
+    #[arg(long, env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+    /// An aarch64 build of `droidscore-device`.
+    #[arg(long, value_name = "FILE", default_value = crate::agent::on_device::DEFAULT_BINARY)]
+    pub binary: PathBuf,
+    /// The model file (GGUF) to serve; default: the default model in the
+    /// cache (`$DROIDSCORE_CACHE/models/SmolLM2-135M-Instruct.Q4_1.gguf`,
+    /// else under `~/.cache/droidscore`).
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// The server's port on the phone; the host's end of the forward is the
+    /// same port if free, else another (printed).
+    #[arg(long, default_value_t = crate::agent::on_device::DEFAULT_PORT)]
+    pub port: u16,
+    /// The server's CPU threads (default: every core of the phone).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Seconds to wait for /health (loading a model on a phone is slow).
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub wait: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    #[arg(long, env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+}
+
 /// Which adb phones to use.
 #[derive(Debug, Clone, Args)]
 pub struct DeviceArgs {
@@ -208,12 +253,22 @@ pub struct RunArgs {
     /// The model name sent with each request (with `--base-url`).
     #[arg(long, requires = "base_url")]
     pub model: Option<String>,
+    /// Run the model on the adb phone itself: `droidscore-device` is
+    /// deployed to it (as `device deploy`; a healthy deployment of the same
+    /// files is reused) and left running after the run.
+    #[arg(long, conflicts_with = "base_url")]
+    pub on_device: bool,
+    /// With `--on-device`: the server's port on the phone.
+    #[arg(long, value_name = "PORT", default_value_t = crate::agent::on_device::DEFAULT_PORT)]
+    pub device_port: u16,
     /// The local server's binary (default: beside `droidscore`, else on
-    /// PATH). Ignored with `--base-url` (so the environment variable can stay
-    /// set).
+    /// PATH); with `--on-device`, an aarch64 build to push (default:
+    /// `target/aarch64-linux-android/release/droidscore-device`).
+    /// Ignored with `--base-url` (so the environment variable can stay set).
     #[arg(long, value_name = "FILE", env = "DROIDSCORE_DEVICE_BIN")]
     pub device_bin: Option<PathBuf>,
-    /// The local server's model: a GGUF file or a safetensors directory.
+    /// The local server's model: a GGUF file or a safetensors directory;
+    /// with `--on-device`, a GGUF file to push (default: the cache's default model).
     #[arg(long, value_name = "PATH", conflicts_with = "base_url")]
     pub device_model: Option<PathBuf>,
     /// The local server's CPU threads (default: every core).

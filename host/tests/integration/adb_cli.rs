@@ -14,13 +14,13 @@ use super::cli::tempdir;
 use super::root;
 
 /// `droidscore sim serve` as a child process, killed when dropped.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl Served {
-    fn start() -> Served {
+    pub(crate) fn start() -> Served {
         let listen = format!("127.0.0.1:{}", free_port());
         let mut child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
             .args(["sim", "serve", "--listen", &listen])

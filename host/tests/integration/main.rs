@@ -1,4 +1,5 @@
-//! The host crate's one integration-test binary: the CLI as a user runs it,
+//! The host crate's one integration-test binary: the CLI as a user runs it
+//! (deploying the model server to the virtual phone among it),
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
 //! the LLM agent against a scripted OpenAI-compatible server, and the HTML
 //! report of such a run.
@@ -6,6 +7,7 @@
 mod adb_backend;
 mod adb_cli;
 mod cli;
+mod device_deploy;
 mod html_report;
 mod llm;
 mod local_server;

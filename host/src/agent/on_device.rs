@@ -1,0 +1,564 @@
+//! The model on the phone's CPU: `droidscore device deploy` pushes
+//! `droidscore-device` (an aarch64 build) and a model file to
+//! `/data/local/tmp`, starts `serve` there in the background, forwards a
+//! host port to it (`adb forward`) and waits until `/health` answers through
+//! the forward. `device stop` ends it; `run --phone adb --on-device` deploys,
+//! or reuses a healthy deployment of the same files, and runs the suite
+//! against it. The host crate never links mistral.rs; it only pushes the
+//! binary.
+//!
+//! What was deployed is kept on the phone beside the binary
+//! (`droidscore-device.json`: pid, port, argv, the files' sha256), so a later
+//! `stop` or `deploy` finds the server — and checks by `/proc/PID/cmdline`
+//! that the pid is still ours before killing it.
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::adb::{quote, AdbPhone};
+use crate::phone::PhoneError;
+
+/// Where everything goes on the phone: the one directory `adb shell` may
+/// write and execute from.
+pub const REMOTE_DIR: &str = "/data/local/tmp";
+pub const REMOTE_BINARY: &str = "/data/local/tmp/droidscore-device";
+pub const REMOTE_LOG: &str = "/data/local/tmp/droidscore-device.log";
+pub const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
+pub const DEFAULT_PORT: u16 = 8077;
+/// The default model's file name, in the host's cache under `models/`.
+pub const DEFAULT_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Where `cargo build --release --target aarch64-linux-android` puts the binary.
+pub const DEFAULT_BINARY: &str = "target/aarch64-linux-android/release/droidscore-device";
+/// Lines of the phone's log an error shows.
+const LOG_TAIL: usize = 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeployError {
+    /// A local file is missing or not what a phone can run.
+    #[error("{0}")]
+    BadInput(String),
+    #[error(transparent)]
+    Phone(#[from] PhoneError),
+    /// The server did not come up (or went away); the phone's log is in it.
+    #[error("{0}")]
+    NotReady(String),
+}
+
+/// What to deploy.
+#[derive(Debug, Clone)]
+pub struct DeployOptions {
+    pub binary: PathBuf,
+    pub model: PathBuf,
+    /// The server's port on the phone (`--listen 127.0.0.1:PORT`).
+    pub port: u16,
+    pub threads: Option<usize>,
+    /// How long to wait for `/health`.
+    pub wait: Duration,
+}
+
+/// What was deployed, as kept on the phone in [`REMOTE_RECORD`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Deployment {
+    pub pid: u32,
+    pub port: u16,
+    /// The server's command line, as started in [`REMOTE_DIR`].
+    pub argv: Vec<String>,
+    pub binary_sha256: String,
+    pub model_sha256: String,
+}
+
+/// A server running on the phone, reached through a forward.
+#[derive(Debug, Clone)]
+pub struct OnDevice {
+    pub serial: String,
+    pub deployment: Deployment,
+    /// The host's end of the forward.
+    pub local_port: u16,
+    /// `http://127.0.0.1:LOCAL/v1`.
+    pub base_url: String,
+    /// The id the server answers to (`/v1/models`).
+    pub model: String,
+    /// What `/health` reported.
+    pub health: serde_json::Value,
+    /// An already running deployment of the same files was kept.
+    pub reused: bool,
+}
+
+impl OnDevice {
+    /// The server's settings that a run's results depend on (as
+    /// [`crate::agent::local::LocalServer::config`]).
+    pub fn config(&self) -> serde_json::Value {
+        super::local::server_settings(&self.health)
+    }
+
+    /// A GGUF model is text only: no screenshots are sent.
+    pub fn text_only(&self) -> bool {
+        self.health["model"]["format"] == "gguf"
+    }
+}
+
+/// The host's cache: `DROIDSCORE_CACHE`, else `$XDG_CACHE_HOME/droidscore`,
+/// else `~/.cache/droidscore` — where `droidscore-device fetch-model` puts
+/// the default model.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("DROIDSCORE_CACHE") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("droidscore");
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
+    PathBuf::from(home).join(".cache/droidscore")
+}
+
+/// The default model file in the host's cache.
+pub fn default_model() -> PathBuf {
+    cache_dir().join("models").join(DEFAULT_MODEL)
+}
+
+/// The server's command line on the phone, run in [`REMOTE_DIR`].
+pub fn serve_argv(model_name: &str, port: u16, threads: Option<usize>) -> Vec<String> {
+    let mut argv = vec![
+        "./droidscore-device".to_string(),
+        "serve".into(),
+        "--model".into(),
+        format!("{REMOTE_DIR}/{model_name}"),
+        "--listen".into(),
+        format!("127.0.0.1:{port}"),
+    ];
+    if let Some(n) = threads {
+        argv.extend(["--threads".into(), n.to_string()]);
+    }
+    argv
+}
+
+/// The ELF machine a phone runs: aarch64 (`arm64-v8a`). Anything else — the
+/// host's own x86-64 build above all — is refused before it is pushed.
+pub fn check_binary(path: &Path) -> Result<(), DeployError> {
+    use std::io::Read;
+    let mut header = Vec::with_capacity(20);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(20).read_to_end(&mut header))
+        .map_err(|e| DeployError::BadInput(format!("--binary {}: {e}", path.display())))?;
+    if header.len() < 20 || &header[..4] != b"\x7fELF" {
+        return Err(DeployError::BadInput(format!(
+            "--binary {}: not an ELF executable",
+            path.display()
+        )));
+    }
+    // e_machine, little-endian in a 64-bit (EI_CLASS 2) file: 183 is EM_AARCH64.
+    let machine = u16::from_le_bytes([header[18], header[19]]);
+    if header[4] != 2 || machine != 183 {
+        let what = match machine {
+            62 => "x86-64",
+            3 => "x86",
+            40 => "32-bit ARM",
+            183 => "aarch64 but not 64-bit",
+            _ => "another machine",
+        };
+        return Err(DeployError::BadInput(format!(
+            "--binary {}: built for {what}, not aarch64; a phone needs `cargo build --release --target aarch64-linux-android -p droidscore-device`",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// sha256 of a local file, hex.
+fn sha256_file(path: &Path) -> Result<String, DeployError> {
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| DeployError::BadInput(format!("{}: {e}", path.display())))?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)
+        .map_err(|e| DeployError::BadInput(format!("{}: {e}", path.display())))?;
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
+/// A file that must be there, named plainly when it is not.
+fn required_file(path: &Path, what: &str, hint: &str) -> Result<(), DeployError> {
+    if path.is_file() {
+        Ok(())
+    } else {
+        Err(DeployError::BadInput(format!(
+            "{what} {}: no such file{hint}",
+            path.display()
+        )))
+    }
+}
+
+/// The deployment recorded on the phone, if any.
+pub fn recorded(phone: &mut AdbPhone) -> Result<Option<Deployment>, PhoneError> {
+    Ok(phone
+        .read_file(REMOTE_RECORD)?
+        .and_then(|raw| serde_json::from_slice(&raw).ok()))
+}
+
+/// Whether the recorded server still runs: its pid is alive and its
+/// `/proc/PID/cmdline` is the recorded command line (so a reused pid is
+/// never taken for ours).
+fn still_running(phone: &mut AdbPhone, deployment: &Deployment) -> Result<bool, PhoneError> {
+    Ok(phone.cmdline(deployment.pid)?.as_ref() == Some(&deployment.argv))
+}
+
+/// What `stop` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stopped {
+    /// The pid killed, if the server was running.
+    pub killed: Option<u32>,
+    /// Forwards removed (their local ends).
+    pub forwards: Vec<String>,
+    /// The deployment that was recorded.
+    pub deployment: Option<Deployment>,
+}
+
+/// Stop the deployed server (if it runs) and remove this phone's forwards to
+/// its port.
+pub fn stop(phone: &mut AdbPhone) -> Result<Stopped, PhoneError> {
+    let Some(deployment) = recorded(phone)? else {
+        return Ok(Stopped::default());
+    };
+    let mut stopped = Stopped::default();
+    if still_running(phone, &deployment)? {
+        phone.shell_ok(&format!("kill {}", deployment.pid))?;
+        stopped.killed = Some(deployment.pid);
+    }
+    let remote = format!("tcp:{}", deployment.port);
+    for (local, to) in phone.forwards()? {
+        if to == remote {
+            phone.remove_forward(&local)?;
+            stopped.forwards.push(local);
+        }
+    }
+    phone.shell(&format!("rm -f {}", quote(REMOTE_RECORD)))?;
+    stopped.deployment = Some(deployment);
+    Ok(stopped)
+}
+
+/// Push `local` to `remote` unless the phone already has the same bytes
+/// (sha256 on both sides); says which on `progress`.
+fn push_if_changed(
+    phone: &mut AdbPhone,
+    local: &Path,
+    local_sha: &str,
+    remote: &str,
+    executable: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), PhoneError> {
+    let size = std::fs::metadata(local).map(|m| m.len()).unwrap_or(0);
+    if phone.sha256(remote)?.as_deref() == Some(local_sha) {
+        progress(&format!(
+            "{remote}: already on the phone (sha256 {} matches), not pushed",
+            &local_sha[..12]
+        ));
+        if executable {
+            phone.shell_ok(&format!("chmod 755 {}", quote(remote)))?;
+        }
+        return Ok(());
+    }
+    progress(&format!(
+        "pushing {} ({size} bytes) to {remote}",
+        local.display()
+    ));
+    phone.push_file(local, remote, executable)?;
+    match phone.sha256(remote)? {
+        Some(sha) if sha != local_sha => Err(PhoneError::Device(format!(
+            "{remote}: sha256 on the phone is {sha} after the push, not {local_sha}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The host port for the forward: the one an existing forward of this phone
+/// to `tcp:PORT` already uses, else PORT itself if free here, else any free
+/// port. Never PORT for the virtual phone: its loopback is this machine's,
+/// so a forward from PORT to PORT would reach itself.
+fn local_port(phone: &mut AdbPhone, port: u16) -> Result<(u16, bool), PhoneError> {
+    let remote = format!("tcp:{port}");
+    let existing = phone
+        .forwards()?
+        .into_iter()
+        .filter(|(_, to)| *to == remote)
+        .find_map(|(local, _)| local.strip_prefix("tcp:")?.parse().ok());
+    if let Some(local) = existing {
+        return Ok((local, true));
+    }
+    if !phone.is_virtual() && TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+        return Ok((port, false));
+    }
+    Ok((crate::adb::free_port(), false))
+}
+
+/// GET a JSON document, within `timeout`.
+async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, String> {
+    let client = reqwest::Client::builder()
+        .timeout(timeout)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("GET {url}: HTTP {status}"));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
+}
+
+/// `/health` answered `{"status":"ok"}`: its document.
+fn healthy(runtime: &tokio::runtime::Handle, local_port: u16) -> Result<serde_json::Value, String> {
+    let url = format!("http://127.0.0.1:{local_port}/health");
+    let health = runtime.block_on(get_json(&url, Duration::from_secs(5)))?;
+    if health["status"] == "ok" {
+        Ok(health)
+    } else {
+        Err(format!("GET {url}: status is {}", health["status"]))
+    }
+}
+
+/// The phone's log tail, for an error.
+fn log_tail(phone: &mut AdbPhone) -> String {
+    match phone.tail(REMOTE_LOG, LOG_TAIL) {
+        Ok(text) if text.trim().is_empty() => "(empty)".into(),
+        Ok(text) => text.trim_end().to_string(),
+        Err(e) => format!("(could not be read: {e})"),
+    }
+}
+
+/// Deploy the server to `phone` and wait until it answers through a forward.
+/// With `reuse`, a running deployment of the same binary, model and command
+/// line that answers `/health` is kept instead of restarted. `runtime` must
+/// be a multi-thread runtime's: this blocks on it from outside.
+pub fn deploy(
+    phone: &mut AdbPhone,
+    options: &DeployOptions,
+    runtime: &tokio::runtime::Handle,
+    reuse: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<OnDevice, DeployError> {
+    let build_hint = " (build it for the phone: `cargo build --release --target aarch64-linux-android -p droidscore-device`, then pass --binary)";
+    required_file(&options.binary, "--binary", build_hint)?;
+    check_binary(&options.binary)?;
+    let model_hint =
+        " (`droidscore-device fetch-model` puts the default model there, or pass --model)";
+    required_file(&options.model, "--model", model_hint)?;
+    let model_name = options
+        .model
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| {
+            DeployError::BadInput(format!("--model {}: no file name", options.model.display()))
+        })?
+        .to_string();
+    let abi = phone.shell_ok("getprop ro.product.cpu.abi")?;
+    if abi.trim() != "arm64-v8a" {
+        return Err(DeployError::BadInput(format!(
+            "{}: its CPU ABI is {:?}, not arm64-v8a: the aarch64 binary cannot run there",
+            phone.serial(),
+            abi.trim()
+        )));
+    }
+    let binary_sha256 = sha256_file(&options.binary)?;
+    let model_sha256 = sha256_file(&options.model)?;
+    let argv = serve_argv(&model_name, options.port, options.threads);
+
+    let previous = recorded(phone)?;
+    if reuse {
+        if let Some(found) = previous.as_ref().filter(|d| {
+            d.argv == argv && d.binary_sha256 == binary_sha256 && d.model_sha256 == model_sha256
+        }) {
+            if still_running(phone, found)? {
+                let (local, forwarded) = local_port(phone, found.port)?;
+                if !forwarded {
+                    phone.forward(&format!("tcp:{local}"), &format!("tcp:{}", found.port))?;
+                }
+                if let Ok(health) = healthy(runtime, local) {
+                    progress(&format!(
+                        "droidscore-device already running on {} (pid {}, same binary, model and arguments): reused",
+                        phone.serial(),
+                        found.pid
+                    ));
+                    return finish(phone, runtime, found.clone(), local, health, true);
+                }
+            }
+        }
+    }
+    if previous.is_some() {
+        let stopped = stop(phone)?;
+        if let Some(pid) = stopped.killed {
+            progress(&format!(
+                "stopped the previous droidscore-device (pid {pid})"
+            ));
+        }
+    }
+
+    push_if_changed(
+        phone,
+        &options.binary,
+        &binary_sha256,
+        REMOTE_BINARY,
+        true,
+        progress,
+    )?;
+    let remote_model = format!("{REMOTE_DIR}/{model_name}");
+    push_if_changed(
+        phone,
+        &options.model,
+        &model_sha256,
+        &remote_model,
+        false,
+        progress,
+    )?;
+
+    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let started = phone.start_background_in(REMOTE_DIR, &words, REMOTE_LOG)?;
+    progress(&format!(
+        "started `{}` in {REMOTE_DIR} (pid {}, log {REMOTE_LOG})",
+        argv.join(" "),
+        started.pid
+    ));
+    let deployment = Deployment {
+        pid: started.pid,
+        port: options.port,
+        argv,
+        binary_sha256,
+        model_sha256,
+    };
+    let record = serde_json::to_vec_pretty(&deployment)
+        .map_err(|e| DeployError::Phone(PhoneError::Device(format!("deployment record: {e}"))))?;
+    phone.push(&record, REMOTE_RECORD, false)?;
+
+    let (local, forwarded) = local_port(phone, options.port)?;
+    if !forwarded {
+        phone.forward(&format!("tcp:{local}"), &format!("tcp:{}", options.port))?;
+    }
+    progress(&format!(
+        "forwarded 127.0.0.1:{local} on this machine to 127.0.0.1:{} on the phone; waiting up to {} s for /health",
+        options.port,
+        options.wait.as_secs()
+    ));
+
+    let deadline = Instant::now() + options.wait;
+    let mut last_check = Instant::now();
+    let health = loop {
+        let why = match healthy(runtime, local) {
+            Ok(health) => break health,
+            Err(why) => why,
+        };
+        // A server that exited will never answer: say so now, not at the deadline.
+        if last_check.elapsed() >= Duration::from_secs(2) {
+            last_check = Instant::now();
+            if !still_running(phone, &deployment)? {
+                let tail = log_tail(phone);
+                return Err(DeployError::NotReady(format!(
+                    "droidscore-device (pid {}) exited on {} before answering /health; the last lines of {REMOTE_LOG} on the phone:\n{tail}",
+                    deployment.pid,
+                    phone.serial(),
+                )));
+            }
+        }
+        if Instant::now() >= deadline {
+            return Err(DeployError::NotReady(format!(
+                "droidscore-device (pid {}) did not answer /health through 127.0.0.1:{local} within {} s ({why}); it is left running (`droidscore device stop` ends it); the last lines of {REMOTE_LOG} on the phone:\n{}",
+                deployment.pid,
+                options.wait.as_secs(),
+                log_tail(phone)
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    finish(phone, runtime, deployment, local, health, false)
+}
+
+/// Ask the ready server its model id.
+fn finish(
+    phone: &mut AdbPhone,
+    runtime: &tokio::runtime::Handle,
+    deployment: Deployment,
+    local_port: u16,
+    health: serde_json::Value,
+    reused: bool,
+) -> Result<OnDevice, DeployError> {
+    let base_url = format!("http://127.0.0.1:{local_port}/v1");
+    let models = runtime
+        .block_on(get_json(
+            &format!("{base_url}/models"),
+            Duration::from_secs(30),
+        ))
+        .map_err(DeployError::NotReady)?;
+    let model = models["data"][0]["id"]
+        .as_str()
+        .ok_or_else(|| {
+            DeployError::NotReady(format!("{base_url}/models names no model: {models}"))
+        })?
+        .to_string();
+    Ok(OnDevice {
+        serial: phone.serial().to_string(),
+        deployment,
+        local_port,
+        base_url,
+        model,
+        health,
+        reused,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn elf(machine: u16) -> Vec<u8> {
+        let mut header = vec![0u8; 64];
+        header[..4].copy_from_slice(b"\x7fELF");
+        header[4] = 2;
+        header[5] = 1;
+        header[18..20].copy_from_slice(&machine.to_le_bytes());
+        header
+    }
+
+    #[test]
+    fn only_an_aarch64_elf_is_pushed_and_the_host_build_is_named_as_such() {
+        let dir = std::env::temp_dir().join(format!("droidscore-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        assert!(check_binary(&write("arm64", &elf(183))).is_ok());
+        let e = check_binary(&write("x86", &elf(62)))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x86-64, not aarch64"), "{e}");
+        let e = check_binary(&write("script", b"#!/bin/sh\nexit 0\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not an ELF"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_serve_line_names_the_pushed_model_and_the_port() {
+        assert_eq!(
+            serve_argv("m.gguf", 8077, Some(4)),
+            [
+                "./droidscore-device",
+                "serve",
+                "--model",
+                "/data/local/tmp/m.gguf",
+                "--listen",
+                "127.0.0.1:8077",
+                "--threads",
+                "4"
+            ]
+        );
+    }
+}
