@@ -347,6 +347,12 @@ pub fn deploy(
     let build_hint = " (build it for the phone: `cargo build --release --target aarch64-linux-android -p droidscore-device`, then pass --binary)";
     required_file(&options.binary, "--binary", build_hint)?;
     check_binary(&options.binary)?;
+    if options.model.is_dir() {
+        return Err(DeployError::BadInput(format!(
+            "--model {}: a directory (safetensors) cannot be deployed yet: deploy pushes one GGUF file",
+            options.model.display()
+        )));
+    }
     let model_hint =
         " (`droidscore-device fetch-model` puts the default model there, or pass --model)";
     required_file(&options.model, "--model", model_hint)?;
