@@ -1,11 +1,12 @@
 //! The server against a tiny client over a real socket: handshake, each
 //! service, flow control, multiplexing, refusals, and malformed input.
 
-use std::{net::TcpStream, time::Duration};
+use std::{net::TcpStream, sync::Arc, time::Duration};
 
 use super::{
     packet::{Packet, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_DATA},
-    test_support::{all_bytes, serve_fake, TestClient, BANNER},
+    test_support::{all_bytes, serve_fake, FakeDevice, TestClient, BANNER},
+    Server,
 };
 
 /// A shell protocol stream as (id, data) packets.
@@ -290,7 +291,11 @@ fn garbage_closes_one_connection_not_the_server() {
 /// Unplugging the phone: the listener closes and open connections drop.
 #[test]
 fn shutdown_drops_open_connections() {
-    let (server, _) = serve_fake();
+    // Its own loopback address: every other test listens on 127.0.0.1, so
+    // once this listener closes no other test's listener can take over its
+    // port and answer the connect below (which made this test flaky).
+    let device = Arc::new(FakeDevice::default());
+    let server = Server::bind("127.0.83.1:0").unwrap().spawn(device);
     let addr = server.local_addr();
     let (mut client, _) = TestClient::connect(addr, 4096);
     let (ours, theirs) = client.open("exec:big 100000").unwrap();
