@@ -30,8 +30,12 @@ pub const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
 pub const DEFAULT_PORT: u16 = 8077;
 /// The default model's file name, in the host's cache under `models/`.
 pub const DEFAULT_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-/// Where `cargo build --release --target aarch64-linux-android` puts the binary.
-pub const DEFAULT_BINARY: &str = "target/aarch64-linux-android/release/droidscore-device";
+/// Where `scripts/build-aarch64.sh` puts the binary (a static aarch64 Linux
+/// build, which Android runs from `/data/local/tmp`).
+pub const DEFAULT_BINARY: &str =
+    "target/aarch64-static/aarch64-unknown-linux-gnu/release/droidscore-device";
+/// How to build a binary a phone can run, for error messages.
+const BUILD_HINT: &str = "`scripts/build-aarch64.sh` (static aarch64 Linux) or the NDK route in docs/device.md";
 /// Lines of the phone's log an error shows.
 const LOG_TAIL: usize = 20;
 
@@ -160,7 +164,7 @@ pub fn check_binary(path: &Path) -> Result<(), DeployError> {
             _ => "another machine",
         };
         return Err(DeployError::BadInput(format!(
-            "--binary {}: built for {what}, not aarch64; a phone needs `cargo build --release --target aarch64-linux-android -p droidscore-device`",
+            "--binary {}: built for {what}, not aarch64; build one for the phone with {BUILD_HINT}",
             path.display()
         )));
     }
@@ -344,8 +348,8 @@ pub fn deploy(
     reuse: bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<OnDevice, DeployError> {
-    let build_hint = " (build it for the phone: `cargo build --release --target aarch64-linux-android -p droidscore-device`, then pass --binary)";
-    required_file(&options.binary, "--binary", build_hint)?;
+    let build_hint = format!(" (build it for the phone with {BUILD_HINT})");
+    required_file(&options.binary, "--binary", &build_hint)?;
     check_binary(&options.binary)?;
     if options.model.is_dir() {
         return Err(DeployError::BadInput(format!(

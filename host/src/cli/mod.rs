@@ -263,7 +263,7 @@ pub struct RunArgs {
     pub device_port: u16,
     /// The local server's binary (default: beside `droidscore`, else on
     /// PATH); with `--on-device`, an aarch64 build to push (default:
-    /// `target/aarch64-linux-android/release/droidscore-device`).
+    /// what `scripts/build-aarch64.sh` builds).
     /// Ignored with `--base-url` (so the environment variable can stay set).
     #[arg(long, value_name = "FILE", env = "DROIDSCORE_DEVICE_BIN")]
     pub device_bin: Option<PathBuf>,
