@@ -35,7 +35,8 @@ pub const DEFAULT_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 pub const DEFAULT_BINARY: &str =
     "target/aarch64-static/aarch64-unknown-linux-gnu/release/droidscore-device";
 /// How to build a binary a phone can run, for error messages.
-const BUILD_HINT: &str = "`scripts/build-aarch64.sh` (static aarch64 Linux) or the NDK route in docs/device.md";
+const BUILD_HINT: &str =
+    "`scripts/build-aarch64.sh` (static aarch64 Linux) or the NDK route in docs/device.md";
 /// Lines of the phone's log an error shows.
 const LOG_TAIL: usize = 20;
 
