@@ -38,7 +38,9 @@ if [ ${#need[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}" >&2
 fi
 
-export RUSTC=/usr/bin/rustc
+# Debian's rustc for this build only (it has the arm64 std; rustup's has not):
+# exported, it would also rebuild the host binaries below from scratch.
+rustc=/usr/bin/rustc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export CXX_aarch64_unknown_linux_gnu=aarch64-linux-gnu-g++
@@ -48,16 +50,16 @@ export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static"
 unset CARGO_ENCODED_RUSTFLAGS RUSTFLAGS
 dir=${CARGO_TARGET_DIR:-$PWD/target}/aarch64-static
-echo "build-aarch64.sh: $($RUSTC --version), target dir $dir" >&2
-CARGO_TARGET_DIR="$dir" cargo build --release --locked -p droidscore-device \
+echo "build-aarch64.sh: $($rustc --version), target dir $dir" >&2
+RUSTC=$rustc CARGO_TARGET_DIR="$dir" cargo build --release --locked -p droidscore-device \
     --target aarch64-unknown-linux-gnu >&2
 bin="$dir/aarch64-unknown-linux-gnu/release/droidscore-device"
 file "$bin" >&2
 
 if $run; then
-    # The model is fetched by this machine's build (same cache, same pin).
-    host_bin=$(scripts/build-device.sh auto)
-    model=$("$host_bin" fetch-model)
+    # The aarch64 binary fetches (or finds in the cache and checks) the
+    # default model itself; pip, an x86-64 program, runs natively.
+    model=$(qemu-aarch64-static "$bin" fetch-model)
     log=$(mktemp)
     qemu-aarch64-static "$bin" serve --model "$model" --listen 127.0.0.1:0 --threads 2 >"$log" 2>&1 &
     pid=$!
@@ -72,8 +74,25 @@ if $run; then
     [ -n "$url" ] || { cat "$log" >&2; echo "build-aarch64.sh: not ready after 600 s" >&2; exit 1; }
     echo "build-aarch64.sh: ready at $url (under qemu-aarch64-static)" >&2
     curl -sS "${url%/v1}/health" >&2; echo >&2
-    curl -sS "$url/chat/completions" -H 'content-type: application/json' \
-        -d '{"model":"default","messages":[{"role":"user","content":"What is the capital of France?"}],"max_tokens":24,"temperature":0}' >&2
-    echo >&2
+    # One chat request with the model's own id; an error body or a reply
+    # without text or usage fails the script.
+    python3 - "$url" >&2 <<'PY'
+import json, sys, urllib.request
+url = sys.argv[1]
+def call(path, body=None):
+    req = urllib.request.Request(url + path, data=body and json.dumps(body).encode(),
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=600) as r:
+        return json.load(r)
+model = call("/models")["data"][0]["id"]
+reply = call("/chat/completions", {"model": model, "temperature": 0, "max_tokens": 24,
+    "messages": [{"role": "user", "content": "What is the capital of France?"}]})
+print(json.dumps(reply))
+text = reply["choices"][0]["message"]["content"]
+usage = reply["usage"]
+assert text.strip(), "empty answer"
+assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0, usage
+print(f"answer under qemu-aarch64-static: {text!r} (usage {usage})")
+PY
 fi
 echo "$bin"
