@@ -1,0 +1,400 @@
+//! Running the arms: the busy check before the first pass, then each pass
+//! with the arms in rotated order (pass k, counted from 1, starts at arm
+//! (k − 1) mod n), each arm a subprocess whose figures are read from its
+//! stdout, and each run labelled contended or not from `/proc/stat`.
+//!
+//! Contention: over each run (stretched to at least `min_window`, so a quick
+//! arm still spans enough clock ticks to say something), the target cores'
+//! busy jiffies less the arm's own CPU jiffies (its process tree, from our
+//! waited-children counters; see `process`), over the cores' total jiffies.
+//! When that excess share is above the threshold, something other than the
+//! arm was using the cores the arm was measured on. With the arms pinned to
+//! the target cores (`--cores`, `taskset`), the arm's own time is all spent
+//! there; unpinned, its time elsewhere is subtracted too, and the label errs
+//! towards "not contended".
+//!
+//! The runner only runs and records; an `Observer` hears each run start and
+//! finish (the terminal's progress lines), and the summary is built elsewhere.
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::cpu::{self, StatSample};
+use super::figures::{self, Figures};
+use super::process;
+use super::spec::{rotation, Arm, Spec};
+use super::BenchError;
+
+/// Lines of an arm's stderr (and of its stdout besides the figures) kept.
+pub const TAIL_LINES: usize = 40;
+
+#[derive(Debug, Clone)]
+pub struct Plan<'a> {
+    pub spec: &'a Spec,
+    pub passes: usize,
+    /// Every key each arm must print as a number.
+    pub keys: Vec<String>,
+    pub cores: Vec<usize>,
+    /// `Some(list)`: each arm runs under `taskset -c list`.
+    pub taskset: Option<String>,
+    pub threshold: f64,
+    /// `--force`: started although the cores were busy.
+    pub forced: bool,
+    pub min_window: Duration,
+}
+
+/// The busy check before the run, as evidence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BusyCheck {
+    pub window_s: f64,
+    pub threshold: f64,
+    /// Busy share (0–1) of each target core, keyed `cpuN`.
+    pub shares: BTreeMap<String, f64>,
+    /// The cores above the threshold.
+    pub busy: Vec<String>,
+    pub forced: bool,
+}
+
+/// Samples the target cores for `window`; an error naming each busy core
+/// and its share unless `force`.
+pub fn busy_check(
+    cores: &[usize],
+    window: Duration,
+    threshold: f64,
+    force: bool,
+) -> Result<BusyCheck, BenchError> {
+    let shares = cpu::busy_over(window, cores)
+        .map_err(|e| BenchError::Io(format!("failed to read /proc/stat: {e}")))?;
+    let busy: Vec<(usize, f64)> = shares
+        .iter()
+        .filter(|(_, &s)| s > threshold)
+        .map(|(&c, &s)| (c, s))
+        .collect();
+    if !busy.is_empty() && !force {
+        let named: Vec<String> = busy
+            .iter()
+            .map(|(c, s)| format!("cpu{c} is {:.0} % busy", s * 100.0))
+            .collect();
+        return Err(BenchError::CoresBusy(format!(
+            "refusing to start: {} (threshold {:.0} %, sampled over {:.1} s from /proc/stat); \
+             wait until the cores are quiet, choose other --cores, or pass --force (every pass \
+             is then labelled forced)",
+            named.join(", "),
+            threshold * 100.0,
+            window.as_secs_f64()
+        )));
+    }
+    Ok(BusyCheck {
+        window_s: window.as_secs_f64(),
+        threshold,
+        shares: shares
+            .iter()
+            .map(|(c, s)| (format!("cpu{c}"), *s))
+            .collect(),
+        busy: busy.iter().map(|(c, _)| format!("cpu{c}")).collect(),
+        forced: force,
+    })
+}
+
+/// The evidence for (or against) a contended run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Contention {
+    /// Busy share of each target core over the window, keyed `cpuN`.
+    pub core_busy: BTreeMap<String, f64>,
+    /// All target cores' busy jiffies over their total.
+    pub busy_share: f64,
+    /// The arm's own CPU jiffies over the target cores' total.
+    pub own_share: f64,
+    /// `max(0, busy − own) / total`: the share not attributable to the arm.
+    pub excess_share: f64,
+    pub threshold: f64,
+    pub window_s: f64,
+    pub contended: bool,
+}
+
+/// Computes the contention label from two `/proc/stat` samples and the
+/// arm's own CPU ticks between them.
+pub fn contention(
+    before: &StatSample,
+    after: &StatSample,
+    cores: &[usize],
+    own_ticks: u64,
+    threshold: f64,
+    window: Duration,
+) -> Contention {
+    let mut busy = 0u64;
+    let mut total = 0u64;
+    for &c in cores {
+        let d = cpu::delta(before, after, c);
+        busy += d.busy;
+        total += d.total;
+    }
+    let share = |x: f64| if total == 0 { 0.0 } else { x / total as f64 };
+    let excess_share = share((busy as f64 - own_ticks as f64).max(0.0));
+    Contention {
+        core_busy: cpu::busy_shares(before, after, cores)
+            .into_iter()
+            .map(|(c, s)| (format!("cpu{c}"), s))
+            .collect(),
+        busy_share: share(busy as f64),
+        own_share: share(own_ticks as f64),
+        excess_share,
+        threshold,
+        window_s: window.as_secs_f64(),
+        contended: excess_share > threshold,
+    }
+}
+
+/// One arm's run in one pass.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ArmRun {
+    pub arm: String,
+    /// Counted from 1.
+    pub pass: usize,
+    /// Its place in the pass's order, from 1.
+    pub position: usize,
+    pub wall_s: f64,
+    pub figures: Figures,
+    /// Stdout besides the figures, and stderr: the last `TAIL_LINES` of each.
+    pub stdout_lines: Vec<String>,
+    pub stderr_tail: Vec<String>,
+    pub contention: Contention,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Pass {
+    pub pass: usize,
+    pub order: Vec<String>,
+    /// Started under `--force` although the cores were busy.
+    pub forced: bool,
+    /// Any run of the pass was contended.
+    pub contended: bool,
+    pub runs: Vec<ArmRun>,
+}
+
+/// Why an arm gave no figures.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ArmFailure {
+    pub arm: String,
+    pub pass: usize,
+    pub message: String,
+    /// The stdout line that was read (the last one), if any.
+    pub line: Option<String>,
+    pub exit_code: Option<i32>,
+    pub stderr_tail: Vec<String>,
+}
+
+impl ArmFailure {
+    pub fn describe(&self) -> String {
+        let mut s = format!("arm {:?}, pass {}: {}", self.arm, self.pass, self.message);
+        if let Some(line) = &self.line {
+            s.push_str(&format!("; stdout's last line: {line:?}"));
+        }
+        if !self.stderr_tail.is_empty() {
+            s.push_str("; stderr ends:\n  ");
+            s.push_str(&self.stderr_tail.join("\n  "));
+        }
+        s
+    }
+}
+
+/// Every pass that ran, and the failure that stopped the run, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub passes: Vec<Pass>,
+    pub failure: Option<ArmFailure>,
+}
+
+pub trait Observer {
+    fn started(&mut self, _pass: usize, _passes: usize, _arm: &str) {}
+    fn finished(&mut self, _run: &ArmRun) {}
+}
+
+/// An observer that hears nothing.
+#[derive(Debug)]
+pub struct Quiet;
+impl Observer for Quiet {}
+
+fn tail(text: &str, n: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// The argv an arm runs as: its command, under `taskset -c LIST` if pinned.
+pub fn argv(arm: &Arm, taskset: Option<&str>) -> Vec<String> {
+    let mut argv = Vec::new();
+    if let Some(list) = taskset {
+        argv.extend(["taskset".to_string(), "-c".into(), list.to_string()]);
+    }
+    argv.extend(arm.command.iter().cloned());
+    argv
+}
+
+fn run_arm(plan: &Plan, arm: &Arm, pass: usize, position: usize) -> Result<ArmRun, ArmFailure> {
+    let fail = |message: String, line: Option<String>, code, stderr: &str| ArmFailure {
+        arm: arm.tag.clone(),
+        pass,
+        message,
+        line,
+        exit_code: code,
+        stderr_tail: tail(stderr, TAIL_LINES),
+    };
+    let argv = argv(arm, plan.taskset.as_deref());
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .envs(&arm.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let before = cpu::sample().map_err(|e| fail(format!("/proc/stat: {e}"), None, None, ""))?;
+    let ticks_before = process::waited_children_ticks();
+    let started = Instant::now();
+    let child = command.spawn().map_err(|e| {
+        fail(
+            format!("failed to start {:?}: {e}", argv[0]),
+            None,
+            None,
+            "",
+        )
+    })?;
+    let pgid = child.id();
+    let output = child
+        .wait_with_output()
+        .map_err(|e| fail(format!("failed to wait for it: {e}"), None, None, ""))?;
+    let wall = started.elapsed();
+    // Nothing the arm left behind may run into the next arm's window.
+    super::sys::kill_process_group(pgid);
+    if wall < plan.min_window {
+        std::thread::sleep(plan.min_window - wall);
+    }
+    let window = started.elapsed();
+    let after = cpu::sample().map_err(|e| fail(format!("/proc/stat: {e}"), None, None, ""))?;
+    let own = process::waited_children_ticks().saturating_sub(ticks_before);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last_line = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(str::to_string);
+    if !output.status.success() {
+        return Err(fail(
+            format!("exited with {}", output.status),
+            last_line,
+            output.status.code(),
+            &stderr,
+        ));
+    }
+    let read = figures::read(arm.output, &stdout)
+        .map_err(|u| fail(u.why, Some(u.line), output.status.code(), &stderr))?;
+    for key in &plan.keys {
+        if figures::number(&read.figures, key).is_none() {
+            let what = if read.figures.contains_key(key) {
+                "is not a number"
+            } else {
+                "is missing"
+            };
+            return Err(fail(
+                format!("key {key:?} {what} in its figures"),
+                last_line,
+                output.status.code(),
+                &stderr,
+            ));
+        }
+    }
+    Ok(ArmRun {
+        arm: arm.tag.clone(),
+        pass,
+        position,
+        wall_s: wall.as_secs_f64(),
+        figures: read.figures,
+        stdout_lines: read.other_lines[read.other_lines.len().saturating_sub(TAIL_LINES)..]
+            .to_vec(),
+        stderr_tail: tail(&stderr, TAIL_LINES),
+        contention: contention(&before, &after, &plan.cores, own, plan.threshold, window),
+    })
+}
+
+/// Runs every pass; stops at the first arm that fails, keeping what ran.
+pub fn run(plan: &Plan, observer: &mut dyn Observer) -> Outcome {
+    let arms = &plan.spec.arms;
+    let mut passes = Vec::new();
+    for p in 0..plan.passes {
+        let order = rotation(arms.len(), p);
+        let mut record = Pass {
+            pass: p + 1,
+            order: order.iter().map(|&i| arms[i].tag.clone()).collect(),
+            forced: plan.forced,
+            contended: false,
+            runs: Vec::new(),
+        };
+        for (position, &i) in order.iter().enumerate() {
+            observer.started(p + 1, plan.passes, &arms[i].tag);
+            match run_arm(plan, &arms[i], p + 1, position + 1) {
+                Ok(run) => {
+                    observer.finished(&run);
+                    record.contended |= run.contention.contended;
+                    record.runs.push(run);
+                }
+                Err(failure) => {
+                    passes.push(record);
+                    return Outcome {
+                        passes,
+                        failure: Some(failure),
+                    };
+                }
+            }
+        }
+        passes.push(record);
+    }
+    Outcome {
+        passes,
+        failure: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arms_own_cpu_is_subtracted_before_judging_contention() {
+        let before = cpu::parse_stat("cpu0 0 0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0 0 0\n");
+        // Over 100 ticks per core: cpu0 fully busy, cpu1 idle.
+        let after = cpu::parse_stat("cpu0 100 0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0 0 0\n");
+        let w = Duration::from_secs(1);
+        // The arm itself used all 100 busy ticks: nothing else was running.
+        let own = contention(&before, &after, &[0, 1], 100, 0.15, w);
+        assert_eq!(own.busy_share, 0.5);
+        assert_eq!(own.excess_share, 0.0);
+        assert!(!own.contended);
+        // The arm used 10 of them: 90 of 200 ticks were someone else's.
+        let other = contention(&before, &after, &[0, 1], 10, 0.15, w);
+        assert!((other.excess_share - 0.45).abs() < 1e-12);
+        assert!(other.contended);
+        assert_eq!(other.core_busy["cpu0"], 1.0);
+        assert_eq!(other.core_busy["cpu1"], 0.0);
+    }
+
+    #[test]
+    fn pinned_arms_run_under_taskset() {
+        let arm = Arm {
+            tag: "a".into(),
+            command: vec!["probe".into(), "--x".into()],
+            env: Default::default(),
+            output: Default::default(),
+        };
+        assert_eq!(
+            argv(&arm, Some("0-1")),
+            ["taskset", "-c", "0-1", "probe", "--x"]
+        );
+        assert_eq!(argv(&arm, None), ["probe", "--x"]);
+    }
+}
