@@ -1,10 +1,11 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it,
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
-//! the LLM agent against a scripted OpenAI-compatible server, and the HTML
-//! report of such a run.
+//! the LLM agent against a scripted OpenAI-compatible server, the HTML
+//! report of such a run, and `droidscore bench` against fake probes.
 
 mod adb_backend;
 mod adb_cli;
+mod bench;
 mod cli;
 mod html_report;
 mod llm;

@@ -1,0 +1,809 @@
+//! `droidscore bench` as a user runs it, against small fake probes (`sh`
+//! scripts and `python3` one-liners) whose figures the test chooses, so
+//! every judgement the harness makes is pinned: rotation, best, NOT A
+//! RANKING, the busy refusal and contended labels, the check's exit codes,
+//! provenance; and the probes' memory figures against processes whose
+//! memory the test controls.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+use super::cli::tempdir::Dir;
+
+fn droidscore(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("droidscore runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn python3() -> &'static str {
+    let ok = Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "these tests need python3 on PATH (Debian: apt-get install python3)"
+    );
+    "python3"
+}
+
+/// An arm running `sh probe.sh` with `env`.
+fn arm(tag: &str, env: Value) -> Value {
+    json!({"tag": tag, "command": ["sh", "probe.sh"], "env": env})
+}
+
+/// Writes `probe.sh` and `arms.json` into `dir`.
+fn setup(dir: &Path, probe: &str, arms: Vec<Value>) {
+    std::fs::write(dir.join("probe.sh"), probe).unwrap();
+    std::fs::write(
+        dir.join("arms.json"),
+        serde_json::to_string_pretty(&json!({ "arms": arms })).unwrap(),
+    )
+    .unwrap();
+}
+
+/// `bench run` on `arms.json`, never refused for busy cores (a share can
+/// not exceed 1), so the judgement under test is the only one in play.
+fn run_quiet(dir: &Path, extra: &[&str]) -> (Output, Value) {
+    let mut args = vec![
+        "bench",
+        "run",
+        "--spec",
+        "arms.json",
+        "--out",
+        "summary.json",
+        "--busy-threshold",
+        "1",
+        "--busy-window-ms",
+        "100",
+    ];
+    args.extend_from_slice(extra);
+    let o = droidscore(dir, &args);
+    let summary = std::fs::read(dir.join("summary.json"))
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .unwrap_or(Value::Null);
+    (o, summary)
+}
+
+fn key<'a>(summary: &'a Value, arm: &str, key: &str) -> &'a Value {
+    let arms = summary["arms"].as_array().unwrap();
+    &arms.iter().find(|a| a["tag"] == arm).unwrap()["keys"][key]
+}
+
+/// Prints `{"gen_ts": V, "rss_kib": R}` from the environment; with `C` set,
+/// V and R are taken in turn from the space-separated `VS`/`RS` lists, one
+/// per call (a counter file `C` remembers where it is).
+const PROBE: &str = r#"
+if [ -n "$C" ]; then
+  n=$(cat "$C" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$C"
+  V=$(echo $VS | cut -d' ' -f$n); R=$(echo ${RS:-0 0 0 0 0} | cut -d' ' -f$n)
+fi
+[ -n "$LOG" ] && echo "$TAG" >> "$LOG"
+echo "diagnostic line from $TAG"
+echo "{\"gen_ts\": $V, \"rss_kib\": ${R:-0}}"
+"#;
+
+#[test]
+fn arm_order_rotates_every_pass() {
+    let dir = Dir::new("bench-rotate");
+    let log = dir.path().join("order.log");
+    let log = log.to_str().unwrap();
+    let arms = ["a", "b", "c"]
+        .iter()
+        .map(|t| arm(t, json!({"TAG": t, "LOG": log, "V": "1"})))
+        .collect();
+    setup(dir.path(), PROBE, arms);
+    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let order: Vec<String> = std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(order, ["a", "b", "c", "b", "c", "a", "c", "a", "b"]);
+    let recorded: Vec<Value> = summary["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["order"].clone())
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            json!(["a", "b", "c"]),
+            json!(["b", "c", "a"]),
+            json!(["c", "a", "b"])
+        ]
+    );
+    // The diagnostic line is kept beside the figures.
+    assert_eq!(
+        summary["passes"][0]["runs"][0]["stdout_lines"],
+        json!(["diagnostic line from a"])
+    );
+}
+
+#[test]
+fn best_is_the_minimum_for_memory_and_the_maximum_for_throughput() {
+    let dir = Dir::new("bench-best");
+    let c = dir.path().join("count");
+    let arms = vec![arm(
+        "a",
+        json!({"TAG": "a", "C": c.to_str().unwrap(), "VS": "20 30 10", "RS": "300 100 200"}),
+    )];
+    setup(dir.path(), PROBE, arms);
+    let (o, summary) = run_quiet(
+        dir.path(),
+        &["--passes", "3", "--metric", "gen_ts", "--keys", "rss_kib"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ts = key(&summary, "a", "gen_ts");
+    assert_eq!(ts["best"], 30.0);
+    assert_eq!(ts["direction"], "higher");
+    let values: Vec<f64> = ts["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [20.0, 30.0, 10.0]);
+    assert_eq!(
+        (
+            ts["min"].as_f64(),
+            ts["median"].as_f64(),
+            ts["max"].as_f64()
+        ),
+        (Some(10.0), Some(20.0), Some(30.0))
+    );
+    assert_eq!(ts["spread"], 20.0);
+    let rss = key(&summary, "a", "rss_kib");
+    assert_eq!(rss["best"], 100.0);
+    assert_eq!(rss["direction"], "lower");
+}
+
+fn two_arms(dir: &Path, a: &str, b: &str) {
+    let (ca, cb) = (dir.join("ca"), dir.join("cb"));
+    setup(
+        dir,
+        PROBE,
+        vec![
+            arm(
+                "a",
+                json!({"TAG": "a", "C": ca.to_str().unwrap(), "VS": a, "THREADS": "1"}),
+            ),
+            arm(
+                "b",
+                json!({"TAG": "b", "C": cb.to_str().unwrap(), "VS": b, "THREADS": "2"}),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_difference_inside_the_noise_prints_not_a_ranking() {
+    let dir = Dir::new("bench-noise");
+    // Medians 12 and 13, spreads 4: the gap is inside either arm's own spread.
+    two_arms(dir.path(), "10 14 12", "15 11 13");
+    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("NOT A RANKING"), "{out}");
+    assert_eq!(summary["not_a_ranking"], true);
+    assert!(
+        summary["ranking_reason"]
+            .as_str()
+            .unwrap()
+            .contains("less than the larger of their spreads"),
+        "{}",
+        summary["ranking_reason"]
+    );
+}
+
+#[test]
+fn a_clear_difference_is_ranked_with_the_ratio_of_medians() {
+    let dir = Dir::new("bench-clear");
+    two_arms(dir.path(), "10 11 12", "22 20 24");
+    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(!out.contains("NOT A RANKING"), "{out}");
+    assert!(out.contains("2.00× worse than b"), "{out}");
+    assert_eq!(summary["not_a_ranking"], false);
+    assert_eq!(summary["ranking"]["order"][0]["tag"], "b");
+    assert_eq!(summary["ranking"]["order"][1]["ratio_to_best"], 2.0);
+}
+
+#[test]
+fn two_passes_are_not_a_ranking_however_far_apart() {
+    let dir = Dir::new("bench-two-passes");
+    two_arms(dir.path(), "10 10", "100 100");
+    let (o, summary) = run_quiet(dir.path(), &["--passes", "2", "--metric", "gen_ts"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("NOT A RANKING"));
+    assert_eq!(summary["not_a_ranking"], true);
+}
+
+/// A process spinning on one core until dropped.
+struct Spinner(Child);
+
+impl Spinner {
+    fn on(core: &str) -> Spinner {
+        Spinner(
+            Command::new("taskset")
+                .args(["-c", core, "sh", "-c", "while :; do :; done"])
+                .spawn()
+                .expect("these tests need taskset (Debian: util-linux)"),
+        )
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
+    let dir = Dir::new("bench-busy");
+    setup(
+        dir.path(),
+        PROBE,
+        vec![arm("a", json!({"TAG": "a", "V": "1"}))],
+    );
+    let _spin = Spinner::on("0");
+    let common = [
+        "bench",
+        "run",
+        "--spec",
+        "arms.json",
+        "--metric",
+        "gen_ts",
+        "--passes",
+        "2",
+        "--cores",
+        "0",
+        "--busy-threshold",
+        "0.5",
+        "--out",
+        "summary.json",
+    ];
+    let o = droidscore(dir.path(), &common);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(10), "{err}");
+    assert!(err.contains("cpu0 is") && err.contains("% busy"), "{err}");
+    assert!(!dir.path().join("summary.json").exists(), "nothing ran");
+
+    let mut forced = common.to_vec();
+    forced.push("--force");
+    let o = droidscore(dir.path(), &forced);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["forced"], true);
+    assert_eq!(summary["provenance"]["pinning"], "taskset -c 0");
+    for pass in summary["passes"].as_array().unwrap() {
+        assert_eq!(pass["forced"], true);
+        assert_eq!(pass["contended"], true, "{pass}");
+        let c = &pass["runs"][0]["contention"];
+        assert!(c["core_busy"]["cpu0"].as_f64().unwrap() > 0.5, "{c}");
+        assert!(c["excess_share"].as_f64().unwrap() > 0.5, "{c}");
+        assert_eq!(c["threshold"], 0.5);
+        assert!(c["own_share"].as_f64().is_some(), "{c}");
+    }
+    assert_eq!(summary["contended_passes"], json!([1, 2]));
+    let out = text(&o.stdout);
+    assert!(out.contains("contended passes: 1, 2"), "{out}");
+}
+
+fn check(dir: &Path, expectations: Value) -> (Output, Value) {
+    std::fs::write(
+        dir.join("expect.json"),
+        serde_json::to_string(&expectations).unwrap(),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(dir.join("ca"));
+    let _ = std::fs::remove_file(dir.join("cb"));
+    run_quiet(
+        dir,
+        &[
+            "--passes",
+            "3",
+            "--metric",
+            "gen_ts",
+            "--check",
+            "expect.json",
+        ],
+    )
+}
+
+#[test]
+fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
+    let dir = Dir::new("bench-check-regressed");
+    let bound = json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]});
+    two_arms(dir.path(), "40 41 42", "40 40 40");
+    let (o, s) = check(dir.path(), bound.clone());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(s["check"]["outcome"], "pass");
+
+    // The same arm made slower: every sample below the bound.
+    two_arms(dir.path(), "20 21 22", "40 40 40");
+    let (o, s) = check(dir.path(), bound);
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
+    assert_eq!(s["check"]["outcome"], "regressed");
+    assert_eq!(s["check"]["bounds"][0]["verdict"], "regressed");
+
+    // Relative to the other arm: a/b is 0.5–0.55, below 0.9.
+    let (o, _) = check(
+        dir.path(),
+        json!({"bounds": [{"arm": "a", "key": "gen_ts", "relative_to": "b", "min_ratio": 0.9}]}),
+    );
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
+}
+
+#[test]
+fn check_is_inconclusive_when_the_bound_lies_inside_the_spread() {
+    let dir = Dir::new("bench-check-inconclusive");
+    two_arms(dir.path(), "20 40 30", "40 40 40");
+    let (o, s) = check(
+        dir.path(),
+        json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
+    );
+    assert_eq!(o.status.code(), Some(8), "{}", text(&o.stderr));
+    assert_eq!(s["check"]["outcome"], "inconclusive");
+    assert_eq!(s["check"]["bounds"][0]["observed"], json!([20.0, 40.0]));
+}
+
+#[test]
+fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
+    let dir = Dir::new("bench-check-provenance");
+    two_arms(dir.path(), "40 40 40", "40 40 40");
+    let (o, s) = check(
+        dir.path(),
+        json!({"provenance": {"cpu_model": "Not This CPU 9000"},
+               "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
+    );
+    assert_eq!(o.status.code(), Some(9), "{}", text(&o.stderr));
+    assert_eq!(s["check"]["outcome"], "provenance_mismatch");
+    let m = s["check"]["provenance_mismatches"][0].as_str().unwrap();
+    assert!(m.contains("Not This CPU 9000"), "{m}");
+    // The same expectations with this machine's own model pass.
+    let model = s["provenance"]["cpu_model"].as_str().unwrap().to_string();
+    let count = s["provenance"]["cpu_count"].as_u64().unwrap();
+    let (o, _) = check(
+        dir.path(),
+        json!({"provenance": {"cpu_model": model, "cpu_count": count},
+               "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+#[test]
+fn provenance_is_stamped_into_the_summary() {
+    let dir = Dir::new("bench-provenance");
+    two_arms(dir.path(), "1 1 1", "1 1 1");
+    let (o, s) = run_quiet(
+        dir.path(),
+        &["--passes", "1", "--metric", "gen_ts", "--md", "s.md"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let p = &s["provenance"];
+    for field in [
+        "git_rev",
+        "git_dirty",
+        "hostname",
+        "kernel",
+        "cpu_model",
+        "cpu_count",
+        "governors",
+        "spec_sha256",
+        "arms",
+        "started_at",
+        "ended_at",
+        "loadavg_start",
+        "loadavg_end",
+        "droidscore_version",
+        "command_line",
+        "cores",
+        "pinning",
+    ] {
+        assert!(p.get(field).is_some(), "no {field} in {p}");
+    }
+    // Outside a repository (a temp dir) the revision is "unknown".
+    assert_eq!(p["git_rev"], "unknown");
+    let spec = std::fs::read(dir.path().join("arms.json")).unwrap();
+    assert_eq!(
+        p["spec_sha256"],
+        droidscore::bench::provenance::sha256_hex(&spec)
+    );
+    assert!(p["cpu_count"].as_u64().unwrap() >= 1);
+    assert!(p["kernel"].as_str().unwrap().contains('.'));
+    assert_eq!(p["arms"][1]["env"]["THREADS"], "2");
+    assert_eq!(p["command_line"][1], "bench");
+    assert!(p["started_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(p["loadavg_start"].as_array().unwrap().len(), 3);
+    let md = std::fs::read_to_string(dir.path().join("s.md")).unwrap();
+    assert!(md.contains(p["spec_sha256"].as_str().unwrap()), "{md}");
+    // Two arms that differ with no cache directory of their own are warned about.
+    let warnings = s["warnings"].to_string();
+    assert!(
+        warnings.contains("DROIDSCORE_CACHE (unset in both)"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_failing_arm_names_arm_pass_and_line_and_earlier_passes_are_kept() {
+    let dir = Dir::new("bench-fail");
+    let c = dir.path().join("count");
+    let probe = r#"
+n=$(cat "$C" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$C"
+if [ $n -eq 2 ]; then echo "half a line"; echo "model file missing" >&2; exit 3; fi
+echo '{"gen_ts": 5}'
+"#;
+    setup(
+        dir.path(),
+        probe,
+        vec![arm("a", json!({"C": c.to_str().unwrap()}))],
+    );
+    let (o, s) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(11), "{err}");
+    assert!(err.contains("arm \"a\", pass 2"), "{err}");
+    assert!(err.contains("half a line"), "{err}");
+    assert!(err.contains("model file missing"), "{err}");
+    assert_eq!(s["passes"][0]["runs"][0]["figures"]["gen_ts"], 5);
+    assert_eq!(s["error"]["pass"], 2);
+    assert_eq!(s["error"]["exit_code"], 3);
+    assert_eq!(s["passes_completed"], 1);
+
+    // A last line that is not a JSON object is named the same way.
+    setup(
+        dir.path(),
+        "echo '{\"gen_ts\": 5}'; echo done\n",
+        vec![arm("b", json!({}))],
+    );
+    let (o, _) = run_quiet(dir.path(), &["--passes", "1", "--metric", "gen_ts"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(11), "{err}");
+    assert!(
+        err.contains("arm \"b\", pass 1") && err.contains("\"done\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_key_with_no_declared_direction_is_refused_by_name() {
+    let dir = Dir::new("bench-direction");
+    setup(
+        dir.path(),
+        "echo '{\"score\": 1}'\n",
+        vec![arm("a", json!({}))],
+    );
+    let (o, _) = run_quiet(dir.path(), &["--metric", "score"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("\"score\"") && err.contains("directions"),
+        "{err}"
+    );
+}
+
+#[test]
+fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
+    let dir = Dir::new("bench-llama");
+    // What `droidscore-device speed -o json` prints: one pretty array.
+    let speed = json!([
+        {"n_prompt": 512, "n_gen": 0, "avg_ts": 39.6, "samples_ts": [39.0, 40.2],
+         "memory_at_ready": {"rss_anon_kib": 359000}, "load_ms": 800.0},
+        {"n_prompt": 0, "n_gen": 128, "avg_ts": 28.6, "samples_ts": [28.0, 29.2]}
+    ]);
+    std::fs::write(
+        dir.path().join("speed.json"),
+        serde_json::to_string_pretty(&speed).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("arms.json"),
+        json!({"arms": [{"tag": "speed", "command": ["cat", "speed.json"], "output": "llama-bench-json"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let (o, s) = run_quiet(
+        dir.path(),
+        &[
+            "--passes",
+            "1",
+            "--metric",
+            "pp512_ts",
+            "--keys",
+            "tg128_ts,memory_at_ready.rss_anon_kib",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(key(&s, "speed", "pp512_ts")["median"], 39.6);
+    assert_eq!(key(&s, "speed", "tg128_ts")["median"], 28.6);
+    assert_eq!(
+        key(&s, "speed", "memory_at_ready.rss_anon_kib")["direction"],
+        "lower"
+    );
+}
+
+// ---- probes ----
+
+fn probe_json(o: &Output) -> Value {
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "one JSON line on stdout: {out}");
+    serde_json::from_str(lines[0]).unwrap()
+}
+
+#[test]
+fn tree_memory_counts_the_children() {
+    let dir = Dir::new("bench-tree");
+    let py = python3();
+    let pidfile = dir.path().join("child.pid");
+    // sh stays the parent (`; true`); its child python3 touches 64 MiB.
+    let script = format!(
+        "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\nb = bytearray(64 << 20)\n\
+         for i in range(0, len(b), 4096): b[i] = 1\nprint('ready', flush=True)\ntime.sleep(600)\n",
+        pidfile.to_str().unwrap()
+    );
+    std::fs::write(dir.path().join("alloc.py"), script).unwrap();
+    let o = droidscore(
+        dir.path(),
+        &[
+            "bench",
+            "init-memory",
+            "--ready-pattern",
+            "^ready$",
+            "--period-ms",
+            "20",
+            "--",
+            "sh",
+            "-c",
+            &format!("{py} alloc.py; true"),
+        ],
+    );
+    let v = probe_json(&o);
+    let tree = v["at_ready"]["rss_anon_kib"].as_u64().unwrap();
+    let root = v["root_at_ready"]["rss_anon_kib"].as_u64().unwrap();
+    assert!(tree >= 64 * 1024, "tree RssAnon {tree} KiB < 64 MiB: {v}");
+    assert!(root < 64 * 1024, "the sh alone holds {root} KiB: {v}");
+    assert!(v["at_ready"]["processes"].as_u64().unwrap() >= 2, "{v}");
+    assert!(v["peak_rss_anon_kib"].as_u64().unwrap() >= 64 * 1024, "{v}");
+    assert_eq!(v["period_ms"], 20);
+    assert!(
+        v["at_ready"]["pss_anon_kib"].as_u64().unwrap() >= 60 * 1024,
+        "{v}"
+    );
+    // Without --context-len the figures carry the warning about the KV cache.
+    let note = v["note"].as_str().unwrap();
+    assert!(
+        note.contains("KV cache") && note.contains("never touched"),
+        "{note}"
+    );
+    assert_eq!(v["context"], Value::Null);
+    // The whole tree is killed at the end, the grandchild too.
+    let child: u32 = std::fs::read_to_string(&pidfile).unwrap().parse().unwrap();
+    let gone = (0..50).any(|_| {
+        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+        let alive = !stat.is_empty() && !stat.contains(") Z ");
+        if alive {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        !alive
+    });
+    assert!(gone, "python3 (pid {child}) outlived the probe");
+}
+
+/// A python3 process driven line by line over its stdin and stdout.
+struct Scripted {
+    child: Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Scripted {
+    fn start(script: &str, args: &[&str]) -> Scripted {
+        let mut child = Command::new(python3())
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Scripted { child, out }
+    }
+
+    fn expect(&mut self, line: &str) {
+        let mut got = String::new();
+        self.out.read_line(&mut got).unwrap();
+        assert_eq!(got.trim(), line);
+    }
+
+    fn go(&mut self) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(b"go\n").unwrap();
+        stdin.flush().unwrap();
+    }
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn allocated_but_untouched_memory_is_not_resident_and_touched_memory_is() {
+    let script = "import mmap, sys\n\
+m = mmap.mmap(-1, 256 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)\n\
+print('mapped', flush=True)\nsys.stdin.readline()\n\
+for i in range(0, len(m), 4096): m[i] = 1\n\
+print('touched', flush=True)\nsys.stdin.readline()\n";
+    let mut p = Scripted::start(script, &[]);
+    let pid = p.child.id();
+    p.expect("mapped");
+    let mapped = droidscore::bench::smaps::tree_resident(pid);
+    let vm_size = droidscore::bench::smaps::status(pid).unwrap()["VmSize"];
+    assert!(
+        vm_size >= 256 * 1024,
+        "the mapping exists: VmSize {vm_size} KiB"
+    );
+    assert!(
+        mapped.rss_anon_kib < 64 * 1024,
+        "256 MiB mapped, none touched, yet RssAnon is {} KiB",
+        mapped.rss_anon_kib
+    );
+    p.go();
+    p.expect("touched");
+    let touched = droidscore::bench::smaps::tree_resident(pid);
+    assert!(
+        touched.rss_anon_kib >= 256 * 1024,
+        "all 256 MiB touched, RssAnon {} KiB",
+        touched.rss_anon_kib
+    );
+    assert!(touched.pss_anon_kib >= 256 * 1024, "{touched:?}");
+}
+
+#[test]
+fn ledger_categories_sum_to_rollup_and_the_mapped_model_is_its_own() {
+    let dir = Dir::new("bench-ledger");
+    let model = dir.path().join("model.bin");
+    std::fs::write(&model, vec![3u8; 8 << 20]).unwrap();
+    let script = "import mmap, sys\nf = open(sys.argv[1], 'rb')\n\
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\n\
+s = sum(m[i] for i in range(0, len(m), 4096))\n\
+print('ready', flush=True)\nsys.stdin.readline()\n";
+    let mut p = Scripted::start(script, &[model.to_str().unwrap()]);
+    p.expect("ready");
+    let pid = p.child.id().to_string();
+    let o = droidscore(
+        dir.path(),
+        &["bench", "ledger", "--pid", &pid, "--model", "model.bin"],
+    );
+    let v = probe_json(&o);
+    let cats = v["categories"].as_object().unwrap();
+    let sum: u64 = cats.values().map(|c| c["rss_kib"].as_u64().unwrap()).sum();
+    assert_eq!(sum, v["total_rss_kib"].as_u64().unwrap(), "{v}");
+    assert_eq!(sum, v["smaps_rollup_rss_kib"].as_u64().unwrap(), "{v}");
+    // The whole file was read through the mapping: 8 MiB under model.
+    assert_eq!(cats["model"]["rss_kib"], 8 * 1024, "{v}");
+    assert_eq!(cats["model"]["anonymous_kib"], 0, "{v}");
+    assert!(
+        cats["shared_libraries"]["rss_kib"].as_u64().unwrap() > 0,
+        "{v}"
+    );
+    assert!(cats["binary"]["rss_kib"].as_u64().unwrap() > 0, "{v}");
+    assert!(cats["stack"]["rss_kib"].as_u64().unwrap() > 0, "{v}");
+    let pc = &v["model_page_cache"];
+    assert_eq!(pc["resident_pages"], pc["pages"], "{v}");
+    assert!(v["note"].as_str().unwrap().contains("page cache"), "{v}");
+}
+
+#[test]
+fn mincore_sees_a_file_dropped_from_the_page_cache_and_read_back() {
+    let dir = Dir::new("bench-mincore");
+    let path = dir.path().join("f.bin");
+    std::fs::write(&path, vec![1u8; 4 << 20]).unwrap();
+    std::fs::File::open(&path).unwrap().sync_all().unwrap();
+    // GNU dd: `iflag=nocache count=0` asks the kernel to drop the file's
+    // clean pages (posix_fadvise DONTNEED).
+    let dropped = Command::new("dd")
+        .arg(format!("if={}", path.display()))
+        .args(["iflag=nocache", "count=0", "status=none"])
+        .status()
+        .unwrap();
+    assert!(dropped.success());
+    let cold = droidscore::bench::sys::page_cache_residency(&path).unwrap();
+    assert!(cold.resident_pages < cold.pages / 2, "{cold:?}");
+    let _ = std::fs::read(&path).unwrap();
+    let warm = droidscore::bench::sys::page_cache_residency(&path).unwrap();
+    assert_eq!(warm.resident_pages, warm.pages, "{warm:?}");
+}
+
+/// A stand-in server: `/health` reports a load time; each chat request keeps
+/// (and touches) 32 KiB per prompt word, as a KV cache would per token, and
+/// reports the words plus a 7-token template as `usage.prompt_tokens`.
+const FAKE_SERVER: &str = r#"
+import http.server, json
+kv = []
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def reply(self, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self.reply({"status": "ok", "model": {"load_ms": 1234.0}})
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        assert req["max_tokens"] == 1
+        words = len(req["messages"][0]["content"].split())
+        kv.append(bytearray(b"\x01") * (words * 32768))
+        self.reply({"choices": [{"message": {"role": "assistant", "content": "x"}}],
+                    "usage": {"prompt_tokens": words + 7, "completion_tokens": 1}})
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print("listening http://127.0.0.1:%d" % s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+
+#[test]
+fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
+    let dir = Dir::new("bench-context");
+    std::fs::write(dir.path().join("server.py"), FAKE_SERVER).unwrap();
+    let o = droidscore(
+        dir.path(),
+        &[
+            "bench",
+            "init-memory",
+            "--ready-pattern",
+            r"^listening (http://\S+)$",
+            "--health-url",
+            "{url}/health",
+            "--context-len",
+            "2048",
+            "--chat-url",
+            "{url}/v1/chat/completions",
+            "--",
+            python3(),
+            "server.py",
+        ],
+    );
+    let v = probe_json(&o);
+    assert_eq!(v["init_s"], 1.234, "{v}");
+    assert_eq!(v["init_source"], "health");
+    let c = &v["context"];
+    assert_eq!(c["asked_tokens"], 2048);
+    assert_eq!(c["prompt_tokens"], 2055);
+    assert_eq!(c["reached"], true);
+    let before = v["at_ready"]["rss_anon_kib"].as_u64().unwrap();
+    let after = c["tree"]["rss_anon_kib"].as_u64().unwrap();
+    // 2048 words × 32 KiB = 64 MiB kept by the server.
+    assert!(
+        after >= before + 60 * 1024,
+        "before {before} KiB, after {after} KiB"
+    );
+    assert!(
+        !v["note"].as_str().unwrap().contains("never touched"),
+        "{v}"
+    );
+}
