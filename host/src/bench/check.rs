@@ -24,7 +24,7 @@
 //! them), regressed, inconclusive, pass.
 
 use super::provenance::Provenance;
-use super::summary::ArmSummary;
+use super::summary::{fmt, ArmSummary};
 use super::BenchError;
 
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -93,6 +93,27 @@ pub struct Report {
     pub bounds: Vec<Judged>,
 }
 
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Regressed => "regressed",
+        }
+    }
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::Regressed => "regressed",
+            Outcome::ProvenanceMismatch => "provenance mismatch",
+        }
+    }
+}
+
 impl Expectations {
     pub fn load(path: &std::path::Path) -> Result<Expectations, BenchError> {
         let bytes = std::fs::read(path)
@@ -133,7 +154,7 @@ fn judge_interval(lo: f64, hi: f64, min: Option<f64>, max: Option<f64>) -> (Verd
         } else {
             Verdict::Inconclusive
         };
-        why.push(format!("min {m}: {v:?}"));
+        why.push(format!("min {m}: {}", v.name()));
         verdict = verdict.max(v);
     }
     if let Some(m) = max {
@@ -144,12 +165,12 @@ fn judge_interval(lo: f64, hi: f64, min: Option<f64>, max: Option<f64>) -> (Verd
         } else {
             Verdict::Inconclusive
         };
-        why.push(format!("max {m}: {v:?}"));
+        why.push(format!("max {m}: {}", v.name()));
         verdict = verdict.max(v);
     }
     (
         verdict,
-        format!("observed [{lo}, {hi}]; {}", why.join(", ")),
+        format!("observed [{}, {}]; {}", fmt(lo), fmt(hi), why.join(", ")),
     )
 }
 

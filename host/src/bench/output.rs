@@ -144,7 +144,7 @@ fn check_lines(report: &BenchReport) -> Vec<String> {
     let Some(c) = &report.check else {
         return Vec::new();
     };
-    let mut out = vec![format!("check: {:?}", c.outcome).to_lowercase()];
+    let mut out = vec![format!("check: {}", c.outcome.name())];
     for m in &c.provenance_mismatches {
         out.push(format!("  provenance mismatch: {m}"));
     }
@@ -155,8 +155,11 @@ fn check_lines(report: &BenchReport) -> Vec<String> {
             .as_ref()
             .map_or(String::new(), |o| format!(" / {o}"));
         out.push(format!(
-            "  {:?}  {} {}{against}: {}",
-            j.verdict, j.bound.arm, j.bound.key, j.why
+            "  {}  {} {}{against}: {}",
+            j.verdict.name(),
+            j.bound.arm,
+            j.bound.key,
+            j.why
         ));
     }
     out
@@ -262,4 +265,135 @@ pub fn markdown(report: &BenchReport) -> String {
 
 fn loadavg(l: Option<[f64; 3]>) -> String {
     l.map_or("unknown".into(), |[a, b, c]| format!("{a} {b} {c}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::bench::check::{self, Expectations};
+    use crate::bench::provenance::Provenance;
+    use crate::bench::runner::{ArmRun, BusyCheck, Contention, Pass};
+    use crate::bench::spec::Spec;
+    use crate::bench::summary;
+
+    fn spec() -> Spec {
+        serde_json::from_value(serde_json::json!({"arms": [
+            {"tag": "t1", "command": ["droidscore-device", "speed", "-t", "1", "-o", "json"],
+             "env": {"DROIDSCORE_CACHE": "/c/t1"}, "output": "llama-bench-json"},
+            {"tag": "t2", "command": ["droidscore-device", "speed", "-t", "2", "-o", "json"],
+             "env": {"DROIDSCORE_CACHE": "/c/t2"}, "output": "llama-bench-json"}
+        ]}))
+        .unwrap()
+    }
+
+    fn run(arm: &str, pass: usize, pp: f64, contended: bool) -> ArmRun {
+        ArmRun {
+            arm: arm.into(),
+            pass,
+            position: 1,
+            wall_s: 1.0,
+            figures: [("pp512_ts".to_string(), serde_json::Value::from(pp))]
+                .into_iter()
+                .collect(),
+            stdout_lines: vec![],
+            stderr_tail: vec![],
+            contention: Contention {
+                core_busy: BTreeMap::from([("cpu0".into(), 0.9)]),
+                busy_share: 0.9,
+                own_share: if contended { 0.2 } else { 0.9 },
+                excess_share: if contended { 0.7 } else { 0.0 },
+                threshold: 0.15,
+                window_s: 1.0,
+                contended,
+            },
+        }
+    }
+
+    /// A report with fixed provenance, so the rendering is stable.
+    fn report(t2: [f64; 3]) -> BenchReport {
+        let spec = spec();
+        let passes: Vec<Pass> = (0..3)
+            .map(|p| Pass {
+                pass: p + 1,
+                order: vec![],
+                forced: false,
+                contended: p == 1,
+                runs: vec![
+                    run("t1", p + 1, [20.0, 21.0, 22.0][p], p == 1),
+                    run("t2", p + 1, t2[p], false),
+                ],
+            })
+            .collect();
+        let keys = vec!["pp512_ts".to_string()];
+        let arms = summary::summarize(&spec, &keys, &passes).unwrap();
+        let ranking = summary::rank(&arms, "pp512_ts", spec.direction("pp512_ts").unwrap(), 3);
+        let provenance = Provenance {
+            git_rev: "0123abc".into(),
+            git_dirty: Some(false),
+            hostname: "host".into(),
+            kernel: "6.1.0".into(),
+            cpu_model: "Test CPU".into(),
+            cpu_count: 2,
+            governors: BTreeMap::new(),
+            spec_path: "arms.json".into(),
+            spec_sha256: "ab".repeat(32),
+            arms: spec.arms.clone(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            ended_at: Some("2026-01-01T00:01:00Z".into()),
+            loadavg_start: Some([0.1, 0.2, 0.3]),
+            loadavg_end: Some([0.4, 0.5, 0.6]),
+            droidscore_version: "0.1.0".into(),
+            command_line: vec!["droidscore".into(), "bench".into(), "run".into()],
+            cores: "0-1".into(),
+            pinning: "taskset -c 0-1".into(),
+        };
+        let expectations: Expectations = serde_json::from_value(serde_json::json!({
+            "bounds": [{"arm": "t2", "key": "pp512_ts", "min": 30},
+                       {"arm": "t2", "key": "pp512_ts", "relative_to": "t1", "min_ratio": 1.5}]
+        }))
+        .unwrap();
+        let check = check::check(&expectations, &arms, &provenance).unwrap();
+        BenchReport {
+            schema: "droidscore-bench/1",
+            provenance,
+            metric: "pp512_ts".into(),
+            keys,
+            passes_requested: 3,
+            passes_completed: 3,
+            busy_check: BusyCheck {
+                window_s: 1.0,
+                threshold: 0.15,
+                shares: BTreeMap::new(),
+                busy: vec![],
+                forced: false,
+            },
+            warnings: vec!["contended passes: 2 (…)".into()],
+            not_a_ranking: ranking.not_a_ranking,
+            ranking_reason: ranking.reason.clone(),
+            ranking,
+            arms,
+            contended_passes: vec![2],
+            forced: false,
+            passes,
+            check: Some(check),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn terminal_ranking() {
+        insta::assert_snapshot!(terminal(&report([38.0, 40.0, 41.0])));
+    }
+
+    #[test]
+    fn terminal_not_a_ranking() {
+        insta::assert_snapshot!(terminal(&report([21.5, 19.0, 23.0])));
+    }
+
+    #[test]
+    fn markdown_ranking() {
+        insta::assert_snapshot!(markdown(&report([38.0, 40.0, 41.0])));
+    }
 }
