@@ -96,8 +96,8 @@ pub fn descendants_of(root: u32, parents: &BTreeMap<u32, u32>) -> Vec<u32> {
     out
 }
 
-/// Kills a child started with `process_group(0)` and everything below it:
-/// the process group first, then any descendant that left the group.
+/// Kills a child and everything below it: its process group if it leads
+/// one (started with `process_group(0)`), then every descendant by ppid.
 pub fn kill_tree(child: &mut std::process::Child) {
     let pid = child.id();
     let members = tree(pid);

@@ -20,11 +20,12 @@
 //!   of a short word, answered with one token, then the same figures again
 //!   (`context.*`), with the `usage.prompt_tokens` the server says it saw.
 //!
-//! The tree is killed at the end. The child's stdout is passed to our stderr
-//! so that our stdout carries only the one JSON line.
+//! The tree is killed at the end. The child stays in the probe's process
+//! group, so whoever kills that group (`bench run` after each arm, a
+//! terminal's Ctrl-C) takes the server with it. The child's stdout is
+//! passed to our stderr so that our stdout carries only the one JSON line.
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -180,8 +181,7 @@ pub fn measure(options: &Options) -> Result<InitMemory, String> {
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .process_group(0);
+        .stderr(Stdio::inherit());
     let mut tree = Tree(
         command
             .spawn()
