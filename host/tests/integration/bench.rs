@@ -1,19 +1,16 @@
-//! `droidscore bench` as a user runs it, against small fake probes (`sh`
-//! scripts and `python3` one-liners) whose figures the test chooses, so
-//! every judgement the harness makes is pinned: rotation, best, NOT A
-//! RANKING, the busy refusal and contended labels, the check's exit codes,
-//! provenance; and the probes' memory figures against processes whose
-//! memory the test controls.
+//! `droidscore bench run` as a user runs it, against small fake probes
+//! (`sh` scripts) whose figures the test chooses, so every judgement the
+//! harness makes is pinned: rotation, best, NOT A RANKING, the busy refusal
+//! and contended labels, the check's exit codes, provenance, failing arms.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
 use serde_json::{json, Value};
 
 use super::cli::tempdir::Dir;
 
-fn droidscore(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn droidscore(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_droidscore"))
         .args(args)
         .current_dir(dir)
@@ -21,11 +18,11 @@ fn droidscore(dir: &Path, args: &[&str]) -> Output {
         .expect("droidscore runs")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn python3() -> &'static str {
+pub(crate) fn python3() -> &'static str {
     let ok = Command::new("python3")
         .arg("-c")
         .arg("pass")
@@ -537,273 +534,5 @@ fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
     assert_eq!(
         key(&s, "speed", "memory_at_ready.rss_anon_kib")["direction"],
         "lower"
-    );
-}
-
-// ---- probes ----
-
-fn probe_json(o: &Output) -> Value {
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 1, "one JSON line on stdout: {out}");
-    serde_json::from_str(lines[0]).unwrap()
-}
-
-#[test]
-fn tree_memory_counts_the_children() {
-    let dir = Dir::new("bench-tree");
-    let py = python3();
-    let pidfile = dir.path().join("child.pid");
-    // sh stays the parent (`; true`); its child python3 touches 64 MiB.
-    let script = format!(
-        "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\nb = bytearray(64 << 20)\n\
-         for i in range(0, len(b), 4096): b[i] = 1\nprint('ready', flush=True)\ntime.sleep(600)\n",
-        pidfile.to_str().unwrap()
-    );
-    std::fs::write(dir.path().join("alloc.py"), script).unwrap();
-    let o = droidscore(
-        dir.path(),
-        &[
-            "bench",
-            "init-memory",
-            "--ready-pattern",
-            "^ready$",
-            "--period-ms",
-            "20",
-            "--",
-            "sh",
-            "-c",
-            &format!("{py} alloc.py; true"),
-        ],
-    );
-    let v = probe_json(&o);
-    let tree = v["at_ready"]["rss_anon_kib"].as_u64().unwrap();
-    let root = v["root_at_ready"]["rss_anon_kib"].as_u64().unwrap();
-    assert!(tree >= 64 * 1024, "tree RssAnon {tree} KiB < 64 MiB: {v}");
-    assert!(root < 64 * 1024, "the sh alone holds {root} KiB: {v}");
-    assert!(v["at_ready"]["processes"].as_u64().unwrap() >= 2, "{v}");
-    assert!(v["peak_rss_anon_kib"].as_u64().unwrap() >= 64 * 1024, "{v}");
-    assert_eq!(v["period_ms"], 20);
-    assert!(
-        v["at_ready"]["pss_anon_kib"].as_u64().unwrap() >= 60 * 1024,
-        "{v}"
-    );
-    // Without --context-len the figures carry the warning about the KV cache.
-    let note = v["note"].as_str().unwrap();
-    assert!(
-        note.contains("KV cache") && note.contains("never touched"),
-        "{note}"
-    );
-    assert_eq!(v["context"], Value::Null);
-    // The whole tree is killed at the end, the grandchild too.
-    let child: u32 = std::fs::read_to_string(&pidfile).unwrap().parse().unwrap();
-    let gone = (0..50).any(|_| {
-        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
-        let alive = !stat.is_empty() && !stat.contains(") Z ");
-        if alive {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        !alive
-    });
-    assert!(gone, "python3 (pid {child}) outlived the probe");
-}
-
-/// A python3 process driven line by line over its stdin and stdout.
-struct Scripted {
-    child: Child,
-    out: BufReader<std::process::ChildStdout>,
-}
-
-impl Scripted {
-    fn start(script: &str, args: &[&str]) -> Scripted {
-        let mut child = Command::new(python3())
-            .arg("-c")
-            .arg(script)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        Scripted { child, out }
-    }
-
-    fn expect(&mut self, line: &str) {
-        let mut got = String::new();
-        self.out.read_line(&mut got).unwrap();
-        assert_eq!(got.trim(), line);
-    }
-
-    fn go(&mut self) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        stdin.write_all(b"go\n").unwrap();
-        stdin.flush().unwrap();
-    }
-}
-
-impl Drop for Scripted {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[test]
-fn allocated_but_untouched_memory_is_not_resident_and_touched_memory_is() {
-    let script = "import mmap, sys\n\
-m = mmap.mmap(-1, 256 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)\n\
-print('mapped', flush=True)\nsys.stdin.readline()\n\
-for i in range(0, len(m), 4096): m[i] = 1\n\
-print('touched', flush=True)\nsys.stdin.readline()\n";
-    let mut p = Scripted::start(script, &[]);
-    let pid = p.child.id();
-    p.expect("mapped");
-    let mapped = droidscore::bench::smaps::tree_resident(pid);
-    let vm_size = droidscore::bench::smaps::status(pid).unwrap()["VmSize"];
-    assert!(
-        vm_size >= 256 * 1024,
-        "the mapping exists: VmSize {vm_size} KiB"
-    );
-    assert!(
-        mapped.rss_anon_kib < 64 * 1024,
-        "256 MiB mapped, none touched, yet RssAnon is {} KiB",
-        mapped.rss_anon_kib
-    );
-    p.go();
-    p.expect("touched");
-    let touched = droidscore::bench::smaps::tree_resident(pid);
-    assert!(
-        touched.rss_anon_kib >= 256 * 1024,
-        "all 256 MiB touched, RssAnon {} KiB",
-        touched.rss_anon_kib
-    );
-    assert!(touched.pss_anon_kib >= 256 * 1024, "{touched:?}");
-}
-
-#[test]
-fn ledger_categories_sum_to_rollup_and_the_mapped_model_is_its_own() {
-    let dir = Dir::new("bench-ledger");
-    let model = dir.path().join("model.bin");
-    std::fs::write(&model, vec![3u8; 8 << 20]).unwrap();
-    let script = "import mmap, sys\nf = open(sys.argv[1], 'rb')\n\
-m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)\n\
-s = sum(m[i] for i in range(0, len(m), 4096))\n\
-print('ready', flush=True)\nsys.stdin.readline()\n";
-    let mut p = Scripted::start(script, &[model.to_str().unwrap()]);
-    p.expect("ready");
-    let pid = p.child.id().to_string();
-    let o = droidscore(
-        dir.path(),
-        &["bench", "ledger", "--pid", &pid, "--model", "model.bin"],
-    );
-    let v = probe_json(&o);
-    let cats = v["categories"].as_object().unwrap();
-    let sum: u64 = cats.values().map(|c| c["rss_kib"].as_u64().unwrap()).sum();
-    assert_eq!(sum, v["total_rss_kib"].as_u64().unwrap(), "{v}");
-    assert_eq!(sum, v["smaps_rollup_rss_kib"].as_u64().unwrap(), "{v}");
-    // The whole file was read through the mapping: 8 MiB under model.
-    assert_eq!(cats["model"]["rss_kib"], 8 * 1024, "{v}");
-    assert_eq!(cats["model"]["anonymous_kib"], 0, "{v}");
-    assert!(
-        cats["shared_libraries"]["rss_kib"].as_u64().unwrap() > 0,
-        "{v}"
-    );
-    assert!(cats["binary"]["rss_kib"].as_u64().unwrap() > 0, "{v}");
-    assert!(cats["stack"]["rss_kib"].as_u64().unwrap() > 0, "{v}");
-    let pc = &v["model_page_cache"];
-    assert_eq!(pc["resident_pages"], pc["pages"], "{v}");
-    assert!(v["note"].as_str().unwrap().contains("page cache"), "{v}");
-}
-
-#[test]
-fn mincore_sees_a_file_dropped_from_the_page_cache_and_read_back() {
-    let dir = Dir::new("bench-mincore");
-    let path = dir.path().join("f.bin");
-    std::fs::write(&path, vec![1u8; 4 << 20]).unwrap();
-    std::fs::File::open(&path).unwrap().sync_all().unwrap();
-    // GNU dd: `iflag=nocache count=0` asks the kernel to drop the file's
-    // clean pages (posix_fadvise DONTNEED).
-    let dropped = Command::new("dd")
-        .arg(format!("if={}", path.display()))
-        .args(["iflag=nocache", "count=0", "status=none"])
-        .status()
-        .unwrap();
-    assert!(dropped.success());
-    let cold = droidscore::bench::sys::page_cache_residency(&path).unwrap();
-    assert!(cold.resident_pages < cold.pages / 2, "{cold:?}");
-    let _ = std::fs::read(&path).unwrap();
-    let warm = droidscore::bench::sys::page_cache_residency(&path).unwrap();
-    assert_eq!(warm.resident_pages, warm.pages, "{warm:?}");
-}
-
-/// A stand-in server: `/health` reports a load time; each chat request keeps
-/// (and touches) 32 KiB per prompt word, as a KV cache would per token, and
-/// reports the words plus a 7-token template as `usage.prompt_tokens`.
-const FAKE_SERVER: &str = r#"
-import http.server, json
-kv = []
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def reply(self, obj):
-        body = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def do_GET(self):
-        self.reply({"status": "ok", "model": {"load_ms": 1234.0}})
-    def do_POST(self):
-        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        assert req["max_tokens"] == 1
-        words = len(req["messages"][0]["content"].split())
-        kv.append(bytearray(b"\x01") * (words * 32768))
-        self.reply({"choices": [{"message": {"role": "assistant", "content": "x"}}],
-                    "usage": {"prompt_tokens": words + 7, "completion_tokens": 1}})
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print("listening http://127.0.0.1:%d" % s.server_address[1], flush=True)
-s.serve_forever()
-"#;
-
-#[test]
-fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
-    let dir = Dir::new("bench-context");
-    std::fs::write(dir.path().join("server.py"), FAKE_SERVER).unwrap();
-    let o = droidscore(
-        dir.path(),
-        &[
-            "bench",
-            "init-memory",
-            "--ready-pattern",
-            r"^listening (http://\S+)$",
-            "--health-url",
-            "{url}/health",
-            "--context-len",
-            "2048",
-            "--chat-url",
-            "{url}/v1/chat/completions",
-            "--",
-            python3(),
-            "server.py",
-        ],
-    );
-    let v = probe_json(&o);
-    assert_eq!(v["init_s"], 1.234, "{v}");
-    assert_eq!(v["init_source"], "health");
-    let c = &v["context"];
-    assert_eq!(c["asked_tokens"], 2048);
-    assert_eq!(c["prompt_tokens"], 2055);
-    assert_eq!(c["reached"], true);
-    let before = v["at_ready"]["rss_anon_kib"].as_u64().unwrap();
-    let after = c["tree"]["rss_anon_kib"].as_u64().unwrap();
-    // 2048 words × 32 KiB = 64 MiB kept by the server.
-    assert!(
-        after >= before + 60 * 1024,
-        "before {before} KiB, after {after} KiB"
-    );
-    assert!(
-        !v["note"].as_str().unwrap().contains("never touched"),
-        "{v}"
     );
 }

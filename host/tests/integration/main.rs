@@ -6,6 +6,7 @@
 mod adb_backend;
 mod adb_cli;
 mod bench;
+mod bench_probes;
 mod cli;
 mod html_report;
 mod llm;
