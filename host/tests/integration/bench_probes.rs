@@ -231,7 +231,9 @@ class H(http.server.BaseHTTPRequestHandler):
         kv.append(bytearray(b"\x01") * (words * 32768))
         self.reply({"choices": [{"message": {"role": "assistant", "content": "x"}}],
                     "usage": {"prompt_tokens": words + 7, "completion_tokens": 1}})
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
+import sys, time
+time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0)  # "loading"
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), H)
 print("listening http://127.0.0.1:%d" % s.server_address[1], flush=True)
 s.serve_forever()
 "#;
@@ -276,4 +278,43 @@ fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
         !v["note"].as_str().unwrap().contains("never touched"),
         "{v}"
     );
+}
+
+#[test]
+fn a_ready_url_is_polled_until_it_answers_and_its_body_gives_the_load_time() {
+    let dir = Dir::new("bench-ready-url");
+    std::fs::write(dir.path().join("server.py"), FAKE_SERVER).unwrap();
+    // A free port, released for the server to take after its "load".
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let url = format!("http://127.0.0.1:{port}/health");
+    let o = droidscore(
+        dir.path(),
+        &[
+            "bench",
+            "init-memory",
+            "--ready-url",
+            &url,
+            "--period-ms",
+            "20",
+            "--",
+            python3(),
+            "server.py",
+            &port,
+            "0.5",
+        ],
+    );
+    let v = probe_json(&o);
+    // The server slept 0.5 s before listening: ready cannot come sooner.
+    assert!(v["ready_s"].as_f64().unwrap() >= 0.5, "{v}");
+    assert!(
+        v["samples"].as_u64().unwrap() > 1,
+        "polled more than once: {v}"
+    );
+    assert_eq!(v["init_s"], 1.234, "{v}");
+    assert_eq!(v["url"], format!("http://127.0.0.1:{port}"));
 }
