@@ -301,9 +301,9 @@ mod tests {
             stderr_tail: vec![],
             contention: Contention {
                 core_busy: BTreeMap::from([("cpu0".into(), 0.9)]),
-                busy_share: 0.9,
-                own_share: if contended { 0.2 } else { 0.9 },
-                excess_share: if contended { 0.7 } else { 0.0 },
+                busy_cores: 0.9,
+                own_cores: if contended { 0.2 } else { 0.9 },
+                excess_cores: if contended { 0.7 } else { 0.0 },
                 threshold: 0.15,
                 window_s: 1.0,
                 contended,

@@ -5,13 +5,18 @@
 //!
 //! Contention: over each run (stretched to at least `min_window`, so a quick
 //! arm still spans enough clock ticks to say something), the target cores'
-//! busy jiffies less the arm's own CPU jiffies (its process tree, from our
-//! waited-children counters; see `process`), over the cores' total jiffies.
-//! When that excess share is above the threshold, something other than the
-//! arm was using the cores the arm was measured on. With the arms pinned to
-//! the target cores (`--cores`, `taskset`), the arm's own time is all spent
-//! there; unpinned, its time elsewhere is subtracted too, and the label errs
-//! towards "not contended".
+//! busy jiffies summed, less the arm's own CPU jiffies (its process tree,
+//! from our waited-children counters; see `process`), measured in *cores*:
+//! divided by one core's jiffies over the window (the cores' total over
+//! their count), not by all the cores' total. The run is contended when that
+//! excess is at least `threshold` of one core — the same per-core threshold
+//! as the busy check, so a competitor filling one core of many is not
+//! diluted by the idle others. The arm's own time cannot be attributed to a
+//! particular core, so it is subtracted from the sum (conservatively: a
+//! competitor on a core the arm left idle is hidden only as far as the arm
+//! used other cores). With the arms pinned to the target cores (`--cores`,
+//! `taskset`), the arm's own time is all spent there; unpinned, its time
+//! elsewhere is subtracted too, and the label errs towards "not contended".
 //!
 //! The runner only runs and records; an `Observer` hears each run start and
 //! finish (the terminal's progress lines), and the summary is built elsewhere.
@@ -103,12 +108,14 @@ pub fn busy_check(
 pub struct Contention {
     /// Busy share of each target core over the window, keyed `cpuN`.
     pub core_busy: BTreeMap<String, f64>,
-    /// All target cores' busy jiffies over their total.
-    pub busy_share: f64,
-    /// The arm's own CPU jiffies over the target cores' total.
-    pub own_share: f64,
-    /// `max(0, busy − own) / total`: the share not attributable to the arm.
-    pub excess_share: f64,
+    /// All target cores' busy jiffies, in cores (one core's jiffies over the
+    /// window = 1).
+    pub busy_cores: f64,
+    /// The arm's own CPU jiffies, in cores.
+    pub own_cores: f64,
+    /// `max(0, busy − own)` in cores: the work not attributable to the arm.
+    pub excess_cores: f64,
+    /// Contended when `excess_cores ≥ threshold` (a share of one core).
     pub threshold: f64,
     pub window_s: f64,
     pub contended: bool,
@@ -131,19 +138,25 @@ pub fn contention(
         busy += d.busy;
         total += d.total;
     }
-    let share = |x: f64| if total == 0 { 0.0 } else { x / total as f64 };
-    let excess_share = share((busy as f64 - own_ticks as f64).max(0.0));
+    // One core's jiffies over the window: the cores' total over their count.
+    let per_core = if cores.is_empty() {
+        0.0
+    } else {
+        total as f64 / cores.len() as f64
+    };
+    let in_cores = |x: f64| if per_core == 0.0 { 0.0 } else { x / per_core };
+    let excess_cores = in_cores((busy as f64 - own_ticks as f64).max(0.0));
     Contention {
         core_busy: cpu::busy_shares(before, after, cores)
             .into_iter()
             .map(|(c, s)| (format!("cpu{c}"), s))
             .collect(),
-        busy_share: share(busy as f64),
-        own_share: share(own_ticks as f64),
-        excess_share,
+        busy_cores: in_cores(busy as f64),
+        own_cores: in_cores(own_ticks as f64),
+        excess_cores,
         threshold,
         window_s: window.as_secs_f64(),
-        contended: excess_share > threshold,
+        contended: excess_cores >= threshold,
     }
 }
 
@@ -372,15 +385,40 @@ mod tests {
         let w = Duration::from_secs(1);
         // The arm itself used all 100 busy ticks: nothing else was running.
         let own = contention(&before, &after, &[0, 1], 100, 0.15, w);
-        assert_eq!(own.busy_share, 0.5);
-        assert_eq!(own.excess_share, 0.0);
+        assert_eq!(own.busy_cores, 1.0);
+        assert_eq!(own.excess_cores, 0.0);
         assert!(!own.contended);
-        // The arm used 10 of them: 90 of 200 ticks were someone else's.
+        // The arm used 10 of them: 90 ticks, 0.9 of a core, were someone else's.
         let other = contention(&before, &after, &[0, 1], 10, 0.15, w);
-        assert!((other.excess_share - 0.45).abs() < 1e-12);
+        assert!((other.excess_cores - 0.9).abs() < 1e-12);
         assert!(other.contended);
         assert_eq!(other.core_busy["cpu0"], 1.0);
         assert_eq!(other.core_busy["cpu1"], 0.0);
+    }
+
+    #[test]
+    fn a_competitor_on_one_core_of_many_is_not_diluted_by_the_idle_others() {
+        // Regression: the excess was a share of all cores' time, so one busy
+        // core of eight read as 12.5 % and passed a 15 % threshold.
+        let idle: String = (0..8)
+            .map(|c| format!("cpu{c} 0 0 0 0 0 0 0 0 0 0\n"))
+            .collect();
+        let before = cpu::parse_stat(&idle);
+        let after: String = (0..8)
+            .map(|c| {
+                if c == 3 {
+                    format!("cpu{c} 100 0 0 0 0 0 0 0 0 0\n")
+                } else {
+                    format!("cpu{c} 0 0 0 100 0 0 0 0 0 0\n")
+                }
+            })
+            .collect();
+        let after = cpu::parse_stat(&after);
+        let cores: Vec<usize> = (0..8).collect();
+        let c = contention(&before, &after, &cores, 0, 0.15, Duration::from_secs(1));
+        assert!((c.excess_cores - 1.0).abs() < 1e-12);
+        assert!(c.contended);
+        assert_eq!(c.core_busy["cpu3"], 1.0);
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub struct BenchRunArgs {
     #[arg(long)]
     pub force: bool,
     /// A core busier than this share (0–1) before the run refuses it; a run
-    /// whose cores were busier than this beyond the arm's own use is contended.
+    /// in which work besides the arm's own came to this share of one core is
+    /// contended.
     #[arg(long, default_value_t = 0.15)]
     pub busy_threshold: f64,
     /// How long the busy check samples /proc/stat, in ms.
@@ -146,9 +147,8 @@ impl Observer for Progress {
             run.wall_s,
             if c.contended {
                 format!(
-                    " — contended: {:.0} % of the cores busy beyond the arm's own {:.0} %",
-                    c.excess_share * 100.0,
-                    c.own_share * 100.0
+                    " — contended: {:.2} cores busy beyond the arm's own {:.2}",
+                    c.excess_cores, c.own_cores
                 )
             } else {
                 String::new()

@@ -295,9 +295,9 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
         assert_eq!(pass["contended"], true, "{pass}");
         let c = &pass["runs"][0]["contention"];
         assert!(c["core_busy"]["cpu0"].as_f64().unwrap() > 0.5, "{c}");
-        assert!(c["excess_share"].as_f64().unwrap() > 0.5, "{c}");
+        assert!(c["excess_cores"].as_f64().unwrap() > 0.5, "{c}");
         assert_eq!(c["threshold"], 0.5);
-        assert!(c["own_share"].as_f64().is_some(), "{c}");
+        assert!(c["own_cores"].as_f64().is_some(), "{c}");
     }
     assert_eq!(summary["contended_passes"], json!([1, 2]));
     let out = text(&o.stdout);
