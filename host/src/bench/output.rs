@@ -320,6 +320,7 @@ mod tests {
                 order: vec![],
                 forced: false,
                 contended: p == 1,
+                complete: true,
                 runs: vec![
                     run("t1", p + 1, [20.0, 21.0, 22.0][p], p == 1),
                     run("t2", p + 1, t2[p], false),
@@ -362,6 +363,7 @@ mod tests {
             keys,
             passes_requested: 3,
             passes_completed: 3,
+            incomplete_passes: vec![],
             busy_check: BusyCheck {
                 window_s: 1.0,
                 threshold: 0.15,

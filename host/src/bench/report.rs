@@ -37,8 +37,11 @@ pub struct BenchReport {
     pub metric: String,
     pub keys: Vec<String>,
     pub passes_requested: usize,
-    /// Passes in which every arm ran.
+    /// Passes in which every arm ran: only these enter `arms` and `ranking`.
     pub passes_completed: usize,
+    /// Passes (from 1) in which an arm failed; their runs are in `passes`
+    /// (with `"complete": false`) but in no statistic.
+    pub incomplete_passes: Vec<usize>,
     pub busy_check: BusyCheck,
     pub warnings: Vec<String>,
     pub arms: Vec<ArmSummary>,
@@ -158,9 +161,22 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
     let complete: Vec<Pass> = outcome
         .passes
         .iter()
-        .filter(|p| p.runs.len() == spec.arms.len())
+        .filter(|p| p.complete)
         .cloned()
         .collect();
+    let incomplete_passes: Vec<usize> = outcome
+        .passes
+        .iter()
+        .filter(|p| !p.complete)
+        .map(|p| p.pass)
+        .collect();
+    for p in outcome.passes.iter().filter(|p| !p.complete) {
+        warnings.push(format!(
+            "pass {} is incomplete (an arm failed): its {} run(s) are recorded under passes but left out of every statistic and the ranking",
+            p.pass,
+            p.runs.len()
+        ));
+    }
     let arms = summary::summarize(&spec, &keys, &outcome.passes)?;
     let ranking = summary::rank(
         &arms,
@@ -196,6 +212,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         keys,
         passes_requested: config.passes,
         passes_completed: complete.len(),
+        incomplete_passes,
         busy_check,
         warnings,
         arms,

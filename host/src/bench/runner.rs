@@ -184,6 +184,9 @@ pub struct Pass {
     pub forced: bool,
     /// Any run of the pass was contended.
     pub contended: bool,
+    /// Every arm ran. Only complete passes enter the statistics and the
+    /// ranking; an incomplete pass's runs stay here as a record.
+    pub complete: bool,
     pub runs: Vec<ArmRun>,
 }
 
@@ -346,6 +349,7 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> Outcome {
             order: order.iter().map(|&i| arms[i].tag.clone()).collect(),
             forced: plan.forced,
             contended: false,
+            complete: false,
             runs: Vec::new(),
         };
         for (position, &i) in order.iter().enumerate() {
@@ -365,6 +369,7 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> Outcome {
                 }
             }
         }
+        record.complete = true;
         passes.push(record);
     }
     Outcome {

@@ -82,12 +82,15 @@ pub struct ArmSummary {
     pub keys: BTreeMap<String, KeyStats>,
 }
 
-/// Every arm's statistics over the runs that completed, keys in `keys`.
+/// Every arm's statistics over the complete passes (in which every arm
+/// ran), keys in `keys`: an incomplete pass's runs are left out, so every
+/// arm has the same number of samples.
 pub fn summarize(
     spec: &Spec,
     keys: &[String],
     passes: &[Pass],
 ) -> Result<Vec<ArmSummary>, BenchError> {
+    let passes: Vec<&Pass> = passes.iter().filter(|p| p.complete).collect();
     let mut out = Vec::new();
     for arm in &spec.arms {
         let mut stats = BTreeMap::new();
@@ -95,7 +98,7 @@ pub fn summarize(
             let direction = spec.direction(key)?;
             let samples: Vec<Sample> = passes
                 .iter()
-                .flat_map(|p| p.runs.iter().map(move |r| (p, r)))
+                .flat_map(|p| p.runs.iter().map(move |r| (*p, r)))
                 .filter(|(_, r)| r.arm == arm.tag)
                 .filter_map(|(p, r)| {
                     Some(Sample {

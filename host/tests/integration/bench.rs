@@ -446,13 +446,17 @@ fn a_failing_arm_names_arm_pass_and_line_and_earlier_passes_are_kept() {
     let c = dir.path().join("count");
     let probe = r#"
 n=$(cat "$C" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$C"
-if [ $n -eq 2 ]; then echo "half a line"; echo "model file missing" >&2; exit 3; fi
+if [ $n -eq "${FAIL_AT:-0}" ]; then echo "half a line"; echo "model file missing" >&2; exit 3; fi
 echo '{"gen_ts": 5}'
 "#;
+    let cb = dir.path().join("count-b");
     setup(
         dir.path(),
         probe,
-        vec![arm("a", json!({"C": c.to_str().unwrap()}))],
+        vec![
+            arm("a", json!({"C": c.to_str().unwrap(), "FAIL_AT": "2"})),
+            arm("b", json!({"C": cb.to_str().unwrap()})),
+        ],
     );
     let (o, s) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
     let err = text(&o.stderr);
@@ -464,6 +468,18 @@ echo '{"gen_ts": 5}'
     assert_eq!(s["error"]["pass"], 2);
     assert_eq!(s["error"]["exit_code"], 3);
     assert_eq!(s["passes_completed"], 1);
+    // Pass 2 ran b (it starts the rotated order) before a failed: b's run is
+    // recorded but not counted, so both arms have one sample.
+    assert_eq!(s["incomplete_passes"], json!([2]));
+    assert_eq!(s["passes"][1]["complete"], false);
+    assert_eq!(s["passes"][1]["runs"][0]["arm"], "b");
+    for a in 0..2 {
+        let n = s["arms"][a]["keys"]["gen_ts"]["samples"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(n, 1, "{}", s["arms"][a]);
+    }
 
     // A last line that is not a JSON object is named the same way.
     setup(
