@@ -19,6 +19,15 @@
 //! it could be from the two spreads: [min_a / max_b, max_a / min_b] (values
 //! must be positive), judged the same way.
 //!
+//! A bound that would be regressed in a run where any pass was contended or
+//! started under `--force` is reported inconclusive instead, with the
+//! reason: the machine was not quiet, so a slow sample is not evidence of a
+//! regression.
+//!
+//! The expectations are validated against the spec and the keys before any
+//! pass runs (`Expectations::validate`), with an error naming the file and
+//! the field.
+//!
 //! The outcome, worst first: provenance mismatch (the run is on another CPU
 //! than the expectations were written for, so its figures cannot be held to
 //! them), regressed, inconclusive, pass.
@@ -30,6 +39,9 @@ use super::BenchError;
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expectations {
+    /// The file it was read from, for error messages.
+    #[serde(skip)]
+    pub source: std::path::PathBuf,
     #[serde(default)]
     pub provenance: Option<ExpectedProvenance>,
     pub bounds: Vec<Bound>,
@@ -119,8 +131,9 @@ impl Expectations {
         let bytes = std::fs::read(path)
             .map_err(|e| BenchError::Io(format!("failed to read {}: {e}", path.display())))?;
         let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        let e: Expectations = serde_path_to_error::deserialize(de)
+        let mut e: Expectations = serde_path_to_error::deserialize(de)
             .map_err(|e| BenchError::BadInput(format!("{}: {e}", path.display())))?;
+        e.source = path.to_path_buf();
         for b in &e.bounds {
             let absolute = b.min.is_some() || b.max.is_some();
             let relative = b.min_ratio.is_some() || b.max_ratio.is_some();
@@ -139,6 +152,73 @@ impl Expectations {
             }
         }
         Ok(e)
+    }
+
+    /// Every bound names an arm of the spec and a key the run summarises,
+    /// and its bounds are finite and in order (`min ≤ max`, ratios > 0):
+    /// checked before any pass runs, so a typo does not cost a whole run.
+    pub fn validate(&self, arms: &[&str], keys: &[String]) -> Result<(), BenchError> {
+        let file = self.source.display();
+        let bad = |i: usize, field: &str, why: String| {
+            BenchError::BadInput(format!("{file}: bounds[{i}].{field}: {why}"))
+        };
+        for (i, b) in self.bounds.iter().enumerate() {
+            for (field, arm) in [
+                ("arm", Some(&b.arm)),
+                ("relative_to", b.relative_to.as_ref()),
+            ] {
+                if let Some(arm) = arm {
+                    if !arms.contains(&arm.as_str()) {
+                        return Err(bad(
+                            i,
+                            field,
+                            format!("arm {arm:?} is not in the spec (arms: {})", arms.join(", ")),
+                        ));
+                    }
+                }
+            }
+            if !keys.contains(&b.key) {
+                return Err(bad(
+                    i,
+                    "key",
+                    format!(
+                        "key {:?} is not summarised by this run (--metric and --keys give: {}); add it to --keys",
+                        b.key,
+                        keys.join(", ")
+                    ),
+                ));
+            }
+            let pairs = [
+                ("min", "max", b.min, b.max, false),
+                ("min_ratio", "max_ratio", b.min_ratio, b.max_ratio, true),
+            ];
+            for (lo_name, hi_name, lo, hi, ratio) in pairs {
+                for (name, v) in [(lo_name, lo), (hi_name, hi)] {
+                    if let Some(v) = v {
+                        if !v.is_finite() || (ratio && v <= 0.0) {
+                            return Err(bad(
+                                i,
+                                name,
+                                format!(
+                                    "{v} is not {}",
+                                    if ratio {
+                                        "a positive finite ratio"
+                                    } else {
+                                        "finite"
+                                    }
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if let (Some(lo), Some(hi)) = (lo, hi) {
+                    if lo > hi {
+                        return Err(bad(i, lo_name, format!("{lo} is above {hi_name} {hi}")));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -188,10 +268,14 @@ fn range(summaries: &[ArmSummary], arm: &str, key: &str) -> Result<(f64, f64), B
     Ok((k.min, k.max))
 }
 
+/// `not_quiet`: why the machine was not quiet during the run (contended or
+/// forced passes), if it was not; a bound that would be regressed is then
+/// inconclusive.
 pub fn check(
     expectations: &Expectations,
     summaries: &[ArmSummary],
     provenance: &Provenance,
+    not_quiet: Option<&str>,
 ) -> Result<Report, BenchError> {
     let mut mismatches = Vec::new();
     if let Some(p) = &expectations.provenance {
@@ -231,6 +315,13 @@ pub fn check(
                     judge_interval(rlo, rhi, b.min_ratio, b.max_ratio),
                 )
             }
+        };
+        let (verdict, why) = match (verdict, not_quiet) {
+            (Verdict::Regressed, Some(reason)) => (
+                Verdict::Inconclusive,
+                format!("{why}; would be regressed, but {reason}: the machine was not quiet"),
+            ),
+            _ => (verdict, why),
         };
         judged.push(Judged {
             bound: b.clone(),
@@ -299,6 +390,86 @@ mod tests {
             judge_interval(40.0, 60.0, Some(0.0), Some(50.0)).0,
             Verdict::Inconclusive
         );
+    }
+
+    fn expectations(bounds: serde_json::Value) -> Expectations {
+        let mut e: Expectations =
+            serde_json::from_value(serde_json::json!({ "bounds": bounds })).unwrap();
+        e.source = "expect.json".into();
+        e
+    }
+
+    #[test]
+    fn expectations_are_validated_naming_the_file_and_the_field() {
+        let keys = vec!["gen_ts".to_string()];
+        let arms = ["a", "b"];
+        let err = |b| {
+            expectations(b)
+                .validate(&arms, &keys)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(serde_json::json!([{"arm": "c", "key": "gen_ts", "min": 1}]));
+        assert!(
+            e.starts_with("expect.json: bounds[0].arm: arm \"c\""),
+            "{e}"
+        );
+        let e = err(
+            serde_json::json!([{"arm": "a", "key": "gen_ts", "relative_to": "z", "min_ratio": 1}]),
+        );
+        assert!(e.contains("bounds[0].relative_to"), "{e}");
+        let e = err(serde_json::json!([{"arm": "a", "key": "pp_ts", "min": 1}]));
+        assert!(e.contains("bounds[0].key") && e.contains("--keys"), "{e}");
+        let e = err(serde_json::json!([{"arm": "a", "key": "gen_ts", "min": 5, "max": 1}]));
+        assert!(e.contains("bounds[0].min: 5 is above max 1"), "{e}");
+        let e = err(
+            serde_json::json!([{"arm": "a", "key": "gen_ts", "relative_to": "b", "min_ratio": 0}]),
+        );
+        assert!(e.contains("bounds[0].min_ratio"), "{e}");
+        assert!(
+            expectations(serde_json::json!([{"arm": "a", "key": "gen_ts", "min": 1}]))
+                .validate(&arms, &keys)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_regression_on_a_machine_that_was_not_quiet_is_inconclusive() {
+        use crate::bench::spec::Direction;
+        use crate::bench::summary::{ArmSummary, KeyStats, Sample};
+        let samples = [20.0, 21.0, 22.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| Sample {
+                pass: i + 1,
+                value,
+                contended: i == 1,
+                forced: false,
+            })
+            .collect();
+        let arms = vec![ArmSummary {
+            tag: "a".into(),
+            keys: [(
+                "gen_ts".to_string(),
+                KeyStats::new(Direction::Higher, samples),
+            )]
+            .into(),
+        }];
+        let e = expectations(serde_json::json!([{"arm": "a", "key": "gen_ts", "min": 30}]));
+        let p = crate::bench::provenance::at_start(
+            "arms.json".as_ref(),
+            b"{}",
+            &[],
+            "0".into(),
+            "not pinned".into(),
+        );
+        let quiet = check(&e, &arms, &p, None).unwrap();
+        assert_eq!(quiet.outcome, Outcome::Regressed);
+        let busy = check(&e, &arms, &p, Some("passes 2 were contended")).unwrap();
+        assert_eq!(busy.outcome, Outcome::Inconclusive);
+        assert!(busy.bounds[0]
+            .why
+            .contains("would be regressed, but passes 2 were contended"));
     }
 
     #[test]

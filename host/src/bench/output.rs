@@ -355,7 +355,7 @@ mod tests {
                        {"arm": "t2", "key": "pp512_ts", "relative_to": "t1", "min_ratio": 1.5}]
         }))
         .unwrap();
-        let check = check::check(&expectations, &arms, &provenance).unwrap();
+        let check = check::check(&expectations, &arms, &provenance, None).unwrap();
         BenchReport {
             schema: "droidscore-bench/1",
             provenance,
@@ -380,6 +380,7 @@ mod tests {
             forced: false,
             passes,
             check: Some(check),
+            check_error: None,
             error: None,
         }
     }

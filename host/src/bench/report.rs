@@ -54,6 +54,9 @@ pub struct BenchReport {
     pub forced: bool,
     pub passes: Vec<Pass>,
     pub check: Option<check::Report>,
+    /// Why the check could not be made (e.g. a ratio bound over a
+    /// non-positive value); the report is still written.
+    pub check_error: Option<String>,
     pub error: Option<ArmFailure>,
 }
 
@@ -86,6 +89,11 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
     // Every key's direction is known before anything runs.
     for k in &keys {
         spec.direction(k)?;
+    }
+    // So are the expectations: a typo must not cost a whole run.
+    if let Some(e) = &config.expectations {
+        let tags: Vec<&str> = spec.arms.iter().map(|a| a.tag.as_str()).collect();
+        e.validate(&tags, &keys)?;
     }
     let online = cpu::online_cpus()
         .map_err(|e| BenchError::Io(format!("failed to read /proc/stat: {e}")))?;
@@ -193,17 +201,25 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
     if !contended_passes.is_empty() {
         warnings.push(format!(
             "contended passes: {} (something besides the arm kept the cores busier than {:.0} %; see each run's contention)",
-            contended_passes
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
+            join(&contended_passes),
             config.busy_threshold * 100.0
         ));
     }
-    let check = match (&config.expectations, &outcome.failure) {
-        (Some(e), None) => Some(check::check(e, &arms, &provenance)?),
-        _ => None,
+    let not_quiet = match (contended_passes.is_empty(), forced) {
+        (true, false) => None,
+        (false, false) => Some(format!("passes {} were contended", join(&contended_passes))),
+        (true, true) => Some("the run was started under --force with busy cores".to_string()),
+        (false, true) => Some(format!(
+            "the run was started under --force with busy cores and passes {} were contended",
+            join(&contended_passes)
+        )),
+    };
+    let (check, check_error) = match (&config.expectations, &outcome.failure) {
+        (Some(e), None) => match check::check(e, &arms, &provenance, not_quiet.as_deref()) {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e.to_string())),
+        },
+        _ => (None, None),
     };
     Ok(BenchReport {
         schema: "droidscore-bench/1",
@@ -223,6 +239,15 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         forced,
         passes: outcome.passes,
         check,
+        check_error,
         error: outcome.failure,
     })
+}
+
+fn join(passes: &[usize]) -> String {
+    passes
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -57,7 +57,7 @@ pub struct BenchRunArgs {
     pub force: bool,
     /// A core busier than this share (0–1) before the run refuses it; a run
     /// in which work besides the arm's own came to this share of one core is
-    /// contended.
+    /// contended. 1 or more never refuses a core (each is at most 1).
     #[arg(long, default_value_t = 0.15)]
     pub busy_threshold: f64,
     /// How long the busy check samples /proc/stat, in ms.
@@ -163,9 +163,9 @@ fn write(path: &PathBuf, text: &str) -> Result<(), CliError> {
 }
 
 fn run(args: BenchRunArgs) -> Result<(), CliError> {
-    if !(0.0..=1.0).contains(&args.busy_threshold) {
+    if !(args.busy_threshold.is_finite() && args.busy_threshold >= 0.0) {
         return Err(CliError::BadInput(format!(
-            "--busy-threshold {} is not a share between 0 and 1",
+            "--busy-threshold {} is not a non-negative share of one core",
             args.busy_threshold
         )));
     }
@@ -196,6 +196,11 @@ fn run(args: BenchRunArgs) -> Result<(), CliError> {
         write(path, &output::markdown(&report))?;
     }
     out(&output::terminal(&report))?;
+    if let Some(e) = &report.check_error {
+        return Err(CliError::BadInput(format!(
+            "check: {e} (the summary was written)"
+        )));
+    }
     if let Some(failure) = &report.error {
         return Err(CliError::ArmFailed(format!(
             "{} (the passes before it are in the summary)",

@@ -60,8 +60,10 @@ fn run_quiet(dir: &Path, extra: &[&str]) -> (Output, Value) {
         "arms.json",
         "--out",
         "summary.json",
+        // The tests run side by side: neither refuse a busy core nor call a
+        // run contended unless 1000 cores' worth of other work ran.
         "--busy-threshold",
-        "1",
+        "1000",
         "--busy-window-ms",
         "100",
     ];
@@ -312,6 +314,7 @@ fn check(dir: &Path, expectations: Value) -> (Output, Value) {
     .unwrap();
     let _ = std::fs::remove_file(dir.join("ca"));
     let _ = std::fs::remove_file(dir.join("cb"));
+    let _ = std::fs::remove_file(dir.join("summary.json"));
     run_quiet(
         dir,
         &[
@@ -384,6 +387,85 @@ fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+#[test]
+fn a_provenance_mismatch_outranks_a_regressed_bound() {
+    // Both at once: every sample below the bound, on another CPU. The
+    // figures cannot be held to expectations written elsewhere, so the exit
+    // code is the mismatch's (9), not the regression's (7).
+    let dir = Dir::new("bench-check-provenance-over-regressed");
+    two_arms(dir.path(), "20 21 22", "40 40 40");
+    let (o, s) = check(
+        dir.path(),
+        json!({"provenance": {"cpu_count": 100000},
+               "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
+    );
+    assert_eq!(o.status.code(), Some(9), "{}", text(&o.stderr));
+    assert_eq!(s["check"]["outcome"], "provenance_mismatch");
+    assert_eq!(s["check"]["bounds"][0]["verdict"], "regressed");
+}
+
+#[test]
+fn bad_expectations_are_refused_before_any_pass_runs() {
+    let dir = Dir::new("bench-check-validate");
+    two_arms(dir.path(), "40 40 40", "40 40 40");
+    for (bound, field) in [
+        (
+            json!({"arm": "nope", "key": "gen_ts", "min": 1}),
+            "bounds[0].arm",
+        ),
+        (
+            json!({"arm": "a", "key": "pp_ts", "min": 1}),
+            "bounds[0].key",
+        ),
+        (
+            json!({"arm": "a", "key": "gen_ts", "min": 9, "max": 1}),
+            "bounds[0].min",
+        ),
+    ] {
+        let (o, s) = check(dir.path(), json!({ "bounds": [bound] }));
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.contains("expect.json") && err.contains(field), "{err}");
+        // No arm ran: neither its counter file nor a summary exists.
+        assert!(!dir.path().join("ca").exists(), "{err}");
+        assert_eq!(s, Value::Null);
+    }
+}
+
+#[test]
+fn a_check_that_cannot_be_made_still_writes_the_summary_and_markdown() {
+    let dir = Dir::new("bench-check-error-writes");
+    let _ = std::fs::remove_file(dir.path().join("s.md"));
+    two_arms(dir.path(), "0 0 0", "40 40 40");
+    std::fs::write(
+        dir.path().join("expect.json"),
+        r#"{"bounds": [{"arm": "a", "key": "gen_ts", "relative_to": "b", "min_ratio": 0.5}]}"#,
+    )
+    .unwrap();
+    let (o, s) = run_quiet(
+        dir.path(),
+        &[
+            "--passes",
+            "3",
+            "--metric",
+            "gen_ts",
+            "--check",
+            "expect.json",
+            "--md",
+            "s.md",
+        ],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("positive values"), "{err}");
+    assert!(
+        s["check_error"].as_str().unwrap().contains("positive"),
+        "{s}"
+    );
+    assert_eq!(s["passes_completed"], 3);
+    assert!(dir.path().join("s.md").exists());
 }
 
 #[test]
