@@ -108,6 +108,10 @@ fn stats_table(report: &BenchReport) -> Table {
     }
 }
 
+fn direction_name(d: super::spec::Direction) -> String {
+    format!("{d:?}").to_lowercase()
+}
+
 fn verdict_lines(report: &BenchReport) -> Vec<String> {
     let r = &report.ranking;
     let mut out = Vec::new();
@@ -120,24 +124,60 @@ fn verdict_lines(report: &BenchReport) -> Vec<String> {
         out.push(format!(
             "Ranking on {} ({} is better), by median:",
             r.metric,
-            format!("{:?}", r.direction).to_lowercase()
+            direction_name(r.direction)
         ));
         for (i, a) in r.order.iter().enumerate() {
+            let shared = a.ranked_against_above == Some(false);
+            let mut notes = Vec::new();
+            if i > 0 {
+                notes.push(format!(
+                    "{:.2}× worse than {}",
+                    a.ratio_to_best, r.order[0].tag
+                ));
+            }
+            if shared {
+                notes.push(format!(
+                    "not ranked against {}: the medians differ by less than the larger spread",
+                    r.order[i - 1].tag
+                ));
+            }
             out.push(format!(
-                "  {}. {}  {}{}",
-                i + 1,
+                "  {}{}. {}  {}{}",
+                a.place,
+                if shared { "=" } else { "" },
                 a.tag,
                 fmt(a.median),
-                if i == 0 {
+                if notes.is_empty() {
                     String::new()
                 } else {
-                    format!("  ({:.2}× worse than {})", a.ratio_to_best, r.order[0].tag)
+                    format!("  ({})", notes.join("; "))
                 }
             ));
         }
         out.push(format!("  ({})", report.ranking_reason));
     }
     out
+}
+
+/// The top-two verdict on every key besides the metric.
+fn key_lines(report: &BenchReport) -> Vec<String> {
+    report
+        .rankings
+        .iter()
+        .filter(|r| r.metric != report.metric)
+        .map(|r| {
+            if r.not_a_ranking {
+                format!("NOT A RANKING on {}: {}.", r.metric, r.reason)
+            } else {
+                format!(
+                    "Ranking on {} ({} is better): {}.",
+                    r.metric,
+                    direction_name(r.direction),
+                    r.reason
+                )
+            }
+        })
+        .collect()
 }
 
 fn check_lines(report: &BenchReport) -> Vec<String> {
@@ -209,6 +249,7 @@ pub fn terminal(report: &BenchReport) -> String {
     out.push('\n');
     for l in verdict_lines(report)
         .into_iter()
+        .chain(key_lines(report))
         .chain(check_lines(report))
         .chain(footer_lines(report))
     {
@@ -233,6 +274,14 @@ pub fn markdown(report: &BenchReport) -> String {
         out.push_str(&format!("{}\n", l.trim_start()));
     }
     out.push('\n');
+    let keys = key_lines(report);
+    if !keys.is_empty() {
+        out.push_str("Other keys:\n\n");
+        for l in keys {
+            out.push_str(&format!("- {l}\n"));
+        }
+        out.push('\n');
+    }
     for l in check_lines(report).into_iter().chain(footer_lines(report)) {
         out.push_str(&format!("- {}\n", l.trim_start()));
     }
@@ -294,9 +343,19 @@ mod tests {
             pass,
             position: 1,
             wall_s: 1.0,
-            figures: [("pp512_ts".to_string(), serde_json::Value::from(pp))]
-                .into_iter()
-                .collect(),
+            figures: [
+                ("pp512_ts".to_string(), serde_json::Value::from(pp)),
+                (
+                    "rss_kib".to_string(),
+                    serde_json::Value::from(if arm == "t1" {
+                        1000 + pass
+                    } else {
+                        1001 + pass
+                    }),
+                ),
+            ]
+            .into_iter()
+            .collect(),
             stdout_lines: vec![],
             stderr_tail: vec![],
             contention: Contention {
@@ -327,9 +386,10 @@ mod tests {
                 ],
             })
             .collect();
-        let keys = vec!["pp512_ts".to_string()];
+        let keys = vec!["pp512_ts".to_string(), "rss_kib".to_string()];
         let arms = summary::summarize(&spec, &keys, &passes).unwrap();
         let ranking = summary::rank(&arms, "pp512_ts", spec.direction("pp512_ts").unwrap(), 3);
+        let rankings = summary::rank_all(&arms, &keys, &spec, 3).unwrap();
         let provenance = Provenance {
             git_rev: "0123abc".into(),
             git_dirty: Some(false),
@@ -375,6 +435,7 @@ mod tests {
             not_a_ranking: ranking.not_a_ranking,
             ranking_reason: ranking.reason.clone(),
             ranking,
+            rankings,
             arms,
             contended_passes: vec![2],
             forced: false,
@@ -398,5 +459,39 @@ mod tests {
     #[test]
     fn markdown_ranking() {
         insta::assert_snapshot!(markdown(&report([38.0, 40.0, 41.0])));
+    }
+
+    #[test]
+    fn a_third_arm_inside_the_seconds_spread_shares_its_place() {
+        use crate::bench::spec::Direction;
+        use crate::bench::summary::{ArmSummary, KeyStats, Sample};
+        let arm = |tag: &str, values: [f64; 3]| ArmSummary {
+            tag: tag.into(),
+            keys: BTreeMap::from([(
+                "pp512_ts".to_string(),
+                KeyStats::new(
+                    Direction::Higher,
+                    values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &value)| Sample {
+                            pass: i + 1,
+                            value,
+                            contended: false,
+                            forced: false,
+                        })
+                        .collect(),
+                ),
+            )]),
+        };
+        let arms = [
+            arm("t4", [40.0, 41.0, 42.0]),
+            arm("t2", [20.0, 22.0, 24.0]),
+            arm("t1", [19.0, 21.0, 23.0]),
+        ];
+        let mut r = report([38.0, 40.0, 41.0]);
+        r.ranking = summary::rank(&arms, "pp512_ts", Direction::Higher, 3);
+        r.ranking_reason = r.ranking.reason.clone();
+        insta::assert_snapshot!(verdict_lines(&r).join("\n"));
     }
 }

@@ -49,6 +49,9 @@ pub struct BenchReport {
     pub not_a_ranking: bool,
     /// Why the order on the metric is, or is not, a ranking.
     pub ranking_reason: String,
+    /// Every key's verdict, the metric's first: ranking (with ratios) or
+    /// NOT A RANKING, with the reason.
+    pub rankings: Vec<Ranking>,
     /// Passes (from 1) with a contended run, and passes started under `--force`.
     pub contended_passes: Vec<usize>,
     pub forced: bool,
@@ -192,6 +195,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         spec.direction(&config.metric)?,
         complete.len(),
     );
+    let rankings = summary::rank_all(&arms, &keys, &spec, complete.len())?;
     let contended_passes: Vec<usize> = outcome
         .passes
         .iter()
@@ -235,6 +239,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         not_a_ranking: ranking.not_a_ranking,
         ranking_reason: ranking.reason.clone(),
         ranking,
+        rankings,
         contended_passes,
         forced,
         passes: outcome.passes,

@@ -12,6 +12,16 @@
 //! Otherwise the arms are ranked by median, best first, and each carries the
 //! ratio of the best median to its own (higher-better) or of its own to the
 //! best (lower-better), so the ratio reads "the best is r× better".
+//!
+//! Below the top two, each arm is held to the same test against the arm
+//! just above it: when their medians differ by less than the larger of the
+//! two spreads (or not at all), it is *not ranked against it* and shares its
+//! place (printed `2=`), so no place number claims an order the data do not
+//! show.
+//!
+//! Every summarised key is judged this way, not only the metric: the
+//! metric's ranking decides the headline, and each other key gets its own
+//! top-two verdict (`rankings` in the JSON).
 
 use std::collections::BTreeMap;
 
@@ -128,6 +138,11 @@ pub struct Ranked {
     pub spread: f64,
     /// How many times better the best arm's median is than this one's (1 for the best).
     pub ratio_to_best: f64,
+    /// Place from 1; an arm not ranked against the arm above shares its place.
+    pub place: usize,
+    /// From the second arm on: whether its median is separated from the
+    /// arm's just above it by at least the larger of their spreads.
+    pub ranked_against_above: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -165,15 +180,25 @@ pub fn rank(
         Direction::Higher => best / m,
         Direction::Lower => m / best,
     };
-    let ranked: Vec<Ranked> = order
-        .iter()
-        .map(|(tag, median, spread)| Ranked {
+    let mut ranked: Vec<Ranked> = Vec::new();
+    for (i, (tag, median, spread)) in order.iter().enumerate() {
+        let (place, ranked_against_above) = match ranked.last() {
+            None => (1, None),
+            Some(above) => {
+                let separated = separated(above.median, above.spread, *median, *spread);
+                let place = if separated { i + 1 } else { above.place };
+                (place, Some(separated))
+            }
+        };
+        ranked.push(Ranked {
             tag: tag.clone(),
             median: *median,
             spread: *spread,
             ratio_to_best: ratio(*median),
-        })
-        .collect();
+            place,
+            ranked_against_above,
+        });
+    }
     let (not_a_ranking, reason) = judge(&ranked, passes);
     Ranking {
         metric: metric.to_string(),
@@ -182,6 +207,26 @@ pub fn rank(
         not_a_ranking,
         reason,
     }
+}
+
+/// Whether two medians differ by at least the larger of the two spreads
+/// (and differ at all).
+fn separated(a_median: f64, a_spread: f64, b_median: f64, b_spread: f64) -> bool {
+    let difference = (a_median - b_median).abs();
+    difference != 0.0 && difference >= a_spread.max(b_spread)
+}
+
+/// Every key's ranking, the metric's first (keys in `keys` order); a key no
+/// arm has is left out.
+pub fn rank_all(
+    summaries: &[ArmSummary],
+    keys: &[String],
+    spec: &Spec,
+    passes: usize,
+) -> Result<Vec<Ranking>, BenchError> {
+    keys.iter()
+        .map(|k| Ok(rank(summaries, k, spec.direction(k)?, passes)))
+        .collect()
 }
 
 fn judge(order: &[Ranked], passes: usize) -> (bool, String) {
@@ -335,6 +380,37 @@ mod tests {
             3,
         );
         assert!(r.not_a_ranking);
+    }
+
+    #[test]
+    fn a_third_arm_inside_the_spread_of_the_second_is_not_ranked_against_it() {
+        let h = Direction::Higher;
+        let r = rank(
+            &[
+                arm("a", "k_ts", h, &[40.0, 41.0, 42.0]),
+                arm("b", "k_ts", h, &[20.0, 22.0, 24.0]),
+                arm("c", "k_ts", h, &[19.0, 21.0, 23.0]),
+                arm("d", "k_ts", h, &[5.0, 6.0, 7.0]),
+            ],
+            "k_ts",
+            h,
+            3,
+        );
+        assert!(!r.not_a_ranking, "{}", r.reason);
+        let places: Vec<(&str, usize, Option<bool>)> = r
+            .order
+            .iter()
+            .map(|o| (o.tag.as_str(), o.place, o.ranked_against_above))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                ("a", 1, None),
+                ("b", 2, Some(true)),
+                ("c", 2, Some(false)),
+                ("d", 4, Some(true))
+            ]
+        );
     }
 
     #[test]
