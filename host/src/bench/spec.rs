@@ -76,16 +76,28 @@ impl Direction {
 }
 
 /// The table's direction for a key, by its last dotted segment.
+///
+/// `_s` is a time (lower-better) except where it is a rate: `tok_s`,
+/// `tokens_s`, names ending `_t_s` (tokens per second), and any name
+/// containing `per_s` are higher-better. Any other `*_s` name containing
+/// `tok` (`tok_gen_s`: a rate or a time?) has no direction here and must be
+/// declared in the spec.
 pub fn known_direction(key: &str) -> Option<Direction> {
     let k = key.rsplit('.').next().unwrap_or(key);
-    const HIGHER_EXACT: [&str; 3] = ["t/s", "avg_ts", "tps"];
-    const HIGHER_SUFFIX: [&str; 3] = ["_ts", "_per_s", "_tps"];
+    const HIGHER_EXACT: [&str; 5] = ["t/s", "avg_ts", "tps", "tok_s", "tokens_s"];
+    const HIGHER_SUFFIX: [&str; 5] = ["_ts", "_tps", "_t_s", "_tok_s", "_tokens_s"];
+    if HIGHER_EXACT.contains(&k)
+        || HIGHER_SUFFIX.iter().any(|s| k.ends_with(s))
+        || k.contains("per_s")
+    {
+        return Some(Direction::Higher);
+    }
+    if k.ends_with("_s") && k.contains("tok") {
+        return None;
+    }
     const LOWER_SUFFIX: [&str; 9] = [
         "_s", "_ms", "_us", "_ns", "_bytes", "_kib", "_mib", "_kb", "_mb",
     ];
-    if HIGHER_EXACT.contains(&k) || HIGHER_SUFFIX.iter().any(|s| k.ends_with(s)) {
-        return Some(Direction::Higher);
-    }
     if LOWER_SUFFIX.iter().any(|s| k.ends_with(s)) || k.starts_with("rss") || k.starts_with("pss") {
         return Some(Direction::Lower);
     }
@@ -168,6 +180,27 @@ mod tests {
             assert_eq!(known_direction(k), Some(Direction::Lower), "{k}");
         }
         assert_eq!(known_direction("score"), None);
+    }
+
+    #[test]
+    fn token_rates_ending_in_s_are_not_read_as_times() {
+        // Regression: every `*_s` was lower-better, so `tok_s` (tokens per
+        // second) ranked the slowest arm first.
+        for k in [
+            "tok_s",
+            "tokens_s",
+            "gen.tok_s",
+            "pp_t_s",
+            "prompt_tokens_s",
+            "tokens_per_sec",
+        ] {
+            assert_eq!(known_direction(k), Some(Direction::Higher), "{k}");
+        }
+        // Ambiguous: a rate or a tokenizer's time? The spec must say.
+        for k in ["tok_gen_s", "tokenize_s"] {
+            assert_eq!(known_direction(k), None, "{k}");
+        }
+        assert_eq!(known_direction("load_s"), Some(Direction::Lower));
     }
 
     #[test]
