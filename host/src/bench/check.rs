@@ -444,7 +444,7 @@ mod tests {
                 pass: i + 1,
                 value,
                 contended: i == 1,
-                forced: false,
+                forced_past_busy: false,
             })
             .collect();
         let arms = vec![ArmSummary {

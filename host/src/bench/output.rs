@@ -377,7 +377,7 @@ mod tests {
             .map(|p| Pass {
                 pass: p + 1,
                 order: vec![],
-                forced: false,
+                forced_past_busy: false,
                 contended: p == 1,
                 complete: true,
                 runs: vec![
@@ -429,7 +429,7 @@ mod tests {
                 threshold: 0.15,
                 shares: BTreeMap::new(),
                 busy: vec![],
-                forced: false,
+                force_flag: false,
             },
             warnings: vec!["contended passes: 2 (…)".into()],
             not_a_ranking: ranking.not_a_ranking,
@@ -438,7 +438,7 @@ mod tests {
             rankings,
             arms,
             contended_passes: vec![2],
-            forced: false,
+            forced_past_busy: false,
             passes,
             check: Some(check),
             check_error: None,
@@ -478,7 +478,7 @@ mod tests {
                             pass: i + 1,
                             value,
                             contended: false,
-                            forced: false,
+                            forced_past_busy: false,
                         })
                         .collect(),
                 ),

@@ -52,9 +52,12 @@ pub struct BenchReport {
     /// Every key's verdict, the metric's first: ranking (with ratios) or
     /// NOT A RANKING, with the reason.
     pub rankings: Vec<Ranking>,
-    /// Passes (from 1) with a contended run, and passes started under `--force`.
+    /// Passes (from 1) with a contended run.
     pub contended_passes: Vec<usize>,
-    pub forced: bool,
+    /// `--force` was given *and* a core was busy, so the run started on a
+    /// machine that was not quiet (every pass then has `forced_past_busy`).
+    /// `busy_check.force_flag` is the flag as given.
+    pub forced_past_busy: bool,
     pub passes: Vec<Pass>,
     pub check: Option<check::Report>,
     /// Why the check could not be made (e.g. a ratio bound over a
@@ -164,7 +167,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         cores,
         taskset,
         threshold: config.busy_threshold,
-        forced,
+        forced_past_busy: forced,
         min_window: config.min_window,
     };
     let outcome = runner::run(&plan, observer);
@@ -241,7 +244,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         ranking,
         rankings,
         contended_passes,
-        forced,
+        forced_past_busy: forced,
         passes: outcome.passes,
         check,
         check_error,

@@ -46,7 +46,7 @@ pub struct Plan<'a> {
     pub taskset: Option<String>,
     pub threshold: f64,
     /// `--force`: started although the cores were busy.
-    pub forced: bool,
+    pub forced_past_busy: bool,
     pub min_window: Duration,
 }
 
@@ -59,7 +59,8 @@ pub struct BusyCheck {
     pub shares: BTreeMap<String, f64>,
     /// The cores above the threshold.
     pub busy: Vec<String>,
-    pub forced: bool,
+    /// `--force` as given (whether or not a core was busy).
+    pub force_flag: bool,
 }
 
 /// Samples the target cores for `window`; an error naming each busy core
@@ -99,7 +100,7 @@ pub fn busy_check(
             .map(|(c, s)| (format!("cpu{c}"), *s))
             .collect(),
         busy: busy.iter().map(|(c, _)| format!("cpu{c}")).collect(),
-        forced: force,
+        force_flag: force,
     })
 }
 
@@ -181,7 +182,7 @@ pub struct Pass {
     pub pass: usize,
     pub order: Vec<String>,
     /// Started under `--force` although the cores were busy.
-    pub forced: bool,
+    pub forced_past_busy: bool,
     /// Any run of the pass was contended.
     pub contended: bool,
     /// Every arm ran. Only complete passes enter the statistics and the
@@ -347,7 +348,7 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> Outcome {
         let mut record = Pass {
             pass: p + 1,
             order: order.iter().map(|&i| arms[i].tag.clone()).collect(),
-            forced: plan.forced,
+            forced_past_busy: plan.forced_past_busy,
             contended: false,
             complete: false,
             runs: Vec::new(),

@@ -38,7 +38,7 @@ pub struct Sample {
     pub pass: usize,
     pub value: f64,
     pub contended: bool,
-    pub forced: bool,
+    pub forced_past_busy: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -115,7 +115,7 @@ pub fn summarize(
                         pass: p.pass,
                         value: figures::number(&r.figures, key)?,
                         contended: r.contention.contended,
-                        forced: p.forced,
+                        forced_past_busy: p.forced_past_busy,
                     })
                 })
                 .collect();
@@ -299,7 +299,7 @@ mod tests {
                 pass: i + 1,
                 value,
                 contended: false,
-                forced: false,
+                forced_past_busy: false,
             })
             .collect()
     }

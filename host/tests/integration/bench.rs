@@ -290,10 +290,11 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let summary: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["forced"], true);
+    assert_eq!(summary["forced_past_busy"], true);
+    assert_eq!(summary["busy_check"]["force_flag"], true);
     assert_eq!(summary["provenance"]["pinning"], "taskset -c 0");
     for pass in summary["passes"].as_array().unwrap() {
-        assert_eq!(pass["forced"], true);
+        assert_eq!(pass["forced_past_busy"], true);
         assert_eq!(pass["contended"], true, "{pass}");
         let c = &pass["runs"][0]["contention"];
         assert!(c["core_busy"]["cpu0"].as_f64().unwrap() > 0.5, "{c}");
