@@ -18,12 +18,23 @@
 //! `taskset`), the arm's own time is all spent there; unpinned, its time
 //! elsewhere is subtracted too, and the label errs towards "not contended".
 //!
+//! An arm's stdout and stderr are read on threads; the runner waits for the
+//! arm itself to exit (without reaping it), kills its process group — so a
+//! background grandchild still holding the pipes cannot hang the harness —
+//! then reaps it and gives the readers `READ_GRACE` to reach end of file,
+//! keeping what they read by then. SIGINT and SIGTERM kill the running
+//! arm's group before the harness exits (`kill_arm_on_interrupt`): the arm
+//! leads its own group, so a terminal's Ctrl-C does not reach it.
+//!
 //! The runner only runs and records; an `Observer` hears each run start and
 //! finish (the terminal's progress lines), and the summary is built elsewhere.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 use super::cpu::{self, StatSample};
@@ -34,6 +45,62 @@ use super::BenchError;
 
 /// Lines of an arm's stderr (and of its stdout besides the figures) kept.
 pub const TAIL_LINES: usize = 40;
+
+/// How long, after the arm exited and its group was killed, its pipes may
+/// stay open (held by something that left the group) before we stop reading.
+pub const READ_GRACE: Duration = Duration::from_millis(500);
+
+/// The running arm's process group, 0 when none.
+static CURRENT_GROUP: AtomicU32 = AtomicU32::new(0);
+
+/// Installs, once, a SIGINT/SIGTERM handler that kills the running arm's
+/// process group and exits 130 (SIGINT) or 143 (SIGTERM). Without it an
+/// interrupted `bench run` would leave the arm running: the arm leads its
+/// own group, outside the terminal's foreground group.
+pub fn kill_arm_on_interrupt() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            tracing::warn!("could not install the SIGINT/SIGTERM handler; an interrupted run may leave its arm running");
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let group = CURRENT_GROUP.load(Ordering::SeqCst);
+                if group != 0 {
+                    super::sys::kill_process_group(group);
+                }
+                eprintln!("interrupted: killed the running arm's process group");
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}
+
+/// Reads `pipe` to its end on a thread, into a shared buffer (so what was
+/// read can be taken before the end), and says so on `done`.
+fn read_on_thread(
+    mut pipe: impl Read + Send + 'static,
+    done: mpsc::Sender<()>,
+) -> Arc<Mutex<Vec<u8>>> {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let shared = Arc::clone(&buffer);
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => shared
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend_from_slice(&chunk[..n]),
+            }
+        }
+        let _ = done.send(());
+    });
+    buffer
+}
 
 #[derive(Debug, Clone)]
 pub struct Plan<'a> {
@@ -273,7 +340,7 @@ fn run_arm(plan: &Plan, arm: &Arm, pass: usize, position: usize) -> Result<ArmRu
     let before = cpu::sample().map_err(|e| fail(format!("/proc/stat: {e}"), None, None, ""))?;
     let ticks_before = process::waited_children_ticks();
     let started = Instant::now();
-    let child = command.spawn().map_err(|e| {
+    let mut child = command.spawn().map_err(|e| {
         fail(
             format!("failed to start {:?}: {e}", argv[0]),
             None,
@@ -282,18 +349,44 @@ fn run_arm(plan: &Plan, arm: &Arm, pass: usize, position: usize) -> Result<ArmRu
         )
     })?;
     let pgid = child.id();
-    let output = child
-        .wait_with_output()
-        .map_err(|e| fail(format!("failed to wait for it: {e}"), None, None, ""))?;
+    CURRENT_GROUP.store(pgid, Ordering::SeqCst);
+    let (done, finished) = mpsc::channel();
+    let stdout_buf = read_on_thread(child.stdout.take().expect("piped"), done.clone());
+    let stderr_buf = read_on_thread(child.stderr.take().expect("piped"), done);
+    // Wait for the arm, not for its pipes: a background grandchild may hold
+    // them open long after the arm exited.
+    let exited = super::sys::wait_exited_unreaped(pgid);
     let wall = started.elapsed();
-    // Nothing the arm left behind may run into the next arm's window.
+    // Nothing the arm left behind may run into the next arm's window. The
+    // arm is a zombie until reaped below, so its group id cannot have been
+    // reused by then.
     super::sys::kill_process_group(pgid);
-    if wall < plan.min_window {
-        std::thread::sleep(plan.min_window - wall);
+    let status = child.wait();
+    CURRENT_GROUP.store(0, Ordering::SeqCst);
+    if let Err(e) = exited {
+        return Err(fail(format!("failed to wait for it: {e}"), None, None, ""));
+    }
+    let status = status.map_err(|e| fail(format!("failed to wait for it: {e}"), None, None, ""))?;
+    let deadline = Instant::now() + READ_GRACE;
+    for _ in 0..2 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if finished.recv_timeout(left).is_err() {
+            break;
+        }
+    }
+    let so_far = started.elapsed();
+    if so_far < plan.min_window {
+        std::thread::sleep(plan.min_window - so_far);
     }
     let window = started.elapsed();
     let after = cpu::sample().map_err(|e| fail(format!("/proc/stat: {e}"), None, None, ""))?;
     let own = process::waited_children_ticks().saturating_sub(ticks_before);
+    let take = |b: &Arc<Mutex<Vec<u8>>>| b.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let output = std::process::Output {
+        status,
+        stdout: take(&stdout_buf),
+        stderr: take(&stderr_buf),
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let last_line = stdout
@@ -341,6 +434,7 @@ fn run_arm(plan: &Plan, arm: &Arm, pass: usize, position: usize) -> Result<ArmRu
 
 /// Runs every pass; stops at the first arm that fails, keeping what ran.
 pub fn run(plan: &Plan, observer: &mut dyn Observer) -> Outcome {
+    kill_arm_on_interrupt();
     let arms = &plan.spec.arms;
     let mut passes = Vec::new();
     for p in 0..plan.passes {

@@ -1,6 +1,7 @@
 //! The harness's only direct calls into the kernel: page-cache residency of a
 //! file (our own read-only `mmap(2)` of it, then `mincore(2)`), the page size,
-//! and `kill(2)` for process groups. Everything else reads `/proc`.
+//! `kill(2)` for process groups, and `waitid(2)` to see a child exit without
+//! reaping it. Everything else reads `/proc`.
 //!
 //! The workspace denies `unsafe_code`; this module allows it, and each block
 //! says why it is sound.
@@ -95,6 +96,33 @@ pub fn kill_process_group(pgid: u32) {
             // SAFETY: kill(2) takes plain integers; a negative pid names a
             // process group. pgid > 1 keeps us from signalling every process.
             unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Blocks until child `pid` has exited, leaving it unreaped (a zombie,
+/// `waitid(WEXITED | WNOWAIT)`): while it is, neither its pid nor its
+/// process-group id can be reused, so its group can still be killed
+/// without hitting a stranger. Reap it afterwards with `Child::wait`.
+pub fn wait_exited_unreaped(pid: u32) -> io::Result<()> {
+    loop {
+        // SAFETY: siginfo_t is plain data for which all-zero is valid.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid(2) writes only into `info`, a live local we own.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                libc::id_t::from(pid),
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
         }
     }
 }

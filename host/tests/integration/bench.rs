@@ -50,8 +50,9 @@ fn setup(dir: &Path, probe: &str, arms: Vec<Value>) {
     .unwrap();
 }
 
-/// `bench run` on `arms.json`, never refused for busy cores (a share can
-/// not exceed 1), so the judgement under test is the only one in play.
+/// `bench run` on `arms.json`, never refused for busy cores nor labelled
+/// contended (a threshold of 1000 cores), so the judgement under test is
+/// the only one in play.
 fn run_quiet(dir: &Path, extra: &[&str]) -> (Output, Value) {
     let mut args = vec![
         "bench",
@@ -634,4 +635,92 @@ fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
         key(&s, "speed", "memory_at_ready.rss_anon_kib")["direction"],
         "lower"
     );
+}
+
+#[test]
+fn a_background_grandchild_holding_stdout_does_not_hang_the_harness() {
+    // Regression: the runner read the arm's pipes to end of file, so a
+    // grandchild left running in the background kept it waiting for 60 s.
+    let dir = Dir::new("bench-grandchild");
+    setup(
+        dir.path(),
+        "sleep 60 &\necho '{\"gen_ts\": 5}'\n",
+        vec![arm("a", json!({}))],
+    );
+    let started = std::time::Instant::now();
+    let (o, s) = run_quiet(dir.path(), &["--passes", "1", "--metric", "gen_ts"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert_eq!(s["passes"][0]["runs"][0]["figures"]["gen_ts"], 5);
+}
+
+#[test]
+fn ctrl_c_kills_the_running_arms_process_group() {
+    // The arm leads its own process group, out of reach of a terminal's
+    // Ctrl-C: bench run's SIGINT handler must kill it before exiting.
+    let dir = Dir::new("bench-sigint");
+    let pid_file = dir.path().join("arm.pid");
+    let _ = std::fs::remove_file(&pid_file);
+    setup(
+        dir.path(),
+        "echo $$ > \"$P.tmp\"; mv \"$P.tmp\" \"$P\"; sleep 60\necho '{\"gen_ts\": 5}'\n",
+        vec![arm("a", json!({"P": pid_file.to_str().unwrap()}))],
+    );
+    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args([
+            "bench",
+            "run",
+            "--spec",
+            "arms.json",
+            "--busy-threshold",
+            "1000",
+            "--busy-window-ms",
+            "100",
+            "--passes",
+            "1",
+            "--metric",
+            "gen_ts",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !pid_file.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the arm never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let arm_pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // The arm's shell is gone (or a zombie awaiting its new parent's reaping).
+    let gone = || match std::fs::read_to_string(format!("/proc/{arm_pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+    };
+    while !gone() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "arm {arm_pid} still running after bench run was interrupted"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

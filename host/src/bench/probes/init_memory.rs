@@ -21,8 +21,11 @@
 //!   (`context.*`), with the `usage.prompt_tokens` the server says it saw.
 //!
 //! The tree is killed at the end. The child stays in the probe's process
-//! group, so whoever kills that group (`bench run` after each arm, a
-//! terminal's Ctrl-C) takes the server with it. The child's stdout is
+//! group, so whoever kills that group takes the server with it: `bench
+//! run`, after each arm and on SIGINT/SIGTERM (the arm leads its own group,
+//! so a terminal's Ctrl-C does not reach it directly; `bench run`'s handler
+//! kills the group), or a terminal's Ctrl-C when the probe runs by itself
+//! in the foreground. The child's stdout is
 //! passed to our stderr so that our stdout carries only the one JSON line.
 
 use std::io::{BufRead, BufReader};
