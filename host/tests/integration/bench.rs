@@ -254,6 +254,17 @@ impl Drop for Spinner {
     }
 }
 
+/// The first CPU this process may run on (`Cpus_allowed_list` in
+/// `/proc/self/status`): cpu0 may be outside a container's or CI job's set.
+fn first_allowed_cpu() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list in /proc/self/status");
+    droidscore::bench::cpu::parse_core_list(list.trim()).unwrap()[0]
+}
+
 #[test]
 fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
     let dir = Dir::new("bench-busy");
@@ -262,7 +273,9 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
         PROBE,
         vec![arm("a", json!({"TAG": "a", "V": "1"}))],
     );
-    let _spin = Spinner::on("0");
+    let cpu = first_allowed_cpu();
+    let core = cpu.to_string();
+    let _spin = Spinner::on(&core);
     let common = [
         "bench",
         "run",
@@ -273,7 +286,7 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
         "--passes",
         "2",
         "--cores",
-        "0",
+        &core,
         "--busy-threshold",
         "0.5",
         "--out",
@@ -282,7 +295,10 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
     let o = droidscore(dir.path(), &common);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(10), "{err}");
-    assert!(err.contains("cpu0 is") && err.contains("% busy"), "{err}");
+    assert!(
+        err.contains(&format!("cpu{cpu} is")) && err.contains("% busy"),
+        "{err}"
+    );
     assert!(!dir.path().join("summary.json").exists(), "nothing ran");
 
     let mut forced = common.to_vec();
@@ -293,12 +309,18 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["forced_past_busy"], true);
     assert_eq!(summary["busy_check"]["force_flag"], true);
-    assert_eq!(summary["provenance"]["pinning"], "taskset -c 0");
+    assert_eq!(
+        summary["provenance"]["pinning"],
+        format!("taskset -c {cpu}")
+    );
     for pass in summary["passes"].as_array().unwrap() {
         assert_eq!(pass["forced_past_busy"], true);
         assert_eq!(pass["contended"], true, "{pass}");
         let c = &pass["runs"][0]["contention"];
-        assert!(c["core_busy"]["cpu0"].as_f64().unwrap() > 0.5, "{c}");
+        assert!(
+            c["core_busy"][format!("cpu{cpu}")].as_f64().unwrap() > 0.5,
+            "{c}"
+        );
         assert!(c["excess_cores"].as_f64().unwrap() > 0.5, "{c}");
         assert_eq!(c["threshold"], 0.5);
         assert!(c["own_cores"].as_f64().is_some(), "{c}");
@@ -500,7 +522,28 @@ fn provenance_is_stamped_into_the_summary() {
         "pinning",
     ] {
         assert!(p.get(field).is_some(), "no {field} in {p}");
+        // Outside a repository there is no dirty state to report.
+        if field != "git_dirty" {
+            assert!(!p[field].is_null(), "{field} is null in {p}");
+        }
     }
+    for field in ["hostname", "kernel", "cpu_model", "cores", "pinning"] {
+        assert!(
+            !p[field].as_str().unwrap().trim().is_empty(),
+            "{field} empty in {p}"
+        );
+    }
+    let sha = p["spec_sha256"].as_str().unwrap();
+    assert!(
+        sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+        "{sha}"
+    );
+    // Both stamps are the same RFC 3339 UTC format, so they order as text.
+    let (start, end) = (
+        p["started_at"].as_str().unwrap(),
+        p["ended_at"].as_str().unwrap(),
+    );
+    assert!(start <= end, "started {start}, ended {end}");
     // Outside a repository (a temp dir) the revision is "unknown".
     assert_eq!(p["git_rev"], "unknown");
     let spec = std::fs::read(dir.path().join("arms.json")).unwrap();
