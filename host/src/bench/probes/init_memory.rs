@@ -2,7 +2,8 @@
 //! to hold, measured from outside.
 //!
 //! - `ready_s`: from spawning CMD to ready — `--ready-url` answering 200, or
-//!   a stdout line matching `--ready-pattern` (whose group 1, if any, is the
+//!   a stdout line matching `--ready-pattern`, looked for once per
+//!   `--period-ms` (`ready_resolution_ms`) (whose group 1, if any, is the
 //!   server's URL, substituted for `{url}` in `--health-url` and
 //!   `--chat-url`).
 //! - `init_s`: the load time the server reports about itself, if it does: a
@@ -81,6 +82,9 @@ pub struct ContextFill {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct InitMemory {
     pub ready_s: f64,
+    /// `ready_s`'s resolution: readiness is looked for once per sampling
+    /// period, so ready may have come up to this much earlier.
+    pub ready_resolution_ms: u64,
     pub init_s: Option<f64>,
     /// Where `init_s` came from (`health`, `stdout`), if anywhere.
     pub init_source: Option<String>,
@@ -304,6 +308,7 @@ pub fn measure(options: &Options) -> Result<InitMemory, String> {
     note.push_str(NOTE_RSS_PSS);
     Ok(InitMemory {
         ready_s,
+        ready_resolution_ms: options.period.as_millis() as u64,
         init_s,
         init_source,
         period_ms: options.period.as_millis() as u64,
