@@ -29,6 +29,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Ui(args) => ui(args),
         Command::Run(args) => run_suite(*args),
         Command::Report(args) => report_cmd(args),
+        Command::Bench(command) => super::bench::bench(command),
     }
 }
 

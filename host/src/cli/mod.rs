@@ -2,6 +2,7 @@
 //! error type whose variants map to documented exit codes.
 
 mod adb;
+mod bench;
 mod commands;
 mod device;
 mod error;
@@ -44,6 +45,9 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Summarise a run from the store, compare two, or merge shard stores.
     Report(ReportArgs),
+    /// Memory and speed comparisons: run arms and judge them, or probe one process.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,11 +1,13 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it
 //! (deploying the model server to the virtual phone among it),
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
-//! the LLM agent against a scripted OpenAI-compatible server, and the HTML
-//! report of such a run.
+//! the LLM agent against a scripted OpenAI-compatible server, the HTML
+//! report of such a run, and `droidscore bench` against fake probes.
 
 mod adb_backend;
 mod adb_cli;
+mod bench;
+mod bench_probes;
 mod cli;
 mod device_deploy;
 mod html_report;

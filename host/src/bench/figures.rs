@@ -1,0 +1,227 @@
+//! Reading an arm's stdout into figures: a flat map of dotted keys to JSON
+//! values, the numbers among them being what the harness summarises.
+//!
+//! `last-line-json`: the last non-empty line must be one JSON object; nested
+//! objects become dotted keys (`at_ready.rss_anon_kib`).
+//!
+//! `llama-bench-json`: llama-bench's `-o json` array (which
+//! `droidscore-device speed -o json` copies), pretty-printed over many
+//! lines. Each test becomes `pp{n_prompt}_ts`, `tg{n_gen}_ts` or
+//! `pp{n_prompt}+tg{n_gen}_ts` holding its `avg_ts` (llama-bench's mean of
+//! the per-repetition t/s), with `…_samples_ts` keeping the repetitions
+//! (kept, not summarised: the harness's samples are its own passes). From
+//! the first test, `load_ms` and `memory_at_ready.*` are kept too when
+//! present (the device server's additions).
+
+use serde_json::{Map, Value};
+
+use super::spec::OutputFormat;
+
+pub type Figures = std::collections::BTreeMap<String, Value>;
+
+/// What the stdout held: the figures, and the other lines (for diagnosis).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    pub figures: Figures,
+    pub other_lines: Vec<String>,
+}
+
+/// Why stdout held no figures, with the line that was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub why: String,
+    pub line: String,
+}
+
+pub fn read(format: OutputFormat, stdout: &str) -> Result<Read, Unreadable> {
+    match format {
+        OutputFormat::LastLineJson => last_line_json(stdout),
+        OutputFormat::LlamaBenchJson => llama_bench_json(stdout),
+    }
+}
+
+fn flatten(prefix: &str, object: &Map<String, Value>, out: &mut Figures) {
+    for (k, v) in object {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            Value::Object(inner) => flatten(&key, inner, out),
+            other => {
+                out.insert(key, other.clone());
+            }
+        }
+    }
+}
+
+fn last_line_json(stdout: &str) -> Result<Read, Unreadable> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
+        return Err(Unreadable {
+            why: "printed nothing on stdout".into(),
+            line: String::new(),
+        });
+    };
+    let line = lines[last].trim();
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(object)) => {
+            let mut figures = Figures::new();
+            flatten("", &object, &mut figures);
+            Ok(Read {
+                figures,
+                other_lines: lines[..last].iter().map(|l| l.to_string()).collect(),
+            })
+        }
+        Ok(_) => Err(Unreadable {
+            why: "the last stdout line is JSON but not an object".into(),
+            line: line.to_string(),
+        }),
+        Err(e) => Err(Unreadable {
+            why: format!("the last stdout line is not a JSON object ({e})"),
+            line: line.to_string(),
+        }),
+    }
+}
+
+/// llama-bench's name for a test: `pp512`, `tg128`, or `pp512+tg128`.
+pub fn test_name(n_prompt: u64, n_gen: u64) -> String {
+    match (n_prompt, n_gen) {
+        (p, 0) => format!("pp{p}"),
+        (0, n) => format!("tg{n}"),
+        (p, n) => format!("pp{p}+tg{n}"),
+    }
+}
+
+fn llama_bench_json(stdout: &str) -> Result<Read, Unreadable> {
+    // The array may follow other lines: parse from the first line opening it.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with('['))
+        .ok_or_else(|| Unreadable {
+            why: "no JSON array (llama-bench-json) on stdout".into(),
+            line: lines.last().map_or(String::new(), |l| l.to_string()),
+        })?;
+    let text = lines[start..].join("\n");
+    let tests: Vec<Map<String, Value>> = serde_json::from_str(&text).map_err(|e| Unreadable {
+        why: format!(
+            "stdout from line {} is not llama-bench's JSON array ({e})",
+            start + 1
+        ),
+        line: lines[start].to_string(),
+    })?;
+    let mut figures = Figures::new();
+    for (i, t) in tests.iter().enumerate() {
+        let n = |k: &str| t.get(k).and_then(Value::as_u64);
+        let (Some(p), Some(g), Some(avg)) = (
+            n("n_prompt"),
+            n("n_gen"),
+            t.get("avg_ts").and_then(Value::as_f64),
+        ) else {
+            return Err(Unreadable {
+                why: format!("test {i} of the array lacks n_prompt, n_gen or avg_ts"),
+                line: Value::Object(t.clone()).to_string(),
+            });
+        };
+        let name = test_name(p, g);
+        figures.insert(format!("{name}_ts"), Value::from(avg));
+        if let Some(samples) = t.get("samples_ts") {
+            figures.insert(format!("{name}_samples_ts"), samples.clone());
+        }
+    }
+    if let Some(first) = tests.first() {
+        if let Some(v) = first.get("load_ms") {
+            figures.insert("load_ms".into(), v.clone());
+        }
+        if let Some(Value::Object(m)) = first.get("memory_at_ready") {
+            flatten("memory_at_ready", m, &mut figures);
+        }
+    }
+    Ok(Read {
+        figures,
+        other_lines: lines[..start].iter().map(|l| l.to_string()).collect(),
+    })
+}
+
+/// A figure as a number, if it is one.
+pub fn number(figures: &Figures, key: &str) -> Option<f64> {
+    figures.get(key).and_then(Value::as_f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_line_is_the_figures_and_earlier_lines_are_kept() {
+        let r = read(
+            OutputFormat::LastLineJson,
+            "loading…\n{\"t_ms\": 5, \"mem\": {\"rss_kib\": 10}}\n\n",
+        )
+        .unwrap();
+        assert_eq!(number(&r.figures, "t_ms"), Some(5.0));
+        assert_eq!(number(&r.figures, "mem.rss_kib"), Some(10.0));
+        assert_eq!(r.other_lines, vec!["loading…"]);
+    }
+
+    #[test]
+    fn a_last_line_that_is_not_an_object_is_named() {
+        let e = read(OutputFormat::LastLineJson, "{\"t_ms\": 5}\ndone\n").unwrap_err();
+        assert_eq!(e.line, "done");
+        let e = read(OutputFormat::LastLineJson, "[1, 2]\n").unwrap_err();
+        assert!(e.why.contains("not an object"), "{}", e.why);
+        let e = read(OutputFormat::LastLineJson, "").unwrap_err();
+        assert!(e.why.contains("nothing"), "{}", e.why);
+    }
+
+    /// What `droidscore-device speed -o json` prints: a pretty array.
+    const SPEED: &str = r#"[
+  {
+    "model_filename": "m.gguf",
+    "n_threads": 2,
+    "n_prompt": 512,
+    "n_gen": 0,
+    "avg_ts": 39.6,
+    "stddev_ts": 1.0,
+    "samples_ts": [39.0, 40.2],
+    "memory_at_ready": {"rss_kib": 395000, "rss_anon_kib": 359000},
+    "load_ms": 812.5
+  },
+  {
+    "n_prompt": 0,
+    "n_gen": 128,
+    "avg_ts": 28.6,
+    "samples_ts": [28.0, 29.2]
+  }
+]"#;
+
+    #[test]
+    fn llama_bench_json_becomes_pp_and_tg_keys() {
+        let r = read(OutputFormat::LlamaBenchJson, SPEED).unwrap();
+        assert_eq!(number(&r.figures, "pp512_ts"), Some(39.6));
+        assert_eq!(number(&r.figures, "tg128_ts"), Some(28.6));
+        assert_eq!(
+            r.figures["pp512_samples_ts"],
+            serde_json::json!([39.0, 40.2])
+        );
+        assert_eq!(number(&r.figures, "load_ms"), Some(812.5));
+        assert_eq!(
+            number(&r.figures, "memory_at_ready.rss_anon_kib"),
+            Some(359000.0)
+        );
+        assert_eq!(test_name(512, 128), "pp512+tg128");
+    }
+
+    #[test]
+    fn llama_bench_json_without_avg_ts_is_refused() {
+        let e = read(
+            OutputFormat::LlamaBenchJson,
+            r#"[{"n_prompt": 1, "n_gen": 0}]"#,
+        )
+        .unwrap_err();
+        assert!(e.why.contains("avg_ts"), "{}", e.why);
+        assert!(read(OutputFormat::LlamaBenchJson, "hello\n").is_err());
+    }
+}
