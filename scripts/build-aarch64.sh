@@ -30,6 +30,8 @@ need=()
 command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
 command -v aarch64-linux-gnu-g++ >/dev/null || need+=(g++-aarch64-linux-gnu)  # esaxx-rs (tokenizers) is C++
 command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
+command -v file >/dev/null || need+=(file)
+command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
     echo "build-aarch64.sh: installing ${need[*]}" >&2
     sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
