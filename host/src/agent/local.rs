@@ -129,17 +129,7 @@ impl LocalServer {
                 ))
             }
         };
-        let get = |url: String| async move {
-            let response = reqwest::get(&url)
-                .await
-                .map_err(|e| format!("GET {url}: {e}"))?;
-            let body = response
-                .bytes()
-                .await
-                .map_err(|e| format!("GET {url}: {e}"))?;
-            serde_json::from_slice::<serde_json::Value>(&body)
-                .map_err(|e| format!("GET {url}: not JSON: {e}"))
-        };
+        let get = |url: String| async move { get_json(&url, Duration::from_secs(60)).await };
         let root = server.base_url.trim_end_matches("/v1").to_string();
         server.health = runtime.block_on(get(format!("{root}/health")))?;
         let models = runtime.block_on(get(format!("{}/models", server.base_url)))?;
@@ -162,6 +152,28 @@ impl LocalServer {
     pub fn config(&self) -> serde_json::Value {
         server_settings(&self.health)
     }
+}
+
+/// GET a JSON document, within `timeout`.
+pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, String> {
+    let client = reqwest::Client::builder()
+        .timeout(timeout)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| format!("GET {url}: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("GET {url}: HTTP {status}"));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
 }
 
 /// The part of a `droidscore-device` server's `/health` that a run's results

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use super::local::get_json;
 use crate::adb::{quote, AdbPhone};
 use crate::phone::PhoneError;
 
@@ -294,28 +295,6 @@ fn local_port(phone: &mut AdbPhone, port: u16) -> Result<(u16, bool), PhoneError
         return Ok((port, false));
     }
     Ok((crate::adb::free_port(), false))
-}
-
-/// GET a JSON document, within `timeout`.
-async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, String> {
-    let client = reqwest::Client::builder()
-        .timeout(timeout)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let response = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|e| format!("GET {url}: {e}"))?;
-    let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| format!("GET {url}: {e}"))?;
-    if !status.is_success() {
-        return Err(format!("GET {url}: HTTP {status}"));
-    }
-    serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
 }
 
 /// `/health` answered `{"status":"ok"}`: its document.
