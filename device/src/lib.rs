@@ -1,13 +1,15 @@
 //! droidscore-device: the agent's model on the phone's CPU. `gguf` reads a
 //! model file's header before anything loads it, `model` pins and fetches the
 //! default model, `engine` loads it through mistral.rs and answers chats,
-//! `api` is the OpenAI wire format, `logprobs` its log probabilities,
+//! `kld` the fidelity metric as llama-perplexity defines it, `api` is the
+//! OpenAI wire format, `logprobs` its log probabilities,
 //! `server` the HTTP routes, `cli` the command line.
 
 pub mod api;
 pub mod cli;
 pub mod engine;
 pub mod gguf;
+pub mod kld;
 pub mod logprobs;
 pub mod model;
 pub mod server;
