@@ -28,6 +28,25 @@ pub enum Command {
     Speed(crate::speed::SpeedArgs),
     /// Put the default model (SmolLM2-135M-Instruct Q4_1) in the cache; print its path.
     FetchModel,
+    /// Score a model against a llama-perplexity `--kl-divergence-base` file.
+    Kld(KldArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct KldArgs {
+    /// The candidate: a GGUF file (default: the default model).
+    #[arg(short = 'm', long)]
+    pub model: Option<PathBuf>,
+    /// The base file (llama.cpp's format; its tokens are scored as they are).
+    #[arg(long)]
+    pub base: PathBuf,
+    #[arg(short = 't', long)]
+    pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "f32")]
+    pub dtype: Dtype,
+    /// Score only the first N chunks.
+    #[arg(long)]
+    pub chunks: Option<usize>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +88,7 @@ pub fn main() -> i32 {
             .map_err(|e| e.to_string()),
         Command::Serve(args) => serve(args),
         Command::Speed(args) => speed(args),
+        Command::Kld(args) => kld(args),
     };
     match result {
         Ok(()) => 0,
@@ -106,6 +126,61 @@ fn prepare(
 fn speed(args: crate::speed::SpeedArgs) -> Result<(), String> {
     let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
     runtime.block_on(crate::speed::run(&args, path, threads))
+}
+
+fn kld(args: KldArgs) -> Result<(), String> {
+    use crate::kld;
+    let (threads, path, runtime) = prepare(args.threads, args.model)?;
+    let file =
+        std::fs::File::open(&args.base).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let header =
+        kld::BaseHeader::read(&mut reader).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let chunks = args.chunks.unwrap_or(header.n_chunk).min(header.n_chunk);
+    runtime.block_on(async move {
+        let engine = Engine::load(&LoadOptions {
+            model: path,
+            quant: None,
+            dtype: args.dtype,
+            threads,
+            prefix_cache: false,
+            ignore_eos: false,
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        let n_ctx = header.n_ctx;
+        let first = kld::first_scored(n_ctx);
+        let mut positions = Vec::new();
+        for c in 0..chunks {
+            let tokens = header.tokens[c * n_ctx..(c + 1) * n_ctx].to_vec();
+            let logits = engine
+                .raw_logits(tokens.clone())
+                .await
+                .map_err(|e| format!("chunk {c}: {e}"))?;
+            for pos in first..n_ctx - 1 {
+                let record = kld::read_record(&mut reader, header.n_vocab)
+                    .map_err(|e| format!("{}: chunk {c}: {e}", args.base.display()))?;
+                let row = &logits[pos][..header.n_vocab];
+                positions.push(kld::score(&record, row, tokens[pos + 1] as usize));
+            }
+            let s = kld::summarize(&positions);
+            eprintln!(
+                "chunk {}/{chunks}: KLD {:.6} ± {:.6}, same top {:.2} %",
+                c + 1,
+                s.kld_mean,
+                s.kld_uncertainty,
+                100.0 * s.same_top
+            );
+            // mistral.rs 0.8.1 runs a finished sequence once more: let it.
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        let summary = kld::summarize(&positions);
+        println!(
+            "{}",
+            serde_json::to_string(&summary).map_err(|e| e.to_string())?
+        );
+        Ok(())
+    })
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {

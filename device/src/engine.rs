@@ -366,6 +366,67 @@ impl Engine {
         }
     }
 
+    /// Full-vocabulary logits at every position of `tokens` (teacher
+    /// forcing: the tokens are the prompt, nothing is sampled from them), as
+    /// `[position][vocab]`. mistral.rs's raw-logits mode keeps every prompt
+    /// position before the output head. The prefix cache must be off, or a
+    /// cached prefix's positions would be missing.
+    pub async fn raw_logits(&self, tokens: Vec<u32>) -> anyhow::Result<Vec<Vec<f32>>> {
+        use mistralrs::{
+            Constraint, NormalRequest, Request, RequestMessage, Response, SamplingParams,
+        };
+        let n = tokens.len();
+        let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+        let mut sampling = SamplingParams::deterministic();
+        sampling.max_len = Some(1);
+        let request = Request::Normal(Box::new(NormalRequest {
+            messages: RequestMessage::CompletionTokens(tokens),
+            sampling_params: sampling,
+            response: tx,
+            return_logprobs: false,
+            is_streaming: false,
+            id: 0,
+            constraint: Constraint::None,
+            suffix: None,
+            tools: None,
+            tool_choice: None,
+            logits_processors: None,
+            return_raw_logits: true,
+            web_search_options: None,
+            model_id: None,
+            truncate_sequence: false,
+        }));
+        self.model.inner().get_sender(None)?.send(request).await?;
+        match rx.recv().await {
+            Some(Response::Raw { logits_chunks, .. }) => {
+                let first = logits_chunks
+                    .first()
+                    .ok_or_else(|| anyhow::anyhow!("raw logits: no chunk"))?;
+                let rows = first
+                    .to_dtype(mistralrs::DType::F32)?
+                    .to_device(&mistralrs::Device::Cpu)?;
+                let rows = if rows.rank() == 3 {
+                    rows.squeeze(0)?
+                } else {
+                    rows
+                };
+                let rows: Vec<Vec<f32>> = rows.to_vec2()?;
+                anyhow::ensure!(
+                    rows.len() == n,
+                    "raw logits: {} rows for {n} tokens (a prefix cache hit?)",
+                    rows.len()
+                );
+                Ok(rows)
+            }
+            Some(Response::InternalError(e)) | Some(Response::ValidationError(e)) => {
+                Err(anyhow::anyhow!("{e}"))
+            }
+            Some(Response::ModelError(e, _)) => Err(anyhow::anyhow!("{e}")),
+            Some(_) => Err(anyhow::anyhow!("an unexpected kind of response")),
+            None => Err(anyhow::anyhow!("the engine closed the channel")),
+        }
+    }
+
     /// One chat completion, as an OpenAI response body.
     pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
         let turns = request.turns()?;
