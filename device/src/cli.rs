@@ -1,13 +1,17 @@
-//! The command line: `serve` (load, answer one warm-up chat, then listen) and
-//! `fetch-model` (the default model into the cache, sha256-checked).
+//! The command line: `serve` (load, answer one warm-up chat, then listen),
+//! `speed`, `fetch-model` (the default model into the cache,
+//! sha256-checked), and the fidelity tools: `logits` writes a reference's
+//! base file, `kld` scores a candidate against one, `quantize` writes a
+//! re-quantized GGUF file.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
-use crate::engine::{Dtype, Engine, LoadOptions, Quant};
-use crate::{api, model};
+use crate::engine::{Dtype, Engine, LoadOptions, ModelInfo, Quant};
+use crate::quantize::{KeepOutput, Target};
+use crate::{api, kld, model};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,8 +32,73 @@ pub enum Command {
     Speed(crate::speed::SpeedArgs),
     /// Put the default model (SmolLM2-135M-Instruct Q4_1) in the cache; print its path.
     FetchModel,
-    /// Score a model against a llama-perplexity `--kl-divergence-base` file.
+    /// Save a reference model's log-probabilities over a text as a
+    /// llama-perplexity `--kl-divergence-base` file.
+    Logits(LogitsArgs),
+    /// Score a model against a base file (ours or llama-perplexity's).
     Kld(KldArgs),
+    /// Re-quantize a GGUF file: the body to one type, the output head kept.
+    Quantize(QuantizeArgs),
+}
+
+/// The 4-bit path, the same flags on every command that loads a model.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PathArgs {
+    /// A GGUF file is re-quantized into the cache first (`none` or absent:
+    /// as it is); a safetensors model is quantized in situ (default q4k).
+    #[arg(long, value_enum)]
+    pub quant: Option<Quant>,
+    /// A re-quantized GGUF file's output head: `same` (default: as in the
+    /// source), `q8_0`, `f16`, or `no` (with the body).
+    #[arg(long, value_enum)]
+    pub keep_output: Option<KeepOutput>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogitsArgs {
+    /// The reference: a GGUF file (default: the default model).
+    #[arg(short = 'm', long)]
+    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub path: PathArgs,
+    /// The text, tokenized by the model's own tokenizer (no BOS is added).
+    #[arg(short = 'f', long)]
+    pub text: PathBuf,
+    /// Tokens per chunk; the second half of each is scored.
+    #[arg(short = 'c', long = "ctx-size", default_value_t = 512)]
+    pub n_ctx: usize,
+    /// At most this many chunks (default: as many as the text fills).
+    #[arg(long)]
+    pub chunks: Option<usize>,
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(short = 't', long)]
+    pub threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "f32")]
+    pub dtype: Dtype,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct QuantizeArgs {
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    #[arg(long = "out")]
+    pub output: PathBuf,
+    #[arg(long = "type", value_enum)]
+    pub target: Target,
+    #[arg(long, value_enum, default_value = "same")]
+    pub keep_output: KeepOutput,
+    /// Print the report (every tensor) as JSON instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KldFormat {
+    /// llama-perplexity's closing lines.
+    Text,
+    /// One JSON object (a `droidscore bench` arm reads the last line).
+    Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -37,7 +106,10 @@ pub struct KldArgs {
     /// The candidate: a GGUF file (default: the default model).
     #[arg(short = 'm', long)]
     pub model: Option<PathBuf>,
-    /// The base file (llama.cpp's format; its tokens are scored as they are).
+    #[command(flatten)]
+    pub path: PathArgs,
+    /// The base file (llama.cpp's format; its tokens are scored as they
+    /// are, never re-tokenized).
     #[arg(long)]
     pub base: PathBuf,
     #[arg(short = 't', long)]
@@ -47,6 +119,8 @@ pub struct KldArgs {
     /// Score only the first N chunks.
     #[arg(long)]
     pub chunks: Option<usize>,
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: KldFormat,
 }
 
 #[derive(Debug, clap::Args)]
@@ -55,11 +129,8 @@ pub struct ServeArgs {
     /// default model, fetched into the cache if it is not there.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// In-situ quantization of a safetensors model's linear layers (default
-    /// q4k); a GGUF file is served as it is (mistral.rs 0.8.1 does not
-    /// re-quantize one), so `--quant` with it is refused.
-    #[arg(long, value_enum)]
-    pub quant: Option<Quant>,
+    #[command(flatten)]
+    pub path: PathArgs,
     /// The dtype of unquantized weights (a safetensors model's vision tower)
     /// and activations. bf16 is refused for safetensors models: candle has
     /// no CPU matmul kernel for it.
@@ -89,6 +160,8 @@ pub fn main() -> i32 {
         Command::Serve(args) => serve(args),
         Command::Speed(args) => speed(args),
         Command::Kld(args) => kld(args),
+        Command::Logits(args) => logits(args),
+        Command::Quantize(args) => quantize(args),
     };
     match result {
         Ok(()) => 0,
@@ -128,26 +201,49 @@ fn speed(args: crate::speed::SpeedArgs) -> Result<(), String> {
     runtime.block_on(crate::speed::run(&args, path, threads))
 }
 
+/// A model loaded for teacher-forced logits: no prefix cache (a hit would
+/// return logits for the uncached tokens only).
+async fn load_for_logits(
+    path: PathBuf,
+    flags: &PathArgs,
+    dtype: Dtype,
+    threads: usize,
+) -> Result<Engine, String> {
+    Engine::load(&LoadOptions {
+        model: path,
+        quant: flags.quant,
+        keep_output: flags.keep_output,
+        dtype,
+        threads,
+        prefix_cache: false,
+        ignore_eos: false,
+    })
+    .await
+    .map_err(|e| e.to_string())
+}
+
+/// What `kld -o json` prints: the summary's fields at the top level (so a
+/// harness spec names them as `kld_mean`, `same_top`, …), the base, and
+/// what was loaded.
+#[derive(serde::Serialize)]
+struct KldResult<'a> {
+    #[serde(flatten)]
+    summary: &'a kld::Summary,
+    base: &'a std::path::Path,
+    n_ctx: usize,
+    chunks: usize,
+    model: &'a ModelInfo,
+}
+
 fn kld(args: KldArgs) -> Result<(), String> {
-    use crate::kld;
-    let (threads, path, runtime) = prepare(args.threads, args.model)?;
-    let file =
-        std::fs::File::open(&args.base).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    let base_err = |e: std::io::Error| format!("{}: {e}", args.base.display());
+    let file = std::fs::File::open(&args.base).map_err(base_err)?;
     let mut reader = std::io::BufReader::new(file);
-    let header =
-        kld::BaseHeader::read(&mut reader).map_err(|e| format!("{}: {e}", args.base.display()))?;
+    let header = kld::BaseHeader::read(&mut reader).map_err(base_err)?;
     let chunks = args.chunks.unwrap_or(header.n_chunk).min(header.n_chunk);
     runtime.block_on(async move {
-        let engine = Engine::load(&LoadOptions {
-            model: path,
-            quant: None,
-            dtype: args.dtype,
-            threads,
-            prefix_cache: false,
-            ignore_eos: false,
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+        let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
         let n_ctx = header.n_ctx;
         let first = kld::first_scored(n_ctx);
         let mut positions = Vec::new();
@@ -160,7 +256,14 @@ fn kld(args: KldArgs) -> Result<(), String> {
             for pos in first..n_ctx - 1 {
                 let record = kld::read_record(&mut reader, header.n_vocab)
                     .map_err(|e| format!("{}: chunk {c}: {e}", args.base.display()))?;
-                let row = &logits[pos][..header.n_vocab];
+                let row = logits[pos].get(..header.n_vocab).ok_or_else(|| {
+                    format!(
+                        "the model's logits have {} entries, the base file's vocabulary {}: \
+                         not the same vocabulary",
+                        logits[pos].len(),
+                        header.n_vocab
+                    )
+                })?;
                 positions.push(kld::score(&record, row, tokens[pos + 1] as usize));
             }
             let s = kld::summarize(&positions);
@@ -174,13 +277,120 @@ fn kld(args: KldArgs) -> Result<(), String> {
             // mistral.rs 0.8.1 runs a finished sequence once more: let it.
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
+        if positions.is_empty() {
+            return Err(format!("{}: no chunk to score", args.base.display()));
+        }
         let summary = kld::summarize(&positions);
-        println!(
-            "{}",
-            serde_json::to_string(&summary).map_err(|e| e.to_string())?
-        );
+        match args.output {
+            KldFormat::Text => print!("{}", summary.text()),
+            KldFormat::Json => {
+                let result = KldResult {
+                    summary: &summary,
+                    base: &args.base,
+                    n_ctx,
+                    chunks,
+                    model: &engine.info,
+                };
+                println!(
+                    "{}",
+                    serde_json::to_string(&result).map_err(|e| e.to_string())?
+                );
+            }
+        }
         Ok(())
     })
+}
+
+fn logits(args: LogitsArgs) -> Result<(), String> {
+    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    let text = std::fs::read_to_string(&args.text)
+        .map_err(|e| format!("{}: {e}", args.text.display()))?;
+    if args.n_ctx < 4 || args.n_ctx % 2 != 0 {
+        return Err(format!(
+            "-c {}: a chunk needs an even number of tokens, at least 4",
+            args.n_ctx
+        ));
+    }
+    runtime.block_on(async move {
+        let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
+        let tokens = engine
+            .tokenize(&text)
+            .await
+            .map_err(|e| format!("{}: tokenizing: {e}", args.text.display()))?;
+        let fits = tokens.len() / args.n_ctx;
+        let n_chunk = args.chunks.unwrap_or(fits).min(fits);
+        if n_chunk == 0 {
+            return Err(format!(
+                "{}: {} tokens, fewer than one chunk of {} (-c)",
+                args.text.display(),
+                tokens.len(),
+                args.n_ctx
+            ));
+        }
+        let n_ctx = args.n_ctx;
+        let first = kld::first_scored(n_ctx);
+        let out_err = |e: std::io::Error| format!("{}: {e}", args.out.display());
+        let tmp = args.out.with_extension("partial");
+        let file = std::fs::File::create(&tmp).map_err(out_err)?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut header = kld::BaseHeader {
+            n_ctx,
+            n_vocab: 0,
+            n_chunk,
+            tokens: tokens[..n_chunk * n_ctx].to_vec(),
+        };
+        for c in 0..n_chunk {
+            let chunk = header.tokens[c * n_ctx..(c + 1) * n_ctx].to_vec();
+            let logits = engine
+                .raw_logits(chunk)
+                .await
+                .map_err(|e| format!("chunk {c}: {e}"))?;
+            if c == 0 {
+                header.n_vocab = logits[0].len();
+                header.write(&mut w).map_err(out_err)?;
+            }
+            for row in &logits[first..n_ctx - 1] {
+                kld::write_record(&mut w, &kld::encode(row)).map_err(out_err)?;
+            }
+            eprintln!("chunk {}/{n_chunk} saved", c + 1);
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        let file = w.into_inner().map_err(|e| out_err(e.into_error()))?;
+        file.sync_all().map_err(out_err)?;
+        std::fs::rename(&tmp, &args.out).map_err(out_err)?;
+        let summary = serde_json::json!({
+            "out": args.out,
+            "text": args.text,
+            "tokens_in_text": tokens.len(),
+            "n_ctx": n_ctx,
+            "n_chunk": n_chunk,
+            "n_vocab": header.n_vocab,
+            "scored_positions": n_chunk * kld::scored_per_chunk(n_ctx),
+            "model": engine.info,
+        });
+        println!("{summary}");
+        Ok(())
+    })
+}
+
+fn quantize(args: QuantizeArgs) -> Result<(), String> {
+    let report = crate::quantize::quantize(
+        &args.input,
+        &args.output,
+        args.target,
+        args.keep_output,
+    )
+    .map_err(|e| e.to_string())?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", report.summary());
+        println!("wrote {}", report.output.display());
+    }
+    Ok(())
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
@@ -188,7 +398,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     runtime.block_on(async move {
         let engine = Engine::load(&LoadOptions {
             model: path,
-            quant: args.quant,
+            quant: args.path.quant,
+            keep_output: args.path.keep_output,
             dtype: args.dtype,
             threads,
             prefix_cache: true,

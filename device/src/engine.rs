@@ -14,8 +14,11 @@ use mistralrs::{
 use crate::api::{ApiError, ChatRequest, Usage};
 use crate::gguf;
 use crate::logprobs::{self, Recorder};
+use crate::quantize::{self, KeepOutput, Layout, Requantized, Target};
 
-/// In-situ quantization for safetensors models (GGUF files are quantized already).
+/// The 4-bit path: in-situ quantization of a safetensors model's linear
+/// layers (ISQ), or a GGUF file re-quantized by `crate::quantize` into the
+/// cache before it loads (`none`: the file as it is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Quant {
@@ -23,6 +26,9 @@ pub enum Quant {
     #[value(name = "q4_0")]
     #[serde(rename = "q4_0")]
     Q4_0,
+    #[value(name = "q8_0")]
+    #[serde(rename = "q8_0")]
+    Q8_0,
     None,
 }
 
@@ -45,7 +51,18 @@ impl Quant {
         match self {
             Quant::Q4k => "q4k",
             Quant::Q4_0 => "q4_0",
+            Quant::Q8_0 => "q8_0",
             Quant::None => "none",
+        }
+    }
+
+    /// The quantizer's target for a GGUF file.
+    pub fn target(self) -> Option<Target> {
+        match self {
+            Quant::Q4k => Some(Target::Q4k),
+            Quant::Q4_0 => Some(Target::Q4_0),
+            Quant::Q8_0 => Some(Target::Q8_0),
+            Quant::None => None,
         }
     }
 
@@ -53,6 +70,7 @@ impl Quant {
         match self {
             Quant::Q4k => Some(IsqType::Q4K),
             Quant::Q4_0 => Some(IsqType::Q4_0),
+            Quant::Q8_0 => Some(IsqType::Q8_0),
             Quant::None => None,
         }
     }
@@ -79,9 +97,12 @@ impl Dtype {
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub model: PathBuf,
-    /// In-situ quantization. `None`: a GGUF file as it is, a safetensors
-    /// model at q4k.
+    /// The 4-bit path. `None`: a GGUF file as it is, a safetensors model at
+    /// q4k.
     pub quant: Option<Quant>,
+    /// A re-quantized GGUF file's output head (default `same`: as in the
+    /// source); refused without `quant`, and for safetensors models.
+    pub keep_output: Option<KeepOutput>,
     pub dtype: Dtype,
     pub threads: usize,
     /// Reuse the KV cache of an earlier request's prefix (the server: yes;
@@ -104,6 +125,10 @@ pub struct ModelInfo {
     pub architecture: Option<String>,
     /// GGUF: llama.cpp's file type (`Q4_1`); safetensors: the ISQ type.
     pub quantization: String,
+    /// GGUF: the file re-quantized from `path` before loading, if it was.
+    pub requantized: Option<Requantized>,
+    /// GGUF: the packed layout of the file that was loaded, from its tensors.
+    pub layout: Option<Layout>,
     /// The dtype asked for (`--dtype`).
     pub dtype: String,
     pub context_length: Option<i128>,
@@ -187,7 +212,12 @@ async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistral
     use mistralrs::{
         AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
     };
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name has an empty parent, which mistral.rs takes for a
+    // Hugging Face repository id.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let file = path
         .file_name()
         .ok_or_else(|| anyhow::anyhow!("no file name"))?
@@ -239,19 +269,38 @@ impl Engine {
             path: path.clone(),
             why,
         };
-        let started = Instant::now();
+        let mut started = Instant::now();
+        let mut requantized = None;
+        let mut layout = None;
         let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
-            let header = gguf::read_header(path)?;
-            if let Some(q) = options.quant.filter(|q| *q != Quant::None) {
-                return Err(model_err(format!(
-                    "--quant {} re-quantizes a safetensors model while loading; mistral.rs 0.8.1 \
-                     does not re-quantize a GGUF file (\"this will not do anything\"): serve the \
-                     file as it is ({}), or re-quantize it into a new file first",
-                    q.name(),
-                    header.file_type().unwrap_or("unknown type")
-                )));
+            gguf::read_header(path)?;
+            // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
+            // ("this will not do anything"): ours does, into the cache.
+            let target = options.quant.and_then(Quant::target);
+            if target.is_none() && options.keep_output.is_some() {
+                return Err(model_err(
+                    "--keep-output chooses a re-quantized file's output head: give --quant \
+                     q4_0, q4k or q8_0 with it"
+                        .into(),
+                ));
             }
-            let model = load_gguf(path, options)
+            if let Some(target) = target {
+                let keep = options.keep_output.unwrap_or(KeepOutput::Same);
+                let cache = crate::model::cache_dir().join("quantized");
+                let write = quantize::in_child_process(target, keep);
+                let done = quantize::cached(path, target, keep, &cache, write)
+                    .map_err(|e| model_err(format!("re-quantizing it: {e}")))?;
+                if done.written_now {
+                    tracing::info!("re-quantized into {}", done.file.display());
+                }
+                requantized = Some(done);
+                // load_ms is the load's, not the quantizer's.
+                started = Instant::now();
+            }
+            let file = requantized.as_ref().map_or(path.as_path(), |r| r.file.as_path());
+            let header = gguf::read_header(file)?;
+            layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
+            let model = load_gguf(file, options)
                 .await
                 .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
             (
@@ -263,6 +312,13 @@ impl Engine {
                 header.context_length(),
             )
         } else if path.join("config.json").is_file() {
+            if options.keep_output.is_some() {
+                return Err(model_err(
+                    "--keep-output applies to a re-quantized GGUF file; a safetensors model's \
+                     output head is left to mistral.rs's ISQ"
+                        .into(),
+                ));
+            }
             if options.dtype == Dtype::Bf16 {
                 return Err(model_err(
                     "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
@@ -311,6 +367,8 @@ impl Engine {
             format,
             architecture,
             quantization,
+            requantized,
+            layout,
             dtype,
             context_length,
             threads: options.threads,
@@ -425,6 +483,16 @@ impl Engine {
             Some(_) => Err(anyhow::anyhow!("an unexpected kind of response")),
             None => Err(anyhow::anyhow!("the engine closed the channel")),
         }
+    }
+
+    /// The model's own tokenization of plain text: no chat template, no
+    /// special tokens added (llama-perplexity adds BOS only when the model
+    /// asks for it; SmolLM2 does not).
+    pub async fn tokenize(&self, text: &str) -> anyhow::Result<Vec<u32>> {
+        Ok(self
+            .model
+            .tokenize(either::Either::Right(text.to_string()), None, false, false, None)
+            .await?)
     }
 
     /// One chat completion, as an OpenAI response body.

@@ -204,6 +204,51 @@ pub struct Summary {
     pub ln_ppl_ratio_uncertainty: f64,
 }
 
+impl Summary {
+    /// The closing lines of `llama-perplexity --kl-divergence`, in its
+    /// words and order, for reading beside it.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!("Scored positions:    {}\n", self.positions));
+        out.push_str(&format!(
+            "Mean PPL(Q):         {:.6} ± {:.6}\n",
+            self.ppl, self.ppl_uncertainty
+        ));
+        out.push_str(&format!(
+            "Mean PPL(base):      {:.6} ± {:.6}\n",
+            self.ppl_base, self.ppl_base_uncertainty
+        ));
+        out.push_str(&format!(
+            "Mean ln(PPL(Q)/PPL(base)): {:.6} ± {:.6}\n",
+            self.ln_ppl_ratio, self.ln_ppl_ratio_uncertainty
+        ));
+        out.push_str(&format!(
+            "Mean    KLD:         {:.6} ± {:.6}\n",
+            self.kld_mean, self.kld_uncertainty
+        ));
+        for (name, v) in &self.kld_percentiles {
+            let label = match name.as_str() {
+                "max" => "Maximum KLD:".to_string(),
+                "min" => "Minimum KLD:".to_string(),
+                "median" => "Median  KLD:".to_string(),
+                p => format!("{p:>5}%   KLD:"),
+            };
+            out.push_str(&format!("{label:<21}{v:.6}\n"));
+        }
+        out.push_str(&format!(
+            "RMS Δp:              {:.3} ± {:.3} %\n",
+            100.0 * self.rms_delta_p,
+            100.0 * self.rms_delta_p_uncertainty
+        ));
+        out.push_str(&format!(
+            "Same top p:          {:.3} ± {:.3} %\n",
+            100.0 * self.same_top,
+            100.0 * self.same_top_uncertainty
+        ));
+        out
+    }
+}
+
 fn covariance(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len() as f64;
     if a.len() < 10 {

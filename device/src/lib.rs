@@ -1,7 +1,8 @@
 //! droidscore-device: the agent's model on the phone's CPU. `gguf` reads a
 //! model file's header before anything loads it, `model` pins and fetches the
 //! default model, `engine` loads it through mistral.rs and answers chats,
-//! `kld` the fidelity metric as llama-perplexity defines it, `api` is the
+//! `kld` the fidelity metric as llama-perplexity defines it, `quantize`
+//! re-quantizes a GGUF file and reads its packed layout, `api` is the
 //! OpenAI wire format, `logprobs` its log probabilities,
 //! `server` the HTTP routes, `cli` the command line.
 
@@ -12,5 +13,6 @@ pub mod gguf;
 pub mod kld;
 pub mod logprobs;
 pub mod model;
+pub mod quantize;
 pub mod server;
 pub mod speed;

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Dtype, Engine, LoadOptions, Memory, ModelInfo, Quant};
+use crate::engine::{Dtype, Engine, LoadOptions, Memory, ModelInfo};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -45,10 +45,8 @@ pub struct SpeedArgs {
     /// CPU threads (RAYON_NUM_THREADS); default: every core.
     #[arg(short = 't', long)]
     pub threads: Option<usize>,
-    /// In-situ quantization of a safetensors model (default q4k); refused
-    /// for a GGUF file, which runs as it is.
-    #[arg(long, value_enum)]
-    pub quant: Option<Quant>,
+    #[command(flatten)]
+    pub path: crate::cli::PathArgs,
     /// Activations and unquantized weights (bf16: GGUF only, see `serve`).
     #[arg(long, value_enum, default_value = "f32")]
     pub dtype: Dtype,
@@ -80,10 +78,17 @@ pub struct TestResult {
     pub min_ts: f64,
     pub max_ts: f64,
     pub quantization: String,
+    /// The 4-bit path: how the file was re-quantized, if it was, and the
+    /// packed layout of the file that ran.
+    pub requantized: Option<crate::quantize::Requantized>,
+    pub layout: Option<crate::quantize::Layout>,
     pub dtype: String,
     pub target_features: Vec<&'static str>,
     /// Resident memory once loaded and warmed up, before the first repetition.
     pub memory_at_ready: Memory,
+    /// Resident memory after this test's repetitions; its `peak_rss_kib`
+    /// (VmHWM) is the peak of the whole process so far.
+    pub memory_after: Memory,
     pub load_ms: f64,
     pub backend: &'static str,
 }
@@ -168,9 +173,12 @@ pub fn summarize(
         samples_ns,
         samples_ts,
         quantization: info.quantization.clone(),
+        requantized: info.requantized.clone(),
+        layout: info.layout.clone(),
         dtype: info.dtype.clone(),
         target_features: info.target_features.clone(),
         memory_at_ready,
+        memory_after: Memory::default(),
         load_ms: info.load_ms,
         backend: "mistral.rs 0.8.1 CPU",
     }
@@ -226,10 +234,10 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
         return Err("-r must be at least 1".into());
     }
     let vocab = vocab_size(&model)?;
-    let size = model_size(&model);
     let engine = Engine::load(&LoadOptions {
         model,
-        quant: args.quant,
+        quant: args.path.quant,
+        keep_output: args.path.keep_output,
         dtype: args.dtype,
         threads,
         prefix_cache: false,
@@ -237,6 +245,14 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
     })
     .await
     .map_err(|e| e.to_string())?;
+    // The size of the file that ran (the re-quantized one, if it was).
+    let size = model_size(
+        engine
+            .info
+            .requantized
+            .as_ref()
+            .map_or(&engine.info.path, |r| &r.file),
+    );
     let mut results = Vec::new();
     let tests = [(args.n_prompt, 0), (0, args.n_gen)];
     let mut memory_at_ready = None;
@@ -282,14 +298,9 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
             samples.push(time_one(rep).await?);
             settle().await;
         }
-        results.push(summarize(
-            &engine.info,
-            size,
-            n_prompt,
-            n_gen,
-            ready,
-            &samples,
-        ));
+        let mut result = summarize(&engine.info, size, n_prompt, n_gen, ready, &samples);
+        result.memory_after = Memory::now();
+        results.push(result);
     }
     match args.output {
         Format::Json => println!(
@@ -375,6 +386,8 @@ mod tests {
             format: "gguf",
             architecture: Some("llama".into()),
             quantization: "Q4_1".into(),
+            requantized: None,
+            layout: None,
             dtype: "bf16".into(),
             context_length: None,
             threads: 2,

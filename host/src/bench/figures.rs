@@ -11,7 +11,8 @@
 //! the per-repetition t/s), with `…_samples_ts` keeping the repetitions
 //! (kept, not summarised: the harness's samples are its own passes). From
 //! the first test, `load_ms` and `memory_at_ready.*` are kept too when
-//! present (the device server's additions).
+//! present, and from the last `memory_after.*` (the device server's
+//! additions; `memory_after.peak_rss_kib` is the peak of the whole run).
 
 use serde_json::{Map, Value};
 
@@ -139,6 +140,10 @@ fn llama_bench_json(stdout: &str) -> Result<Read, Unreadable> {
             flatten("memory_at_ready", m, &mut figures);
         }
     }
+    // After the last test: its peak (VmHWM) covers the whole run.
+    if let Some(Value::Object(m)) = tests.last().and_then(|t| t.get("memory_after")) {
+        flatten("memory_after", m, &mut figures);
+    }
     Ok(Read {
         figures,
         other_lines: lines[..start].iter().map(|l| l.to_string()).collect(),
@@ -193,7 +198,8 @@ mod tests {
     "n_prompt": 0,
     "n_gen": 128,
     "avg_ts": 28.6,
-    "samples_ts": [28.0, 29.2]
+    "samples_ts": [28.0, 29.2],
+    "memory_after": {"rss_anon_kib": 361000, "peak_rss_kib": 402000}
   }
 ]"#;
 
@@ -210,6 +216,11 @@ mod tests {
         assert_eq!(
             number(&r.figures, "memory_at_ready.rss_anon_kib"),
             Some(359000.0)
+        );
+        // The last test's memory after it: the peak of the whole run.
+        assert_eq!(
+            number(&r.figures, "memory_after.peak_rss_kib"),
+            Some(402000.0)
         );
         assert_eq!(test_name(512, 128), "pp512+tg128");
     }
