@@ -10,8 +10,9 @@ import re
 import sys
 
 out = pathlib.Path(sys.argv[1])
-ORDER = ["q4_1_as_shipped", "q8_0_head_same", "q4_0_head_kept", "q4_0_head_quantized",
-         "q4k_head_kept", "q4k_head_quantized"]
+TAGS = ["q4_1 as shipped", "q8_0 head same", "q4_0 head kept", "q4_0 head quantized",
+        "q4k head kept", "q4k head quantized"]
+ORDER = [t.replace(" ", "_") for t in TAGS]
 
 
 def ours(path):
@@ -64,7 +65,7 @@ for slug in ORDER:
     lk = "—" if l is None else (l.get("error") if "error" in l else fmt(l["kld"], 6))
     lt = "—" if l is None or "error" in l else fmt(l["top"], 2)
     rows.append(
-        f"| {slug.replace('_', ' ')} | {types}; {head} | {lay.get('matrix_bytes_per_weight', 0):.4f} | "
+        f"| {TAGS[ORDER.index(slug)]} | {types}; {head} | {lay.get('matrix_bytes_per_weight', 0):.4f} | "
         f"{fmt(o['kld'], 6)} | {fmt(o['top'], 2)} | {fmt(o['ln'], 4)} | {lk} | {lt} | "
         f"{fmt(x['kld'], 6) if x else '—'} |"
     )

@@ -7,10 +7,13 @@
 # Usage: scripts/fidelity.sh OUT_DIR [fidelity|speed|all] [PASSES]
 #   LLAMA_CPP_BIN=dir   also score every candidate with llama.cpp's own
 #                       llama-perplexity --kl-divergence (base from llama.cpp)
+#   CROSS=1             and with ours against llama.cpp's base (same tokens,
+#                       the other engine's reference)
+#   CHUNKS=n            chunks of 512 tokens (default 4: 1,020 positions)
 #
 # - The corpus is docs/device.md and docs/harness.md as of commit 2e3a29d
-#   (pinned: the figures do not move when the docs are edited), 8 chunks of
-#   512 tokens, the second half of each scored: 2,040 positions.
+#   (pinned: the figures do not move when the docs are edited), CHUNKS
+#   chunks of 512 tokens, the second half of each scored (255 per chunk).
 # - The reference is the default model's dequantized Q4_1 weights, the only
 #   weights of it available here: every KLD is relative to the model as
 #   shipped, not to its original bf16 weights.
@@ -51,11 +54,11 @@ slug() { echo "$1" | tr ' ' '_'; }
 } | tee "$out/provenance.txt"
 
 if [ "$what" = fidelity ] || [ "$what" = all ]; then
-    DROIDSCORE_CACHE="$out/cache-base" "$dev" logits -m "$model" -f "$corpus" -c 512 --chunks 8 \
+    DROIDSCORE_CACHE="$out/cache-base" "$dev" logits -m "$model" -f "$corpus" -c 512 --chunks "${CHUNKS:-4}" \
         -t 2 --out "$out/base.kld" >"$out/base.json"
     if [ -n "${LLAMA_CPP_BIN:-}" ]; then
         export LD_LIBRARY_PATH="$LLAMA_CPP_BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        "$LLAMA_CPP_BIN/llama-perplexity" -m "$model" -f "$corpus" -c 512 --chunks 8 -t 2 \
+        "$LLAMA_CPP_BIN/llama-perplexity" -m "$model" -f "$corpus" -c 512 --chunks "${CHUNKS:-4}" -t 2 \
             --kl-divergence-base "$out/llama-base.kld" >"$out/llama-base.log" 2>&1
     fi
     for c in "${candidates[@]}"; do
@@ -69,6 +72,8 @@ if [ "$what" = fidelity ] || [ "$what" = all ]; then
             file=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; print((m["requantized"] or {}).get("file") or m["path"])' "$out/kld-$s.json")
             "$LLAMA_CPP_BIN/llama-perplexity" -m "$file" -c 512 -t 2 --kl-divergence-base "$out/llama-base.kld" \
                 --kl-divergence >"$out/llama-kld-$s.log" 2>&1
+        fi
+        if [ -n "${LLAMA_CPP_BIN:-}" ] && [ -n "${CROSS:-}" ]; then
             # Ours on llama.cpp's base: the same tokens, the other engine's reference.
             DROIDSCORE_CACHE="$out/cache-$s" "$dev" kld -m "$model" "${flags[@]}" --base "$out/llama-base.kld" \
                 -t 2 -o json >"$out/cross-$s.json" 2>"$out/cross-$s.log"

@@ -303,9 +303,9 @@ fn kld(args: KldArgs) -> Result<(), String> {
 
 fn logits(args: LogitsArgs) -> Result<(), String> {
     let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
-    let text = std::fs::read_to_string(&args.text)
-        .map_err(|e| format!("{}: {e}", args.text.display()))?;
-    if args.n_ctx < 4 || args.n_ctx % 2 != 0 {
+    let text =
+        std::fs::read_to_string(&args.text).map_err(|e| format!("{}: {e}", args.text.display()))?;
+    if args.n_ctx < 4 || !args.n_ctx.is_multiple_of(2) {
         return Err(format!(
             "-c {}: a chunk needs an even number of tokens, at least 4",
             args.n_ctx
@@ -374,13 +374,9 @@ fn logits(args: LogitsArgs) -> Result<(), String> {
 }
 
 fn quantize(args: QuantizeArgs) -> Result<(), String> {
-    let report = crate::quantize::quantize(
-        &args.input,
-        &args.output,
-        args.target,
-        args.keep_output,
-    )
-    .map_err(|e| e.to_string())?;
+    let report =
+        crate::quantize::quantize(&args.input, &args.output, args.target, args.keep_output)
+            .map_err(|e| e.to_string())?;
     if args.json {
         println!(
             "{}",

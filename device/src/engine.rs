@@ -297,7 +297,9 @@ impl Engine {
                 // load_ms is the load's, not the quantizer's.
                 started = Instant::now();
             }
-            let file = requantized.as_ref().map_or(path.as_path(), |r| r.file.as_path());
+            let file = requantized
+                .as_ref()
+                .map_or(path.as_path(), |r| r.file.as_path());
             let header = gguf::read_header(file)?;
             layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
             let model = load_gguf(file, options)
@@ -491,7 +493,13 @@ impl Engine {
     pub async fn tokenize(&self, text: &str) -> anyhow::Result<Vec<u32>> {
         Ok(self
             .model
-            .tokenize(either::Either::Right(text.to_string()), None, false, false, None)
+            .tokenize(
+                either::Either::Right(text.to_string()),
+                None,
+                false,
+                false,
+                None,
+            )
             .await?)
     }
 

@@ -140,7 +140,9 @@ pub struct Layout {
 }
 
 fn type_name(t: GgmlDType) -> String {
-    format!("{t:?}").replace("Q4K", "Q4_K").replace("Q6K", "Q6_K")
+    format!("{t:?}")
+        .replace("Q4K", "Q4_K")
+        .replace("Q6K", "Q6_K")
 }
 
 fn open(path: &Path) -> Result<(gguf_file::Content, BufReader<std::fs::File>), QuantizeError> {
@@ -241,7 +243,11 @@ impl Report {
         for ((from, to), n) in moves {
             out.push_str(&format!("{n:4} tensors {from} -> {to}\n"));
         }
-        let fallbacks: Vec<_> = self.tensors.iter().filter(|t| t.fallback.is_some()).collect();
+        let fallbacks: Vec<_> = self
+            .tensors
+            .iter()
+            .filter(|t| t.fallback.is_some())
+            .collect();
         if let Some(first) = fallbacks.first() {
             out.push_str(&format!(
                 "{} fell back ({} …): {}\n",
@@ -366,7 +372,8 @@ pub fn quantize(
         head,
         input.file_name().unwrap_or_default().to_string_lossy(),
     );
-    let mut metadata: BTreeMap<String, gguf_file::Value> = content.metadata.clone().into_iter().collect();
+    let mut metadata: BTreeMap<String, gguf_file::Value> =
+        content.metadata.clone().into_iter().collect();
     // candle's writer aligns to 32 and writes no alignment key.
     metadata.remove("general.alignment");
     metadata.insert(

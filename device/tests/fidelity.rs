@@ -56,10 +56,8 @@ fn default_model() -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "droidscore-fidelity-{name}-{}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("droidscore-fidelity-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -141,12 +139,19 @@ fn a_model_scored_against_its_own_base_file_has_zero_kld_and_the_same_top_token_
     let bytes = std::fs::read(&base).unwrap();
     let mut r = std::io::Cursor::new(&bytes);
     let header = kld::BaseHeader::read(&mut r).unwrap();
-    assert_eq!((header.n_ctx, header.n_vocab, header.n_chunk), (128, 49152, 2));
+    assert_eq!(
+        (header.n_ctx, header.n_vocab, header.n_chunk),
+        (128, 49152, 2)
+    );
     assert_eq!(header.tokens.len(), 256);
     assert!(header.tokens.iter().all(|&t| t < 49152));
     let mut again = Vec::new();
     header.write(&mut again).unwrap();
-    assert_eq!(&bytes[..again.len()], &again[..], "the header re-encodes to the same bytes");
+    assert_eq!(
+        &bytes[..again.len()],
+        &again[..],
+        "the header re-encodes to the same bytes"
+    );
     let records = 2 * kld::scored_per_chunk(128);
     assert_eq!(
         bytes.len(),
@@ -199,12 +204,23 @@ fn with_output_head(model: &Path, out: &Path, scale: f32) {
             (n.to_string(), t)
         })
         .collect();
-    let embd = &tensors.iter().find(|(n, _)| n == "token_embd.weight").unwrap().1;
+    let embd = &tensors
+        .iter()
+        .find(|(n, _)| n == "token_embd.weight")
+        .unwrap()
+        .1;
     let w = embd.dequantize(&Device::Cpu).unwrap();
     let head = if scale == 0.0 {
         w
     } else {
-        let std = w.sqr().unwrap().mean_all().unwrap().to_scalar::<f32>().unwrap().sqrt();
+        let std = w
+            .sqr()
+            .unwrap()
+            .mean_all()
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+            .sqrt();
         let n = w.elem_count();
         let delta = Tensor::from_vec(noise(n, 7), w.shape(), &Device::Cpu).unwrap();
         (w + (delta * f64::from(scale * std)).unwrap()).unwrap()
@@ -288,7 +304,10 @@ fn quantize_keeps_every_tensor_and_the_metadata_and_names_each_fallback() {
     assert_eq!(layout["output_head_type"], "Q4_0");
     assert_eq!(layout["by_type"]["Q4_K"]["tensors"], 30);
     // Q4_0 and Q4_K both pack 4.5 bits (18 bytes per 32, 144 per 256).
-    assert!((f(layout, "matrix_bytes_per_weight") - 0.5625).abs() < 1e-9, "{layout}");
+    assert!(
+        (f(layout, "matrix_bytes_per_weight") - 0.5625).abs() < 1e-9,
+        "{layout}"
+    );
 
     // Every tensor keeps its name and shape, and every metadata value but
     // the file type (and our provenance key) is unchanged — the vocabulary
@@ -324,16 +343,39 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
     let model = default_model();
     let dir = scratch("path");
     let (base, _) = write_base(&model, &dir);
-    let first = kld_of(&model, &base, &dir, &["--quant", "q8_0", "--keep-output", "same"]);
-    let again = kld_of(&model, &base, &dir, &["--quant", "q8_0", "--keep-output", "same"]);
-    let other = kld_of(&model, &base, &dir, &["--quant", "q8_0", "--keep-output", "f16"]);
+    let first = kld_of(
+        &model,
+        &base,
+        &dir,
+        &["--quant", "q8_0", "--keep-output", "same"],
+    );
+    let again = kld_of(
+        &model,
+        &base,
+        &dir,
+        &["--quant", "q8_0", "--keep-output", "same"],
+    );
+    let other = kld_of(
+        &model,
+        &base,
+        &dir,
+        &["--quant", "q8_0", "--keep-output", "f16"],
+    );
     let r = |v: &serde_json::Value| v["model"]["requantized"].clone();
     assert_eq!(r(&first)["target"], "q8_0");
     assert_eq!(r(&first)["keep_output"], "same");
     assert_eq!(r(&first)["written_now"], true);
-    assert_eq!(r(&again)["written_now"], false, "the second run reuses the file");
+    assert_eq!(
+        r(&again)["written_now"],
+        false,
+        "the second run reuses the file"
+    );
     assert_eq!(r(&first)["file"], r(&again)["file"]);
-    assert_ne!(r(&first)["file"], r(&other)["file"], "another head, another file");
+    assert_ne!(
+        r(&first)["file"],
+        r(&other)["file"],
+        "another head, another file"
+    );
     assert!(r(&first)["file"]
         .as_str()
         .unwrap()
@@ -355,6 +397,9 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--keep-output") && err.contains("--quant"), "{err}");
+    assert!(
+        err.contains("--keep-output") && err.contains("--quant"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
