@@ -51,7 +51,7 @@ slug() { echo "$1" | tr ' ' '_'; }
     echo "# fidelity.sh $(date -u +%FT%TZ) on $(uname -n), $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
     echo "# git $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)'); device $dev; model $model (sha256 $(sha256sum "$model" | cut -c1-16))"
     echo "# corpus $corpus (sha256 $(sha256sum "$corpus" | cut -c1-16)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-} | tee "$out/provenance.txt"
+} | tee -a "$out/provenance.txt"
 
 if [ "$what" = fidelity ] || [ "$what" = all ]; then
     DROIDSCORE_CACHE="$out/cache-base" "$dev" logits -m "$model" -f "$corpus" -c 512 --chunks "${CHUNKS:-4}" \
@@ -97,7 +97,9 @@ for c in cands:
     if quant != "-":
         cmd += ["--quant", quant, "--keep-output", keep]
     arms.append({"tag": tag, "command": cmd, "output": "llama-bench-json",
-                 "env": {"DROIDSCORE_CACHE": cache, "HF_HOME": f"{cache}/hf", "RUST_LOG": "error"}})
+                 "env": {"DROIDSCORE_CACHE": cache, "HF_HOME": f"{cache}/hf",
+                         "XDG_CACHE_HOME": f"{cache}/xdg", "CARGO_TARGET_DIR": f"{cache}/target",
+                         "RUST_LOG": "error"}})
 print(json.dumps({"arms": arms}, indent=1))
 EOF
     n=$(ls "$out"/speed*.json 2>/dev/null | grep -c 'speed[0-9]*\.json$' || true)
