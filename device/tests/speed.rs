@@ -84,26 +84,64 @@ fn speed_refuses_zero_repetitions_and_a_missing_model() {
 }
 
 #[test]
-fn in_situ_quantization_of_a_gguf_file_is_refused_naming_it() {
+fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
     let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
     assert!(
         model.is_file(),
         "the default model is not at {}",
         model.display()
     );
+    let cache = std::env::temp_dir().join(format!("droidscore-speed-quant-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
+        .env("RUST_LOG", "warn")
+        .env("DROIDSCORE_CACHE", &cache)
+        .args([
+            "speed", "-p", "8", "-n", "4", "-r", "1", "-t", "2", "-o", "json",
+        ])
+        .args(["--quant", "q4_0", "--keep-output", "same", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "speed --quant q4_0 failed: {err}");
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for t in results.as_array().unwrap() {
+        let r = &t["requantized"];
+        assert_eq!(r["target"], "q4_0", "{t:#}");
+        assert_eq!(r["keep_output"], "same", "{t:#}");
+        assert_eq!(r["source"], model.to_string_lossy().as_ref(), "{t:#}");
+        let file = r["file"].as_str().unwrap();
+        assert!(
+            file.starts_with(cache.join("quantized").to_str().unwrap()),
+            "{file}"
+        );
+        // What ran is what the layout says: every matrix Q4_0, the head
+        // kept at the source's Q8_0; and the size is the file that ran.
+        assert_eq!(t["layout"]["by_type"]["Q4_0"]["tensors"], 210, "{t:#}");
+        assert_eq!(t["layout"]["output_head_type"], "Q8_0", "{t:#}");
+        assert_eq!(t["quantization"], "Q4_0", "{t:#}");
+        assert_eq!(
+            t["model_size"],
+            std::fs::metadata(file).unwrap().len(),
+            "{t:#}"
+        );
+    }
+
+    // --keep-output without --quant would change nothing: refused, naming
+    // the file, before any port opens or figure is printed.
     for command in ["speed", "serve"] {
         let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
-            .args([command, "--quant", "q4_0", "--model"])
+            .env("DROIDSCORE_CACHE", &cache)
+            .args([command, "--keep-output", "q8_0", "--model"])
             .arg(&model)
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(3), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&*model.to_string_lossy()), "{command}: {err}");
-        assert!(
-            err.contains("does not re-quantize a GGUF file"),
-            "{command}: {err}"
-        );
+        assert!(err.contains("give --quant"), "{command}: {err}");
         assert!(out.stdout.is_empty(), "{command}: no base URL, no figures");
     }
+    std::fs::remove_dir_all(&cache).unwrap();
 }
