@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Build llama.cpp's llama-bench and llama-perplexity, the comparison tools
+# behind docs/results.md's llama.cpp figures, and print their directory
+# (LLAMA_CPP_BIN for scripts/results.sh and scripts/fidelity.sh). llama.cpp is
+# a comparison tool only: nothing in droidscore links or ships it.
+#
+# The source is the llama.cpp tree vendored in llama-cpp-python 0.3.36's
+# sdist on PyPI (sha256-pinned below), because PyPI is reachable where GitHub
+# is not; it is llama.cpp build 0c1e570. Built as the figures were:
+# Release, GGML_NATIVE=ON (this CPU's own instruction set), no curl.
+# Usage: scripts/build-llama-cpp.sh [DIR]   (default: target/llama-cpp)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=$(realpath -m "${1:-${CARGO_TARGET_DIR:-$PWD/target}/llama-cpp}")
+sha=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+src="$dir/llama_cpp_python-0.3.36"
+bin="$src/vendor/llama.cpp/build/bin"
+if [ -x "$bin/llama-bench" ] && [ -x "$bin/llama-perplexity" ]; then
+    echo "$bin"
+    exit 0
+fi
+need=()
+for p in cmake g++ make; do command -v "$p" >/dev/null || need+=("$p"); done
+if [ ${#need[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq >&2
+    $sudo apt-get install -y -qq cmake g++ make >&2
+fi
+mkdir -p "$dir"
+tarball="$dir/llama_cpp_python-0.3.36.tar.gz"
+if ! echo "$sha  $tarball" | sha256sum -c --status 2>/dev/null; then
+    # The sdist's URL from PyPI's simple index (pip download would try to build it).
+    python3 - "$tarball" <<'EOF'
+import re, sys, urllib.request
+html = urllib.request.urlopen("https://pypi.org/simple/llama-cpp-python/").read().decode()
+url = next(u for u in re.findall(r'href="([^"]+)"', html) if "/llama_cpp_python-0.3.36.tar.gz" in u)
+urllib.request.urlretrieve(url.split("#")[0], sys.argv[1])
+EOF
+    echo "$sha  $tarball" | sha256sum -c >&2
+fi
+tar -xzf "$tarball" -C "$dir"
+cmake -S "$src/vendor/llama.cpp" -B "$src/vendor/llama.cpp/build" \
+    -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF >&2
+cmake --build "$src/vendor/llama.cpp/build" --target llama-bench llama-perplexity -j "$(nproc)" >&2
+echo "$bin"

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Every figure scripts/results.sh measured, as Markdown tables.
+
+Usage:
+  scripts/results-table.py OUT          the tables of one run
+  scripts/results-table.py OUT1 OUT2    the two runs side by side: for each
+                                        figure, whether each run's median lies
+                                        inside the other run's [min–max]
+
+A figure is (section, name, median, min, max, unit, note). Counts (k/n) and
+figures measured once have min = max = median; their "spread" is stated in the
+note (deterministic, Wilson 95 %, one process).
+"""
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def wilson(k, n, z=1.959964):
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+class Figures:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, section, name, median, lo=None, hi=None, unit="", note=""):
+        lo = median if lo is None else lo
+        hi = median if hi is None else hi
+        self.rows.append({"section": section, "name": name, "median": median, "min": lo, "max": hi,
+                          "unit": unit, "note": note})
+
+
+def rate(section, name, report, figs, note=""):
+    o = report["overall"]
+    lo, hi = wilson(o["successes"], o["n"])
+    figs.add(section, name, o["successes"], unit=f"of {o['n']}",
+             note=f"{100 * o['successes'] / max(o['n'], 1):.1f} %, Wilson 95 % [{100 * lo:.1f}, {100 * hi:.1f}] %"
+             + (f"; {report['skipped']} skipped" if report.get("skipped") else "") + (f"; {note}" if note else ""))
+
+
+def suite(d, figs):
+    for agent in ("reference", "noop"):
+        rate("suite", f"{agent}, every task variant on the simulator", load(d / f"{agent}.report.json"), figs,
+             "deterministic")
+    last = (d / "check.txt").read_text().strip().splitlines()[-1]
+    figs.add("suite", "tasks check", 0, unit="violations", note=last)
+
+
+def host(d, figs):
+    root = d / "criterion"
+    for sample_file in sorted(root.glob("**/new/sample.json")):
+        sample = load(sample_file)
+        per_iter = [t / i / 1e3 for t, i in zip(sample["times"], sample["iters"])]  # µs
+        med = statistics.median(per_iter)
+        mad = statistics.median(abs(x - med) for x in per_iter)
+        info = load(sample_file.parent / "benchmark.json")
+        note = f"MAD {mad:.3g} µs, n={len(per_iter)} criterion samples"
+        tp = info.get("throughput") or {}
+        if "Bytes" in tp:
+            b = tp["Bytes"]
+            note += f"; {b / med:.0f} MB/s at the median ({b / max(per_iter):.0f}–{b / min(per_iter):.0f})"
+        figs.add("host", info.get("full_id", sample_file.parent.parent.name), med, min(per_iter), max(per_iter),
+                 "µs", note)
+
+
+def adb(d, figs):
+    rate("adb", "reference solver through the adb server (virtual phone)", load(d / "adb.report.json"), figs,
+         "deterministic")
+    figs.add("adb", "verdicts against the simulator's", 0, unit="different",
+             note=(d / "verdict-diff.txt").read_text().splitlines()[0])
+    lat = load(d / "latency.json")
+    for p in lat["parts"]:
+        s = p["ms"]
+        figs.add("adb", f"observation: {p['part']}", s["median"], s["min"], s["max"], "ms",
+                 f"MAD {s['mad']:.3g} ms, n={s['n']}, {100 * p['share']:.0f} % of the total")
+
+
+def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", scale=1.0, unit=""):
+    for arm in bench["arms"]:
+        for key, k in arm["keys"].items():
+            contended = sum(1 for s in k["samples"] if s.get("contended"))
+            figs.add(section, label(key, arm["tag"]), k["median"] * scale, k["min"] * scale, k["max"] * scale,
+                     unit, f"{len(k['samples'])} passes" + (f", {contended} contended" if contended else ""))
+    for r in bench.get("rankings", []):
+        verdict = "NOT A RANKING" if r["not_a_ranking"] else "ranked: " + " > ".join(
+            o["tag"] for o in r["order"])
+        figs.add(section, f"verdict on {r['metric']}", 0, unit="", note=verdict + (
+            f" ({r['reason']})" if r.get("reason") and r["not_a_ranking"] else ""))
+
+
+def speed_tests(path):
+    tests = {}
+    for t in load(path):
+        name = f"pp{t['n_prompt']}" if t["n_prompt"] else f"tg{t['n_gen']}"
+        tests[name] = t
+    return tests
+
+
+def speed(d, figs):
+    bench = load(d / "bench.json")
+    bench_keys("speed", bench, figs, unit="t/s")
+    med = {(a["tag"], k): v["median"] for a in bench["arms"] for k, v in a["keys"].items()}
+    for key in ("pp512_ts", "tg128_ts"):
+        if ("llama-bench", key) in med:
+            for arm in ("ours f32", "ours bf16"):
+                figs.add("speed", f"{key}: {arm} / llama-bench", med[(arm, key)] / med[("llama-bench", key)],
+                         unit="×", note="ratio of medians, one bench run")
+        else:
+            figs.add("speed", f"{key}: llama-bench", 0, unit="", note="not run: LLAMA_CPP_BIN was not set")
+    default, shipped = speed_tests(d / "default-flags.json"), speed_tests(d / "shipped.json")
+    for name in ("pp512", "tg128"):
+        for tag, tests in (("default flags", default), ("shipped x86-64-v3", shipped)):
+            ts = sorted(tests[name]["samples_ts"])
+            figs.add("speed", f"{name}, {tag} build, one process", statistics.median(ts), ts[0], ts[-1], "t/s",
+                     f"{len(ts)} repetitions inside one process; features "
+                     + (",".join(tests[name].get("target_features", [])) or "baseline"))
+        figs.add("speed", f"{name}: shipped / default flags",
+                 statistics.median(shipped[name]["samples_ts"]) / statistics.median(default[name]["samples_ts"]),
+                 unit="×", note="ratio of medians, back to back")
+
+
+def memory(d, figs):
+    bench = load(d / "bench.json")
+    bench_keys("memory", bench, figs, label=lambda key, arm: key)
+    arm = bench["arms"][0]["keys"]
+    ready = arm["at_ready.rss_anon_kib"]["samples"]
+    after = arm["context.tree.rss_anon_kib"]["samples"]
+    deltas = sorted((a["value"] - r["value"]) / 1024 for r, a in zip(ready, after))
+    figs.add("memory", "RssAnon after the request − at ready, same pass", statistics.median(deltas), deltas[0],
+             deltas[-1], "MiB", f"{len(deltas)} passes")
+    ledger = load(d / "ledger.json")
+    for cat, c in sorted(ledger["categories"].items()):
+        figs.add("memory", f"ledger at ready: {cat}", c["rss_kib"], unit="KiB Rss",
+                 note=f"{c['mappings']} mappings, one reading")
+
+
+def agent(d, figs):
+    rate("agent", "reference solver, [ab]*_on base, 8 steps", load(d / "reference.report.json"), figs,
+         "deterministic")
+    r = load(d / "model.report.json")
+    rate("agent", "default model (SmolLM2-135M Q4_1) on this CPU, same slice", r, figs)
+    figs.add("agent", "model: actions taken (steps)", r["steps"], unit="steps",
+             note=f"{r['invalid_steps']} invalid answers")
+    u = r["usage"]
+    lat = u["latency_ms"]
+    figs.add("agent", "model: step latency", lat["median"] / 1e3, lat["min"] / 1e3, lat["max"] / 1e3, "s",
+             f"over {u['steps']} model calls; p10–p90 {lat['p10'] / 1e3:.1f}–{lat['p90'] / 1e3:.1f} s")
+    if u.get("prompt_tokens"):
+        figs.add("agent", "model: prompt tokens per call", u["prompt_tokens"] / u["steps"], unit="tokens",
+                 note="mean")
+
+
+def fourbit(d, figs):
+    for path in sorted(d.glob("kld-*.json")):
+        k = load(path)
+        figs.add("fourbit", f"KLD, {path.stem[4:].replace('_', ' ')}", k["kld_mean"], unit="",
+                 note=f"± {k['kld_uncertainty']:.4f}; same top {k['same_top']:.4f}")
+    for path in sorted(d.glob("speed*.json")):
+        bench_keys("fourbit", load(path), figs)
+
+
+PARTS = {"suite": suite, "host": host, "adb": adb, "speed": speed, "memory": memory, "agent": agent,
+         "fourbit": fourbit}
+
+
+def collect(out):
+    figs = Figures()
+    for part, fn in PARTS.items():
+        if (out / part).is_dir():
+            try:
+                fn(out / part, figs)
+            except (OSError, KeyError, ValueError, IndexError) as e:
+                figs.add(part, "(part unreadable)", 0, note=f"{type(e).__name__}: {e}")
+    return figs.rows
+
+
+def num(x):
+    if float(x).is_integer() and abs(x) < 1e6:
+        return f"{int(x):,}" if abs(x) >= 1000 else str(int(x))
+    a = abs(x)
+    if a >= 1000:
+        return f"{x:,.0f}"
+    if a >= 100:
+        return f"{x:.1f}"
+    if a >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+def cell(r):
+    if r["min"] == r["max"]:
+        return f"{num(r['median'])} {r['unit']}".strip()
+    return f"{num(r['median'])} [{num(r['min'])}–{num(r['max'])}] {r['unit']}".strip()
+
+
+def one(out):
+    prov = out / "provenance.txt"
+    if prov.exists():
+        print("```\n" + prov.read_text().strip() + "\n```\n")
+    section = None
+    for r in collect(out):
+        if r["section"] != section:
+            section = r["section"]
+            print(f"\n### {section}\n\n| figure | median [min–max] | spread, n |\n|---|---:|---|")
+        print(f"| {r['name']} | {cell(r)} | {r['note']} |")
+
+
+def two(a, b):
+    ra = {(r["section"], r["name"]): r for r in collect(a)}
+    rb = {(r["section"], r["name"]): r for r in collect(b)}
+    inside = outside = 0
+    section = None
+    for key in list(ra) + [k for k in rb if k not in ra]:
+        x, y = ra.get(key), rb.get(key)
+        if key[0] != section:
+            section = key[0]
+            print(f"\n### {section}\n\n| figure | run 1 | run 2 | each median inside the other's range? |\n|---|---:|---:|---|")
+        if x is None or y is None:
+            print(f"| {key[1]} | {cell(x) if x else '—'} | {cell(y) if y else '—'} | only in one run |")
+            continue
+        if x["unit"] == "" and x["median"] == 0 == y["median"]:  # verdict and text rows
+            same = "same" if x["note"] == y["note"] else "**differs**"
+            print(f"| {key[1]} | {x['note']} | {y['note']} | {same} |")
+            continue
+        ok = x["min"] <= y["median"] <= x["max"] and y["min"] <= x["median"] <= y["max"]
+        inside += ok
+        outside += not ok
+        print(f"| {key[1]} | {cell(x)} | {cell(y)} | {'yes' if ok else '**no**'} |")
+    print(f"\n{inside} figures reproduce within the other run's range; {outside} do not.")
+
+
+if __name__ == "__main__":
+    args = [Path(p) for p in sys.argv[1:]]
+    if len(args) == 1:
+        one(args[0])
+    elif len(args) == 2:
+        two(*args)
+    else:
+        sys.exit(__doc__)
