@@ -68,13 +68,14 @@ def host(d, figs):
         med = statistics.median(per_iter)
         mad = statistics.median(abs(x - med) for x in per_iter)
         info = load(sample_file.parent / "benchmark.json")
-        note = f"MAD {mad:.3g} µs, n={len(per_iter)} criterion samples"
+        note = f"MAD {mad:.3g} µs, n={len(per_iter)} criterion samples" if mad < 1000 else f"MAD {mad / 1e3:.3g} ms, n={len(per_iter)} criterion samples"
         tp = info.get("throughput") or {}
         if "Bytes" in tp:
             b = tp["Bytes"]
             note += f"; {b / med:.0f} MB/s at the median ({b / max(per_iter):.0f}–{b / min(per_iter):.0f})"
-        figs.add("host", info.get("full_id", sample_file.parent.parent.name), med, min(per_iter), max(per_iter),
-                 "µs", note)
+        scale, unit = (1e3, "ms") if med >= 1000 else (1.0, "µs")
+        figs.add("host", info.get("full_id", sample_file.parent.parent.name), med / scale, min(per_iter) / scale,
+                 max(per_iter) / scale, unit, note)
 
 
 def adb(d, figs):
