@@ -97,8 +97,12 @@ def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", sca
             figs.add(section, label(key, arm["tag"]), k["median"] * scale, k["min"] * scale, k["max"] * scale,
                      unit, f"{len(k['samples'])} passes" + (f", {contended} contended" if contended else ""))
     for r in bench.get("rankings", []):
+        places = {}
+        for o in r["order"]:
+            places.setdefault(o["place"], []).append(o["tag"])
+        shared = lambda tags: tags[0] if len(tags) == 1 else " = ".join(tags) + " (not separated)"
         verdict = "NOT A RANKING" if r["not_a_ranking"] else "ranked: " + " > ".join(
-            o["tag"] for o in r["order"])
+            shared(tags) for _, tags in sorted(places.items()))
         figs.add(section, f"verdict on {r['metric']}", 0, unit="", note=verdict + (
             f" ({r['reason']})" if r.get("reason") and r["not_a_ranking"] else ""))
 
@@ -203,6 +207,8 @@ def num(x):
 
 
 def cell(r):
+    if r["unit"] == "" and r["median"] == 0:
+        return "—"
     if r["min"] == r["max"]:
         return f"{num(r['median'])} {r['unit']}".strip()
     return f"{num(r['median'])} [{num(r['min'])}–{num(r['max'])}] {r['unit']}".strip()
