@@ -37,11 +37,14 @@ class Figures:
     def __init__(self):
         self.rows = []
 
-    def add(self, section, name, median, lo=None, hi=None, unit="", note=""):
+    def add(self, section, name, median, lo=None, hi=None, unit="", note="", kind=None):
+        """kind: "range" (a spread), "exact" (a count or verdict that must
+        repeat exactly) or "single" (one reading, no spread)."""
+        kind = kind or ("range" if lo is not None else "exact")
         lo = median if lo is None else lo
         hi = median if hi is None else hi
         self.rows.append({"section": section, "name": name, "median": median, "min": lo, "max": hi,
-                          "unit": unit, "note": note})
+                          "unit": unit, "note": note, "kind": kind})
 
 
 def rate(section, name, report, figs, note=""):
@@ -97,6 +100,8 @@ def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", sca
             figs.add(section, label(key, arm["tag"]), k["median"] * scale, k["min"] * scale, k["max"] * scale,
                      unit, f"{len(k['samples'])} passes" + (f", {contended} contended" if contended else ""))
     for r in bench.get("rankings", []):
+        if len(r["order"]) < 2:
+            continue  # one arm: a verdict with nothing to compare
         places = {}
         for o in r["order"]:
             places.setdefault(o["place"], []).append(o["tag"])
@@ -119,11 +124,14 @@ def speed(d, figs):
     bench = load(d / "bench.json")
     bench_keys("speed", bench, figs, unit="t/s")
     med = {(a["tag"], k): v["median"] for a in bench["arms"] for k, v in a["keys"].items()}
+    rng = {(a["tag"], k): (v["min"], v["max"]) for a in bench["arms"] for k, v in a["keys"].items()}
     for key in ("pp512_ts", "tg128_ts"):
         if ("llama-bench", key) in med:
             for arm in ("ours f32", "ours bf16"):
+                a, b = rng[(arm, key)], rng[("llama-bench", key)]
                 figs.add("speed", f"{key}: {arm} / llama-bench", med[(arm, key)] / med[("llama-bench", key)],
-                         unit="×", note="ratio of medians, one bench run")
+                         a[0] / b[1], a[1] / b[0], "×",
+                         "ratio of medians, one bench run; range: worst and best pairing of the two ranges")
         else:
             figs.add("speed", f"{key}: llama-bench", 0, unit="", note="not run: LLAMA_CPP_BIN was not set")
     default, shipped = speed_tests(d / "default-flags.json"), speed_tests(d / "shipped.json")
@@ -133,9 +141,10 @@ def speed(d, figs):
             figs.add("speed", f"{name}, {tag} build, one process", statistics.median(ts), ts[0], ts[-1], "t/s",
                      f"{len(ts)} repetitions inside one process; features "
                      + (",".join(tests[name].get("target_features", [])) or "baseline"))
-        figs.add("speed", f"{name}: shipped / default flags",
-                 statistics.median(shipped[name]["samples_ts"]) / statistics.median(default[name]["samples_ts"]),
-                 unit="×", note="ratio of medians, back to back")
+        sh, de = shipped[name]["samples_ts"], default[name]["samples_ts"]
+        figs.add("speed", f"{name}: shipped / default flags", statistics.median(sh) / statistics.median(de),
+                 min(sh) / max(de), max(sh) / min(de), "×",
+                 "ratio of medians, back to back; range: worst and best pairing")
 
 
 def memory(d, figs):
@@ -150,7 +159,7 @@ def memory(d, figs):
     ledger = load(d / "ledger.json")
     for cat, c in sorted(ledger["categories"].items()):
         figs.add("memory", f"ledger at ready: {cat}", c["rss_kib"], unit="KiB Rss",
-                 note=f"{c['mappings']} mappings, one reading")
+                 note=f"{c['mappings']} mappings, one reading", kind="exact" if cat == "model" else "single")
 
 
 def agent(d, figs):
@@ -159,14 +168,14 @@ def agent(d, figs):
     r = load(d / "model.report.json")
     rate("agent", "default model (SmolLM2-135M Q4_1) on this CPU, same slice", r, figs)
     figs.add("agent", "model: actions taken (steps)", r["steps"], unit="steps",
-             note=f"{r['invalid_steps']} invalid answers")
+             note=f"{r['invalid_steps']} invalid answers", kind="single")
     u = r["usage"]
     lat = u["latency_ms"]
     figs.add("agent", "model: step latency", lat["median"] / 1e3, lat["min"] / 1e3, lat["max"] / 1e3, "s",
              f"over {u['steps']} model calls; p10–p90 {lat['p10'] / 1e3:.1f}–{lat['p90'] / 1e3:.1f} s")
     if u.get("prompt_tokens"):
         figs.add("agent", "model: prompt tokens per call", u["prompt_tokens"] / u["steps"], unit="tokens",
-                 note="mean")
+                 note="mean", kind="single")
 
 
 def fourbit(d, figs):
@@ -239,15 +248,32 @@ def two(a, b):
         if x is None or y is None:
             print(f"| {key[1]} | {cell(x) if x else '—'} | {cell(y) if y else '—'} | only in one run |")
             continue
+        if key[1] == "(part unreadable)":
+            outside += 1
+            print(f"| {key[1]} | {x['note']} | {y['note']} | **unreadable** |")
+            continue
         if x["unit"] == "" and x["median"] == 0 == y["median"]:  # verdict and text rows
-            same = "same" if x["note"] == y["note"] else "**differs**"
-            print(f"| {key[1]} | {x['note']} | {y['note']} | {same} |")
+            # A verdict repeats when its outcome does; which two arms tie may change.
+            same = x["note"].split(" (")[0] == y["note"].split(" (")[0]
+            inside += same
+            outside += not same
+            print(f"| {key[1]} | {x['note']} | {y['note']} | {'same' if same else '**differs**'} |")
+            continue
+        if x["kind"] == "exact":
+            same = x["median"] == y["median"]
+            inside += same
+            outside += not same
+            print(f"| {key[1]} | {cell(x)} | {cell(y)} | {'same (exact)' if same else '**differs**'} |")
+            continue
+        if x["kind"] == "single":
+            d = 100 * (y["median"] - x["median"]) / x["median"] if x["median"] else float("nan")
+            print(f"| {key[1]} | {cell(x)} | {cell(y)} | one reading each: {d:+.1f} % |")
             continue
         ok = x["min"] <= y["median"] <= x["max"] and y["min"] <= x["median"] <= y["max"]
         inside += ok
         outside += not ok
         print(f"| {key[1]} | {cell(x)} | {cell(y)} | {'yes' if ok else '**no**'} |")
-    print(f"\n{inside} figures reproduce within the other run's range; {outside} do not.")
+    print(f"\n{inside} figures reproduce (within the other run's range, or exactly where exact); {outside} do not.")
 
 
 if __name__ == "__main__":

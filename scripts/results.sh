@@ -11,7 +11,8 @@
 #   speed    pp512/tg128 of the default model, f32 and bf16, beside llama.cpp's
 #            llama-bench (LLAMA_CPP_BIN) as arms of one `droidscore bench run`,
 #            3 passes; then the default-flags build beside the shipped one
-#   memory   RssAnon at ready and after a 2,048-token request, 3 passes; the
+#   memory   peak RssAnon up to ready, RssAnon at ready and after a 2,048-token
+#            request, 3 passes; the
 #            memory ledger of a server at ready
 #   agent    the default model as the agent on the main job's slice, beside
 #            the reference solver on the same slice
@@ -139,7 +140,7 @@ print(json.dumps({"arms": [{"tag": "server, 2,048-token request", "command": pro
                                  "context.prompt_tokens": "higher"}}, indent=1))
 EOF
         "$bin" bench run --spec "$d/arms.json" --passes 3 --metric at_ready.rss_anon_kib \
-            --keys at_ready.rss_anon_kib,at_ready.rss_kib,context.tree.rss_anon_kib,context.peak_rss_anon_kib,context.prompt_tokens \
+            --keys peak_rss_anon_kib,at_ready.rss_anon_kib,at_ready.rss_kib,context.tree.rss_anon_kib,context.peak_rss_anon_kib,context.prompt_tokens \
             --cores 0-1 --out "$d/bench.json" --md "$d/bench.md" >"$d/bench.log" 2>&1
         # The ledger of a server at ready: where its resident memory is.
         DROIDSCORE_CACHE="$d/cache" RUST_LOG=error "$dev" serve --model "$model" --listen 127.0.0.1:0 --threads 2 >"$d/serve.out" 2>"$d/serve.err" &
