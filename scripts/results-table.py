@@ -166,16 +166,18 @@ def agent(d, figs):
     rate("agent", "reference solver, [ab]*_on base, 8 steps", load(d / "reference.report.json"), figs,
          "deterministic")
     r = load(d / "model.report.json")
-    rate("agent", "default model (SmolLM2-135M Q4_1) on this CPU, same slice", r, figs)
-    figs.add("agent", "model: actions taken (steps)", r["steps"], unit="steps",
-             note=f"{r['invalid_steps']} invalid answers", kind="single")
     u = r["usage"]
+    rate("agent", "default model (SmolLM2-135M Q4_1) on this CPU, same slice", r, figs)
+    figs.add("agent", "model: valid actions taken", r["steps"], unit="actions",
+             note=f"{r['invalid_steps']} invalid answers, {u['steps']} model calls")
     lat = u["latency_ms"]
     figs.add("agent", "model: step latency", lat["median"] / 1e3, lat["min"] / 1e3, lat["max"] / 1e3, "s",
              f"over {u['steps']} model calls; p10–p90 {lat['p10'] / 1e3:.1f}–{lat['p90'] / 1e3:.1f} s")
-    if u.get("prompt_tokens"):
-        figs.add("agent", "model: prompt tokens per call", u["prompt_tokens"] / u["steps"], unit="tokens",
-                 note="mean", kind="single")
+    for what in ("prompt", "completion"):
+        t = u.get(f"{what}_tokens")
+        if t:
+            figs.add("agent", f"model: {what} tokens per call", t["median"], unit="tokens",
+                     note=f"median over {t['steps']} calls, {t['total']:,} in all", kind="single")
 
 
 def fourbit(d, figs):
@@ -197,7 +199,7 @@ def collect(out):
         if (out / part).is_dir():
             try:
                 fn(out / part, figs)
-            except (OSError, KeyError, ValueError, IndexError) as e:
+            except (OSError, KeyError, ValueError, IndexError, TypeError) as e:
                 figs.add(part, "(part unreadable)", 0, note=f"{type(e).__name__}: {e}")
     return figs.rows
 
