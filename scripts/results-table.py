@@ -105,7 +105,7 @@ def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", sca
         places = {}
         for o in r["order"]:
             places.setdefault(o["place"], []).append(o["tag"])
-        shared = lambda tags: tags[0] if len(tags) == 1 else " = ".join(tags) + " (not separated)"
+        shared = lambda tags: tags[0] if len(tags) == 1 else " = ".join(sorted(tags)) + " (not separated)"
         verdict = "NOT A RANKING" if r["not_a_ranking"] else "ranked: " + " > ".join(
             shared(tags) for _, tags in sorted(places.items()))
         figs.add(section, f"verdict on {r['metric']}", 0, unit="", note=verdict + (
