@@ -149,7 +149,8 @@ def speed(d, figs):
 
 def memory(d, figs):
     bench = load(d / "bench.json")
-    bench_keys("memory", bench, figs, label=lambda key, arm: key)
+    bench_keys("memory", bench, figs, label=lambda key, arm: key,
+               unit="")  # KiB, except context.prompt_tokens (tokens): named in the key
     arm = bench["arms"][0]["keys"]
     ready = arm["at_ready.rss_anon_kib"]["samples"]
     after = arm["context.tree.rss_anon_kib"]["samples"]
@@ -242,7 +243,11 @@ def two(a, b):
     rb = {(r["section"], r["name"]): r for r in collect(b)}
     inside = outside = 0
     section = None
-    for key in list(ra) + [k for k in rb if k not in ra]:
+    keys = list(ra) + [k for k in rb if k not in ra]
+    order = {}
+    for k in keys:
+        order.setdefault(k[0], len(order))
+    for key in sorted(keys, key=lambda k: order[k[0]]):  # stable: one table a section
         x, y = ra.get(key), rb.get(key)
         if key[0] != section:
             section = key[0]
