@@ -33,20 +33,9 @@ slice=(--phone sim --tasks '[ab]*_on' --variants base --max-steps 8)
 "$bin" run "${slice[@]}" --device-bin "$device_bin"
 "$bin" report
 
-# A private adb server (its own port and HOME) and the virtual phone, both on
-# ports outside adb's emulator scan (5555-5585), stopped on exit.
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-export ANDROID_ADB_SERVER_PORT; ANDROID_ADB_SERVER_PORT=$(free_port)
-HOME=$(mktemp -d); export HOME
-unset ANDROID_SERIAL
-"$bin" sim serve --listen "127.0.0.1:$(free_port)" >"$HOME/serve.out" 2>"$HOME/serve.err" &
-served=$!
-trap 'kill $served 2>/dev/null; adb kill-server 2>/dev/null; rm -rf "$HOME"' EXIT
-for _ in $(seq 50); do [ -s "$HOME/serve.out" ] && break; sleep 0.1; done
-serial=$(head -n 1 "$HOME/serve.out")
-adb start-server
-adb connect "$serial"
-adb -s "$serial" wait-for-device
+# The virtual phone behind a private adb server, stopped on exit.
+source scripts/virtual-phone.sh
+start_virtual_phone "$bin"
 echo "\$ adb devices -l"
 adb devices -l
 

@@ -80,22 +80,8 @@ for part in "${parts[@]}"; do
     adb)
         "$bin" run --phone sim --agent reference --store "$d/runs.sqlite" --json >"$d/sim.json"
         (
-            # A private adb server (its own port and HOME) and the virtual
-            # phone, on ports outside adb's emulator scan, stopped on exit.
-            free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-            export ANDROID_ADB_SERVER_PORT
-            ANDROID_ADB_SERVER_PORT=$(free_port)
-            HOME=$(mktemp -d)
-            export HOME
-            unset ANDROID_SERIAL
-            "$bin" sim serve --listen "127.0.0.1:$(free_port)" >"$HOME/serve.out" 2>"$HOME/serve.err" &
-            served=$!
-            trap 'kill $served 2>/dev/null; adb kill-server 2>/dev/null; rm -rf "$HOME"' EXIT
-            for _ in $(seq 50); do [ -s "$HOME/serve.out" ] && break; sleep 0.1; done
-            serial=$(head -n 1 "$HOME/serve.out")
-            adb start-server >&2
-            adb connect "$serial" >&2
-            adb -s "$serial" wait-for-device
+            source scripts/virtual-phone.sh # stopped when this subshell exits
+            start_virtual_phone "$bin"
             "$bin" run --phone adb --serial "$serial" --agent reference --store "$d/runs.sqlite" --json >"$d/adb.json"
             "$bin" report --store "$d/runs.sqlite" --format json >"$d/adb.report.json"
             "$bin" adb latency --serial "$serial" -n 100 --json >"$d/latency.json"
