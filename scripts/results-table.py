@@ -12,7 +12,7 @@ figures measured once have min = max = median; their "spread" is stated in the
 note (deterministic, Wilson 95 %, one process).
 """
 import json
-import math
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -21,16 +21,6 @@ from pathlib import Path
 def load(path):
     with open(path) as f:
         return json.load(f)
-
-
-def wilson(k, n, z=1.959964):
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
 
 
 class Figures:
@@ -48,8 +38,8 @@ class Figures:
 
 
 def rate(section, name, report, figs, note=""):
-    o = report["overall"]
-    lo, hi = wilson(o["successes"], o["n"])
+    o = report["overall"]  # droidscore report's own Wilson 95 % bounds
+    lo, hi = o["low"], o["high"]
     figs.add(section, name, o["successes"], unit=f"of {o['n']}",
              note=f"{100 * o['successes'] / max(o['n'], 1):.1f} %, Wilson 95 % [{100 * lo:.1f}, {100 * hi:.1f}] %"
              + (f"; {report['skipped']} skipped" if report.get("skipped") else "") + (f"; {note}" if note else ""))
@@ -59,8 +49,10 @@ def suite(d, figs):
     for agent in ("reference", "noop"):
         rate("suite", f"{agent}, every task variant on the simulator", load(d / f"{agent}.report.json"), figs,
              "deterministic")
-    last = (d / "check.txt").read_text().strip().splitlines()[-1]
-    figs.add("suite", "tasks check", 0, unit="violations", note=last)
+    lines = (d / "check.txt").read_text().strip().splitlines()
+    rows = [l for l in lines[2:-1] if l.strip()]  # after the header and rule, before the summary
+    bad = sum(1 for l in rows if not l.rstrip().endswith(" ok"))
+    figs.add("suite", "tasks check", bad, unit="violations", note=f"{len(rows)} task variants checked; {lines[-1]}")
 
 
 def host(d, figs):
@@ -84,8 +76,9 @@ def host(d, figs):
 def adb(d, figs):
     rate("adb", "reference solver through the adb server (virtual phone)", load(d / "adb.report.json"), figs,
          "deterministic")
-    figs.add("adb", "verdicts against the simulator's", 0, unit="different",
-             note=(d / "verdict-diff.txt").read_text().splitlines()[0])
+    first = (d / "verdict-diff.txt").read_text().splitlines()[0]
+    different = int(re.search(r"(\d+) different", first).group(1))
+    figs.add("adb", "verdicts against the simulator's", different, unit="different", note=first)
     lat = load(d / "latency.json")
     for p in lat["parts"]:
         s = p["ms"]
@@ -93,12 +86,11 @@ def adb(d, figs):
                  f"MAD {s['mad']:.3g} ms, n={s['n']}, {100 * p['share']:.0f} % of the total")
 
 
-def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", scale=1.0, unit=""):
+def bench_keys(section, bench, figs, label=lambda key, arm: f"{key}, {arm}", unit=""):
     for arm in bench["arms"]:
         for key, k in arm["keys"].items():
             contended = sum(1 for s in k["samples"] if s.get("contended"))
-            figs.add(section, label(key, arm["tag"]), k["median"] * scale, k["min"] * scale, k["max"] * scale,
-                     unit, f"{len(k['samples'])} passes" + (f", {contended} contended" if contended else ""))
+            figs.add(section, label(key, arm["tag"]), k["median"], k["min"], k["max"], unit, f"{len(k['samples'])} passes" + (f", {contended} contended" if contended else ""))
     for r in bench.get("rankings", []):
         if len(r["order"]) < 2:
             continue  # one arm: a verdict with nothing to compare

@@ -17,7 +17,7 @@
 #   agent    the default model as the agent on the main job's slice, beside
 #            the reference solver on the same slice
 #   fourbit  scripts/fidelity.sh OUT/fourbit all 3 (issue 7's 4-bit figures)
-# Without PART: suite host adb speed memory agent (about 40 minutes on 2
+# Without PART: suite host adb speed memory agent (about 35 minutes on 2
 # cores); fourbit takes another 20 and is asked for by name.
 #
 # LLAMA_CPP_BIN=DIR   llama.cpp's build/bin (scripts/build-llama-cpp.sh);
@@ -36,6 +36,14 @@ for p in "${parts[@]}"; do
         exit 2
         ;;
     esac
+done
+# Nothing already recorded is overwritten: a part already in OUT is refused
+# before anything is built or measured.
+for p in "${parts[@]}"; do
+    if [ -e "$out/$p" ]; then
+        echo "results.sh: $out/$p already holds a run of $p; give another OUT" >&2
+        exit 3
+    fi
 done
 mkdir -p "$out"
 
@@ -60,7 +68,6 @@ arm_env() {
 
 for part in "${parts[@]}"; do
     d="$out/$part"
-    rm -rf "$d"
     mkdir -p "$d"
     stamp "$part"
     case "$part" in
