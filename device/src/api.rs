@@ -1,7 +1,9 @@
 //! The OpenAI chat-completions wire format, as far as droidscore's agent and
 //! the stock `openai` client use it: messages with text and image parts
 //! (base64 `data:` URLs only — the server fetches nothing), sampling
-//! settings, `logprobs`/`top_logprobs`, and OpenAI-style error bodies.
+//! settings (`temperature`, `top_p`, `seed`), `logprobs`/`top_logprobs`,
+//! structured outputs (`response_format`), usage with
+//! `prompt_tokens_details.cached_tokens`, and OpenAI-style error bodies.
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -29,6 +31,10 @@ pub struct ChatRequest {
     /// How many of the most likely tokens to list at each step, 0–20.
     #[serde(default)]
     pub top_logprobs: Option<usize>,
+    /// `{"type": "text" | "json_object" | "json_schema", "json_schema":
+    /// {"name", "schema", "strict"}}`; checked by [`ChatRequest::json_schema`].
+    #[serde(default)]
+    pub response_format: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -155,6 +161,71 @@ impl ChatRequest {
         Ok(Some(n))
     }
 
+    /// The JSON schema `response_format` asks the answer to follow, if any:
+    /// `json_object` is any object, `text` (or none) nothing. A schema that
+    /// llguidance cannot compile is refused later, by the engine, with the
+    /// same `param`.
+    pub fn json_schema(&self) -> Result<Option<serde_json::Value>, ApiError> {
+        let Some(format) = &self.response_format else {
+            return Ok(None);
+        };
+        let Some(kind) = format.get("type").and_then(|t| t.as_str()) else {
+            return Err(ApiError::invalid(
+                "response_format.type",
+                "response_format needs a type: text, json_object or json_schema",
+            ));
+        };
+        match kind {
+            "text" => Ok(None),
+            "json_object" => Ok(Some(serde_json::json!({"type": "object"}))),
+            "json_schema" => {
+                let Some(spec) = format.get("json_schema").filter(|s| s.is_object()) else {
+                    return Err(ApiError::invalid(
+                        "response_format.json_schema",
+                        "a json_schema response format needs a json_schema object: {\"name\", \"schema\"}",
+                    ));
+                };
+                if !spec.get("name").is_some_and(|n| n.is_string()) {
+                    return Err(ApiError::invalid(
+                        "response_format.json_schema.name",
+                        "the schema needs a name (a string)",
+                    ));
+                }
+                if spec.get("strict").is_some_and(|s| !s.is_boolean()) {
+                    return Err(ApiError::invalid(
+                        "response_format.json_schema.strict",
+                        "strict must be true or false",
+                    ));
+                }
+                match spec.get("schema") {
+                    // OpenAI makes the schema optional: any JSON object.
+                    None => Ok(Some(serde_json::json!({"type": "object"}))),
+                    Some(schema) if schema.is_object() || schema.is_boolean() => {
+                        Ok(Some(schema.clone()))
+                    }
+                    Some(_) => Err(ApiError::invalid(
+                        SCHEMA_PARAM,
+                        "the schema must be a JSON Schema object",
+                    )),
+                }
+            }
+            other => Err(ApiError::invalid(
+                "response_format.type",
+                format!("response format {other:?} is not text, json_object or json_schema"),
+            )),
+        }
+    }
+
+    /// `temperature` (absent: 0, greedy, as this server has always
+    /// answered), `top_p` and `seed`; a request without a seed gets one.
+    pub fn sampling(&self) -> crate::sampling::Sampling {
+        crate::sampling::Sampling {
+            temperature: self.temperature.unwrap_or(0.0),
+            top_p: self.top_p.unwrap_or(1.0),
+            seed: self.seed.unwrap_or_else(fresh_seed),
+        }
+    }
+
     /// Check the request and flatten its messages; errors name the field.
     pub fn turns(&self) -> Result<Vec<Turn>, ApiError> {
         if self.messages.is_empty() {
@@ -172,6 +243,11 @@ impl ChatRequest {
         if let Some(t) = self.temperature {
             if !(0.0..=2.0).contains(&t) {
                 return Err(ApiError::invalid("temperature", "must be between 0 and 2"));
+            }
+        }
+        if let Some(p) = self.top_p {
+            if p.is_nan() || p <= 0.0 || p > 1.0 {
+                return Err(ApiError::invalid("top_p", "must be above 0 and at most 1"));
             }
         }
         self.messages
@@ -215,16 +291,43 @@ impl ChatRequest {
     }
 }
 
+/// Where a schema that does not compile is reported.
+pub const SCHEMA_PARAM: &str = "response_format.json_schema.schema";
+
+/// A seed for a request that brought none: different every time.
+fn fresh_seed() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    now ^ COUNTER
+        .fetch_add(1, Ordering::Relaxed)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// OpenAI's `usage.prompt_tokens_details`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptTokensDetails {
+    /// Prompt tokens whose keys and values came from the prefix cache; the
+    /// rest (`prompt_tokens − cached_tokens`) went through the model. Null
+    /// when it cannot be known (a cache holding sequences with images).
+    pub cached_tokens: Option<usize>,
+}
+
 /// Usage as OpenAI names it, plus the server's timings.
 #[derive(Debug, Clone, Serialize)]
 pub struct Usage {
     pub prompt_tokens: usize,
     pub completion_tokens: usize,
     pub total_tokens: usize,
+    pub prompt_tokens_details: PromptTokensDetails,
     /// Prompt processing, tokens per second (mistral.rs's own timing).
     pub prompt_tokens_per_second: f32,
     /// Generation, tokens per second.
     pub completion_tokens_per_second: f32,
+    /// The prompt step (the uncached part of the prompt), mistral.rs's timing.
+    pub prompt_time_ms: f64,
     pub total_time_ms: f64,
 }
 
@@ -280,6 +383,66 @@ mod tests {
         );
         let r = request(serde_json::json!({"messages": []}));
         assert_eq!(r.turns().unwrap_err().param.as_deref(), Some("messages"));
+    }
+
+    #[test]
+    fn response_format_becomes_a_schema_or_names_the_bad_field() {
+        let with = |format: serde_json::Value| {
+            request(serde_json::json!({
+                "messages": [{"role": "user", "content": "hi"}],
+                "response_format": format,
+            }))
+            .json_schema()
+        };
+        assert_eq!(with(serde_json::json!({"type": "text"})), Ok(None));
+        assert_eq!(
+            with(serde_json::json!({"type": "json_object"})),
+            Ok(Some(serde_json::json!({"type": "object"})))
+        );
+        let schema =
+            serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        assert_eq!(
+            with(serde_json::json!({"type": "json_schema",
+                "json_schema": {"name": "s", "schema": schema, "strict": true}})),
+            Ok(Some(schema))
+        );
+        let param = |r: Result<Option<serde_json::Value>, ApiError>| r.unwrap_err().param;
+        assert_eq!(
+            param(with(serde_json::json!({"type": "yaml"}))).as_deref(),
+            Some("response_format.type")
+        );
+        assert_eq!(
+            param(with(
+                serde_json::json!({"type": "json_schema", "json_schema": {"schema": {}}})
+            ))
+            .as_deref(),
+            Some("response_format.json_schema.name")
+        );
+        assert_eq!(
+            param(with(
+                serde_json::json!({"type": "json_schema", "json_schema": {"name": "s", "schema": 3}})
+            ))
+            .as_deref(),
+            Some(SCHEMA_PARAM)
+        );
+    }
+
+    #[test]
+    fn sampling_defaults_to_greedy_and_keeps_a_given_seed() {
+        let r = request(serde_json::json!({"messages": [{"role": "user", "content": "hi"}]}));
+        assert_eq!(r.sampling().temperature, 0.0);
+        assert_eq!(r.sampling().top_p, 1.0);
+        let r = request(
+            serde_json::json!({"messages": [{"role": "user", "content": "hi"}],
+            "temperature": 1, "top_p": 0.9, "seed": 7}),
+        );
+        let s = r.sampling();
+        assert_eq!((s.temperature, s.top_p, s.seed), (1.0, 0.9, 7));
+        let r = request(
+            serde_json::json!({"messages": [{"role": "user", "content": "hi"}],
+            "top_p": 0}),
+        );
+        assert_eq!(r.turns().unwrap_err().param.as_deref(), Some("top_p"));
     }
 
     #[test]

@@ -141,6 +141,11 @@ pub struct ServeArgs {
     pub threads: Option<usize>,
     #[arg(long, default_value = "127.0.0.1:8077")]
     pub listen: String,
+    /// The prefix cache's budget: the KV caches of earlier requests it may
+    /// keep for reuse, in MiB; past it the cache is emptied. 0: no prefix
+    /// cache.
+    #[arg(long, default_value_t = crate::prefix_cache::DEFAULT_BUDGET_MIB)]
+    pub prefix_cache_mib: u64,
 }
 
 /// Run the command line; the process exit code.
@@ -390,6 +395,8 @@ fn quantize(args: QuantizeArgs) -> Result<(), String> {
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
+    // Prefix-cache resets start engine threads; bound glibc's arenas first.
+    crate::runner::one_malloc_arena()?;
     let (threads, path, runtime) = prepare(args.threads, args.model)?;
     runtime.block_on(async move {
         let engine = Engine::load(&LoadOptions {
@@ -398,11 +405,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             keep_output: args.path.keep_output,
             dtype: args.dtype,
             threads,
-            prefix_cache: true,
+            prefix_cache: args.prefix_cache_mib > 0,
             ignore_eos: false,
         })
         .await
         .map_err(|e| e.to_string())?;
+        engine.set_prefix_cache_budget(args.prefix_cache_mib << 20);
         // Ready means the model answers: one short chat before the port opens.
         let warm: api::ChatRequest = serde_json::from_value(serde_json::json!({
             "messages": [{"role": "user", "content": "Hi"}],

@@ -3,18 +3,17 @@
 //! in-situ 4-bit quantization), on the CPU, with what was loaded — file type,
 //! threads, load time and resident memory — kept for `/health`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use mistralrs::{
-    IsqType, ModelDType, MultimodalModelBuilder, RequestBuilder, TextMessageRole, TokenSource,
-};
+use mistralrs::core::MistralRs;
+use mistralrs::{IsqType, ModelDType, MultimodalModelBuilder, TokenSource};
 
-use crate::api::{ApiError, ChatRequest, Usage};
 use crate::gguf;
-use crate::logprobs::{self, Recorder};
+use crate::prefix_cache::{KvGeometry, PrefixCache};
 use crate::quantize::{self, KeepOutput, Layout, Requantized, Target};
+use crate::runner::{Runner, RunnerConfig};
 
 /// The 4-bit path: in-situ quantization of a safetensors model's linear
 /// layers (ISQ), or a GGUF file re-quantized by `crate::quantize` into the
@@ -92,6 +91,14 @@ impl Dtype {
             Dtype::Bf16 => ModelDType::BF16,
         }
     }
+
+    /// Bytes an activation (and a KV cache element) takes.
+    pub fn bytes(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F16 | Dtype::Bf16 => 2,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -106,7 +113,9 @@ pub struct LoadOptions {
     pub dtype: Dtype,
     pub threads: usize,
     /// Reuse the KV cache of an earlier request's prefix (the server: yes;
-    /// a speed probe: no, every repetition starts from an empty cache).
+    /// a speed probe: no, every repetition starts from an empty cache),
+    /// within [`crate::prefix_cache::DEFAULT_BUDGET_MIB`] unless
+    /// [`Engine::set_prefix_cache_budget`] says otherwise.
     pub prefix_cache: bool,
     /// Keep generating past end-of-sequence (a speed probe's tg: exactly n
     /// tokens). GGUF only: `MultimodalModelBuilder` has no such switch, so a
@@ -194,7 +203,16 @@ pub enum LoadError {
 
 /// A loaded model.
 pub struct Engine {
-    model: mistralrs::Model,
+    /// The mistral.rs engine over the model; replaced by a fresh one when
+    /// the prefix cache is reset. Chats hold it for their whole run, so one
+    /// runs at a time (mistral.rs schedules one sequence at a time anyway)
+    /// and the prefix-cache bookkeeping sees them in order.
+    pub(crate) runner: tokio::sync::Mutex<Option<Runner>>,
+    pub(crate) runner_config: RunnerConfig,
+    pub(crate) prefix_cache: Mutex<PrefixCache>,
+    /// The end-of-sequence tokens llguidance may end a grammar with, added
+    /// as stop tokens to a constrained request (see `chat.rs`).
+    pub(crate) grammar_stops: Vec<u32>,
     pub info: ModelInfo,
 }
 
@@ -206,9 +224,10 @@ impl std::fmt::Debug for Engine {
 
 /// A GGUF file through mistral.rs's loader directly: its `GgufModelBuilder`
 /// fixes the activation dtype to `Auto` and cannot ignore end-of-sequence on
-/// request; a speed probe needs both chosen.
-async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistralrs::Model> {
-    use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, MistralRsBuilder};
+/// request; a speed probe needs both chosen. The engine is built over it
+/// separately (`runner.rs`).
+fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<RunnerConfig> {
+    use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig};
     use mistralrs::{
         AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
     };
@@ -246,12 +265,25 @@ async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistral
     let scheduler = SchedulerConfig::DefaultScheduler {
         method: DefaultSchedulerMethod::Fixed(1.try_into()?),
     };
-    let runner = MistralRsBuilder::new(pipeline, scheduler, false, None)
-        .with_no_prefix_cache(!options.prefix_cache)
-        .with_disable_eos_stop(options.ignore_eos)
-        .build()
-        .await;
-    Ok(mistralrs::Model::new(runner))
+    Ok(RunnerConfig {
+        pipeline,
+        scheduler,
+        prefix_cache: options.prefix_cache,
+        ignore_eos: options.ignore_eos,
+    })
+}
+
+/// Multimodal architectures whose mistral.rs 0.8.1 loader does not override
+/// `supports_prefix_cacher` (default false, `multimodal_loaders.rs`): the
+/// engine turns the prefix cache off for them whatever it is asked.
+fn multimodal_prefix_cache_off(config: &serde_json::Value) -> Option<String> {
+    let arch = config["architectures"][0].as_str().unwrap_or("");
+    let off = ["Qwen2VL", "Qwen2_5_VL", "Llama4", "MiniCPMO", "Voxtral"];
+    off.iter().any(|a| arch.starts_with(a)).then(|| {
+        format!(
+            "mistral.rs 0.8.1 keeps no prefix cache for {arch} (its loader does not support one)"
+        )
+    })
 }
 
 fn model_id(path: &Path) -> String {
@@ -272,97 +304,126 @@ impl Engine {
         let mut started = Instant::now();
         let mut requantized = None;
         let mut layout = None;
-        let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
-            gguf::read_header(path)?;
-            // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
-            // ("this will not do anything"): ours does, into the cache.
-            let target = options.quant.and_then(Quant::target);
-            if target.is_none() && options.keep_output.is_some() {
-                return Err(model_err(
-                    "--keep-output chooses a re-quantized file's output head: give --quant \
+        let geometry;
+        let mut off_because = None;
+        let (runner_config, format, architecture, quantization, dtype, context_length) =
+            if path.is_file() {
+                gguf::read_header(path)?;
+                // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
+                // ("this will not do anything"): ours does, into the cache.
+                let target = options.quant.and_then(Quant::target);
+                if target.is_none() && options.keep_output.is_some() {
+                    return Err(model_err(
+                        "--keep-output chooses a re-quantized file's output head: give --quant \
                      q4_0, q4k or q8_0 with it"
-                        .into(),
-                ));
-            }
-            if let Some(target) = target {
-                let keep = options.keep_output.unwrap_or(KeepOutput::Same);
-                let cache = crate::model::cache_dir().join("quantized");
-                let write = quantize::in_child_process(target, keep);
-                let done = quantize::cached(path, target, keep, &cache, write)
-                    .map_err(|e| model_err(format!("re-quantizing it: {e}")))?;
-                if done.written_now {
-                    tracing::info!("re-quantized into {}", done.file.display());
+                            .into(),
+                    ));
                 }
-                requantized = Some(done);
-                // load_ms is the load's, not the quantizer's.
-                started = Instant::now();
-            }
-            let file = requantized
-                .as_ref()
-                .map_or(path.as_path(), |r| r.file.as_path());
-            let header = gguf::read_header(file)?;
-            layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
-            let model = load_gguf(file, options)
-                .await
-                .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
-            (
-                model,
-                "gguf",
-                header.architecture().map(str::to_string),
-                header.file_type().unwrap_or("unknown").to_string(),
-                options.dtype.name().to_string(),
-                header.context_length(),
-            )
-        } else if path.join("config.json").is_file() {
-            if options.keep_output.is_some() {
-                return Err(model_err(
-                    "--keep-output applies to a re-quantized GGUF file; a safetensors model's \
+                if let Some(target) = target {
+                    let keep = options.keep_output.unwrap_or(KeepOutput::Same);
+                    let cache = crate::model::cache_dir().join("quantized");
+                    let write = quantize::in_child_process(target, keep);
+                    let done = quantize::cached(path, target, keep, &cache, write)
+                        .map_err(|e| model_err(format!("re-quantizing it: {e}")))?;
+                    if done.written_now {
+                        tracing::info!("re-quantized into {}", done.file.display());
+                    }
+                    requantized = Some(done);
+                    // load_ms is the load's, not the quantizer's.
+                    started = Instant::now();
+                }
+                let file = requantized
+                    .as_ref()
+                    .map_or(path.as_path(), |r| r.file.as_path());
+                let header = gguf::read_header(file)?;
+                layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
+                geometry = KvGeometry::from_gguf(&header, options.dtype.bytes());
+                let config = load_gguf(file, options)
+                    .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+                (
+                    config,
+                    "gguf",
+                    header.architecture().map(str::to_string),
+                    header.file_type().unwrap_or("unknown").to_string(),
+                    options.dtype.name().to_string(),
+                    header.context_length(),
+                )
+            } else if path.join("config.json").is_file() {
+                if options.keep_output.is_some() {
+                    return Err(model_err(
+                        "--keep-output applies to a re-quantized GGUF file; a safetensors model's \
                      output head is left to mistral.rs's ISQ"
-                        .into(),
-                ));
-            }
-            if options.dtype == Dtype::Bf16 {
-                return Err(model_err(
-                    "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
+                            .into(),
+                    ));
+                }
+                if options.dtype == Dtype::Bf16 {
+                    return Err(model_err(
+                        "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
                      bf16 kernel and the vision tower is never quantized; use f32 or f16"
-                        .into(),
+                            .into(),
+                    ));
+                }
+                // The builder's own engine is not used (its prefix cache is off
+                // unless `with_prefix_cache_n` and unbounded if on): only its
+                // pipeline, under our runner, like a GGUF file's.
+                let mut builder = MultimodalModelBuilder::new(path.to_string_lossy())
+                    .with_token_source(TokenSource::None)
+                    .with_force_cpu()
+                    .with_max_num_seqs(1)
+                    .with_dtype(options.dtype.model_dtype());
+                let quant = options.quant.unwrap_or(Quant::Q4k);
+                if let Some(isq) = quant.isq() {
+                    builder = builder.with_isq(isq);
+                }
+                let config: serde_json::Value = std::fs::read(path.join("config.json"))
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                    .ok_or_else(|| model_err("config.json does not parse as JSON".into()))?;
+                geometry = KvGeometry::from_config(&config, options.dtype.bytes());
+                if options.prefix_cache {
+                    off_because = multimodal_prefix_cache_off(&config);
+                }
+                let (pipeline, scheduler, _) =
+                    mistralrs::model_builder_trait::build_multimodal_pipeline(builder)
+                        .await
+                        .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+                (
+                    RunnerConfig {
+                        pipeline,
+                        scheduler,
+                        prefix_cache: options.prefix_cache,
+                        ignore_eos: options.ignore_eos,
+                    },
+                    "safetensors",
+                    config["model_type"].as_str().map(str::to_string),
+                    quant.name().to_string(),
+                    options.dtype.name().to_string(),
+                    None,
+                )
+            } else if path.exists() {
+                return Err(model_err(
+                    "neither a GGUF file nor a directory with config.json".into(),
                 ));
-            }
-            let mut builder = MultimodalModelBuilder::new(path.to_string_lossy())
-                .with_token_source(TokenSource::None)
-                .with_force_cpu()
-                .with_max_num_seqs(1)
-                .with_dtype(options.dtype.model_dtype());
-            if !options.prefix_cache {
-                builder = builder.with_prefix_cache_n(None);
-            }
-            let quant = options.quant.unwrap_or(Quant::Q4k);
-            if let Some(isq) = quant.isq() {
-                builder = builder.with_isq(isq);
-            }
-            let config: serde_json::Value = std::fs::read(path.join("config.json"))
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .ok_or_else(|| model_err("config.json does not parse as JSON".into()))?;
-            let model = builder
-                .build()
-                .await
-                .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
-            (
-                model,
-                "safetensors",
-                config["model_type"].as_str().map(str::to_string),
-                quant.name().to_string(),
-                options.dtype.name().to_string(),
-                None,
-            )
-        } else if path.exists() {
-            return Err(model_err(
-                "neither a GGUF file nor a directory with config.json".into(),
-            ));
-        } else {
-            return Err(model_err("no such file or directory".into()));
+            } else {
+                return Err(model_err("no such file or directory".into()));
+            };
+        if options.prefix_cache && geometry.is_none() && off_because.is_none() {
+            off_because = Some(
+                "the model's KV cache shape is not in its header or config.json, so no \
+                 budget can be kept; the prefix cache is off"
+                    .into(),
+            );
+        }
+        let enabled = options.prefix_cache && off_because.is_none();
+        let runner_config = RunnerConfig {
+            prefix_cache: enabled,
+            ..runner_config
         };
+        let runner = Runner::build(&runner_config)
+            .await
+            .map_err(|e| model_err(format!("mistral.rs could not start an engine: {e:#}")))?;
+        let off_because = off_because
+            .or_else(|| (!options.prefix_cache).then(|| "turned off for this command".to_string()));
         let info = ModelInfo {
             path: path.clone(),
             id: model_id(path),
@@ -378,7 +439,85 @@ impl Engine {
             memory: Memory::now(),
             target_features: target_features(),
         };
-        Ok(Engine { model, info })
+        let budget = crate::prefix_cache::DEFAULT_BUDGET_MIB << 20;
+        let engine = Engine {
+            runner: tokio::sync::Mutex::new(Some(runner)),
+            runner_config,
+            prefix_cache: Mutex::new(PrefixCache::new(enabled, off_because, budget, geometry)),
+            grammar_stops: Vec::new(),
+            info,
+        };
+        let grammar_stops = engine.find_grammar_stops().await;
+        Ok(Engine {
+            grammar_stops,
+            ..engine
+        })
+    }
+
+    /// The prefix cache's byte budget (`serve --prefix-cache-mib`).
+    pub fn set_prefix_cache_budget(&self, bytes: u64) {
+        self.prefix_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .budget_bytes = bytes;
+    }
+
+    /// `/health`'s `prefix_cache`.
+    pub fn prefix_cache_report(&self) -> crate::prefix_cache::Report {
+        self.prefix_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .report()
+    }
+
+    /// The current mistral.rs runner, for a request that does not touch the
+    /// prefix cache.
+    pub(crate) async fn mistralrs(&self) -> anyhow::Result<Arc<MistralRs>> {
+        self.runner
+            .lock()
+            .await
+            .as_ref()
+            .map(|r| r.mistralrs.clone())
+            .ok_or_else(|| anyhow::anyhow!("the engine could not be restarted after a reset"))
+    }
+
+    /// The end-of-sequence tokens llguidance knows (toktrie_hf_tokenizers
+    /// takes the first of these names it finds as EOS), as this model's
+    /// tokenizer has them: each must be one token that reads back as itself.
+    async fn find_grammar_stops(&self) -> Vec<u32> {
+        let Ok(mistralrs) = self.mistralrs().await else {
+            return Vec::new();
+        };
+        let model = mistralrs::Model::new(mistralrs);
+        let mut stops = Vec::new();
+        for name in [
+            "<|endoftext|>",
+            "<|im_end|>",
+            "</s>",
+            "<|end_of_text|>",
+            "<|eot_id|>",
+            "<|end|>",
+            "<eos>",
+        ] {
+            let Ok(ids) = model
+                .tokenize(
+                    either::Either::Right(name.to_string()),
+                    None,
+                    false,
+                    false,
+                    None,
+                )
+                .await
+            else {
+                continue;
+            };
+            if let [id] = ids[..] {
+                if model.detokenize(vec![id], false).await.ok().as_deref() == Some(name) {
+                    stops.push(id);
+                }
+            }
+        }
+        stops
     }
 
     /// One request of prompt token ids (no chat template), answered with
@@ -411,7 +550,11 @@ impl Engine {
             model_id: None,
             truncate_sequence: false,
         }));
-        self.model.inner().get_sender(None)?.send(request).await?;
+        self.mistralrs()
+            .await?
+            .get_sender(None)?
+            .send(request)
+            .await?;
         match rx.recv().await {
             Some(Response::CompletionDone(done)) => Ok(done.usage),
             Some(Response::Done(done)) => Ok(done.usage),
@@ -456,7 +599,11 @@ impl Engine {
             model_id: None,
             truncate_sequence: false,
         }));
-        self.model.inner().get_sender(None)?.send(request).await?;
+        self.mistralrs()
+            .await?
+            .get_sender(None)?
+            .send(request)
+            .await?;
         match rx.recv().await {
             Some(Response::Raw { logits_chunks, .. }) => {
                 let first = logits_chunks
@@ -491,8 +638,7 @@ impl Engine {
     /// special tokens added (llama-perplexity adds BOS only when the model
     /// asks for it; SmolLM2 does not).
     pub async fn tokenize(&self, text: &str) -> anyhow::Result<Vec<u32>> {
-        Ok(self
-            .model
+        Ok(mistralrs::Model::new(self.mistralrs().await?)
             .tokenize(
                 either::Either::Right(text.to_string()),
                 None,
@@ -501,95 +647,5 @@ impl Engine {
                 None,
             )
             .await?)
-    }
-
-    /// One chat completion, as an OpenAI response body.
-    pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
-        let turns = request.turns()?;
-        let top_logprobs = request.logprobs()?;
-        let mut builder = RequestBuilder::new();
-        for turn in turns {
-            let role = match turn.role.as_str() {
-                "system" => TextMessageRole::System,
-                "assistant" => TextMessageRole::Assistant,
-                _ => TextMessageRole::User,
-            };
-            builder = if turn.images.is_empty() {
-                builder.add_message(role, turn.text)
-            } else {
-                builder.add_image_message(role, turn.text, turn.images)
-            };
-        }
-        builder = match request.temperature {
-            None | Some(0.0) => builder.set_deterministic_sampler(),
-            Some(t) => builder.set_sampler_temperature(t),
-        };
-        if let Some(p) = request.top_p {
-            builder = builder.set_sampler_topp(p);
-        }
-        if let Some(n) = request.max_tokens {
-            builder = builder.set_sampler_max_len(n);
-        }
-        let recorder = top_logprobs.map(Recorder::new);
-        if let Some(recorder) = &recorder {
-            builder = builder.add_logits_processor(recorder.clone());
-        }
-        let response = self
-            .model
-            .send_chat_request(builder)
-            .await
-            .map_err(|e| ApiError::server(format!("the model failed: {e:#}")))?;
-        let u = &response.usage;
-        let usage = Usage {
-            prompt_tokens: u.prompt_tokens,
-            completion_tokens: u.completion_tokens,
-            total_tokens: u.total_tokens,
-            prompt_tokens_per_second: u.avg_prompt_tok_per_sec,
-            completion_tokens_per_second: u.avg_compl_tok_per_sec,
-            total_time_ms: f64::from(u.total_time_sec) * 1e3,
-        };
-        let logprobs = match &recorder {
-            Some(recorder) => self.logprobs(recorder, u.completion_tokens).await?,
-            None => serde_json::Value::Null,
-        };
-        let choices: Vec<serde_json::Value> = response
-            .choices
-            .iter()
-            .map(|c| {
-                serde_json::json!({
-                    "index": c.index,
-                    "message": {"role": "assistant", "content": c.message.content},
-                    "finish_reason": c.finish_reason,
-                    "logprobs": logprobs,
-                })
-            })
-            .collect();
-        Ok(serde_json::json!({
-            "id": response.id,
-            "object": "chat.completion",
-            "created": response.created,
-            "model": self.info.id,
-            "choices": choices,
-            "usage": usage,
-            "system_fingerprint": serde_json::Value::Null,
-        }))
-    }
-
-    /// The recorded steps in OpenAI's shape, each token's text from the model's tokenizer.
-    async fn logprobs(
-        &self,
-        recorder: &Recorder,
-        tokens: usize,
-    ) -> Result<serde_json::Value, ApiError> {
-        let steps = recorder.finish(tokens);
-        let mut text = HashMap::new();
-        for id in logprobs::token_ids(&steps) {
-            let token =
-                self.model.detokenize(vec![id], false).await.map_err(|e| {
-                    ApiError::server(format!("could not detokenize token {id}: {e:#}"))
-                })?;
-            text.insert(id, token);
-        }
-        Ok(logprobs::openai_logprobs(&steps, &text))
     }
 }

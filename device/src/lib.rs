@@ -3,16 +3,22 @@
 //! default model, `engine` loads it through mistral.rs and answers chats,
 //! `kld` the fidelity metric as llama-perplexity defines it, `quantize`
 //! re-quantizes a GGUF file and reads its packed layout, `api` is the
-//! OpenAI wire format, `logprobs` its log probabilities,
-//! `server` the HTTP routes, `cli` the command line.
+//! OpenAI wire format, `logprobs` its log probabilities, `chat` one chat
+//! completion through the engine, `sampling` the token choice, `runner` the
+//! mistral.rs engine and its replacement, `prefix_cache` the prefix cache's
+//! budget and bookkeeping, `server` the HTTP routes, `cli` the command line.
 
 pub mod api;
+pub mod chat;
 pub mod cli;
 pub mod engine;
 pub mod gguf;
 pub mod kld;
 pub mod logprobs;
 pub mod model;
+pub mod prefix_cache;
 pub mod quantize;
+pub mod runner;
+pub mod sampling;
 pub mod server;
 pub mod speed;

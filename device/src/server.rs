@@ -1,4 +1,5 @@
-//! The HTTP side: `/v1/chat/completions`, `/v1/models`, `/health`, and an
+//! The HTTP side: `/v1/chat/completions`, `/v1/models`, `/health` (with the
+//! prefix cache's counters), and an
 //! OpenAI-style error body for everything refused, including bodies that are
 //! not JSON and routes that do not exist.
 
@@ -68,13 +69,27 @@ async fn models(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
     }))
 }
 
-/// Ready: the model is loaded and has answered (the server only listens after that).
+/// Ready: the model is loaded and has answered (the server only listens
+/// after that). With the memory now, the threads now (each prefix-cache
+/// reset leaves one idle mistral.rs logger thread), and the prefix cache's
+/// budget, what it holds and its counters.
 async fn health(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "status": "ok",
         "model": engine.info,
         "memory_now": Memory::now(),
+        "threads_now": threads_now(),
+        "prefix_cache": engine.prefix_cache_report(),
     }))
+}
+
+/// `Threads:` in /proc/self/status.
+fn threads_now() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 async fn not_found() -> ApiError {

@@ -141,3 +141,379 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
         .unwrap()
         .contains("no such route"));
 }
+
+// ---------------------------------------------------------------------------
+// The prefix cache's budget, its counters, sampling, structured outputs.
+
+const WORDS: &[&str] = &[
+    "screen",
+    "button",
+    "settings",
+    "network",
+    "battery",
+    "display",
+    "sound",
+    "window",
+    "phone",
+    "message",
+    "contact",
+    "camera",
+    "gallery",
+    "music",
+    "clock",
+    "alarm",
+    "calendar",
+    "weather",
+    "browser",
+    "search",
+    "account",
+    "privacy",
+    "security",
+    "location",
+    "storage",
+    "memory",
+    "update",
+    "system",
+    "language",
+    "keyboard",
+    "wireless",
+    "bluetooth",
+    "airplane",
+    "mode",
+    "brightness",
+    "volume",
+    "ringtone",
+    "vibrate",
+    "notification",
+    "history",
+    "folder",
+    "file",
+    "download",
+    "upload",
+    "share",
+    "delete",
+    "open",
+    "close",
+    "back",
+    "home",
+];
+
+/// A user message of about `words` words (one token each, roughly), that
+/// differs from every other `i` from its first word on.
+fn distinct_text(i: usize, words: usize) -> String {
+    let body: Vec<&str> = (0..words)
+        .map(|k| WORDS[(i * 7 + k * 13 + k * k) % WORDS.len()])
+        .collect();
+    format!("{} {i}: {}", WORDS[i % WORDS.len()], body.join(" "))
+}
+
+fn default_model() -> std::path::PathBuf {
+    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
+    assert!(
+        model.exists(),
+        "the default model is not at {}: run `cargo run -p droidscore-device -- fetch-model` (scripts/test.sh does)",
+        model.display()
+    );
+    model
+}
+
+fn rss_anon_mib(health: &serde_json::Value) -> f64 {
+    health["memory_now"]["rss_anon_kib"].as_u64().unwrap() as f64 / 1024.0
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// `n` distinct ~500-token chats with 4 tokens each; each reply and /health after it.
+fn distinct_requests(addr: &str, n: usize) -> Vec<(serde_json::Value, serde_json::Value)> {
+    (0..n)
+        .map(|i| {
+            let request = serde_json::json!({
+                "messages": [{"role": "user", "content": distinct_text(i, 440)}],
+                "max_tokens": 4,
+            });
+            let (status, reply) = chat(addr, &request);
+            assert_eq!(status, 200, "{reply}");
+            let (_, health) = http(addr, "GET", "/health", None);
+            eprintln!(
+                "request {i}: prompt_tokens {}, cached {}, RssAnon {:.0} MiB, entries {}, held {:.1} MiB, resets {}",
+                reply["usage"]["prompt_tokens"],
+                reply["usage"]["prompt_tokens_details"]["cached_tokens"],
+                rss_anon_mib(&health),
+                health["prefix_cache"]["entries"],
+                health["prefix_cache"]["bytes_held"].as_f64().unwrap() / MIB,
+                health["prefix_cache"]["resets"],
+            );
+            (reply, health)
+        })
+        .collect()
+}
+
+/// Tokens of KV capacity an entry of `prompt` + 4 generated tokens holds
+/// (mistral.rs allocates in blocks of 512).
+fn entry_tokens(reply: &serde_json::Value) -> f64 {
+    let fed = reply["usage"]["prompt_tokens"].as_u64().unwrap()
+        + reply["usage"]["completion_tokens"].as_u64().unwrap()
+        - 1;
+    (fed.div_ceil(512) * 512) as f64
+}
+
+/// mistral.rs 0.8.1 kept a KV cache copy of every finished request and
+/// never freed one on the CPU: +47 MiB a ~750-token request, without end.
+/// With a 64 MiB budget the cache is emptied whenever the next entry would
+/// not fit, and RssAnon stays within the budget (plus the one sequence
+/// being run and the allocator's slack) above the ready figure.
+#[test]
+fn the_prefix_cache_stays_within_its_budget_over_distinct_requests() {
+    let model = default_model();
+    let server = start(&model, &["--prefix-cache-mib", "64"]);
+    let addr = server.addr.as_str();
+    let (_, ready) = http(addr, "GET", "/health", None);
+    let cache = &ready["prefix_cache"];
+    assert_eq!(cache["enabled"], true, "{cache}");
+    assert_eq!(cache["budget_bytes"], 64 << 20);
+    // SmolLM2-135M: 30 layers, 3 KV heads of 64, f32.
+    assert_eq!(cache["bytes_per_token"], 46_080, "{cache}");
+    let runs = distinct_requests(addr, 12);
+    let per_entry = runs
+        .iter()
+        .map(|(r, _)| entry_tokens(r))
+        .fold(0.0, f64::max)
+        * 46_080.0
+        / MIB;
+    let healths: Vec<serde_json::Value> = runs.into_iter().map(|(_, h)| h).collect();
+    let ready_mib = rss_anon_mib(&ready);
+    let peak = healths.iter().map(rss_anon_mib).fold(0.0, f64::max);
+    let last = healths.last().unwrap();
+    // Held: never past the budget; the working cache of the last sequence
+    // run and one preallocated cache may come on top; 32 MiB of slack.
+    let bound = 64.0 + 2.0 * per_entry + 32.0;
+    eprintln!(
+        "RssAnon ready {ready_mib:.0} MiB, peak {peak:.0} MiB (+{:.0}), last {:.0} MiB; bound +{bound:.0} MiB; {} resets",
+        peak - ready_mib,
+        rss_anon_mib(last),
+        last["prefix_cache"]["resets"]
+    );
+    for h in &healths {
+        assert!(
+            h["prefix_cache"]["bytes_held"].as_u64().unwrap() <= 64 << 20,
+            "{}",
+            h["prefix_cache"]
+        );
+    }
+    assert!(
+        last["prefix_cache"]["resets"].as_u64().unwrap() >= 4,
+        "{last}"
+    );
+    assert!(
+        peak - ready_mib <= bound,
+        "RssAnon grew {:.0} MiB over 12 requests, past the bound of {bound:.0}",
+        peak - ready_mib
+    );
+    assert_eq!(last["prefix_cache"]["mismatches"], 0, "{last}");
+}
+
+/// The bound is not vacuous: with a budget too large to be reached, every
+/// request leaves an entry (22.5 MiB for 512 tokens of capacity) and
+/// RssAnon grows by what the bookkeeping counts.
+#[test]
+fn without_a_reachable_budget_every_request_keeps_an_entry_and_memory_grows() {
+    let model = default_model();
+    let server = start(&model, &["--prefix-cache-mib", "100000"]);
+    let addr = server.addr.as_str();
+    let (_, ready) = http(addr, "GET", "/health", None);
+    let entries_at_ready = ready["prefix_cache"]["entries"].as_u64().unwrap();
+    let held_at_ready = ready["prefix_cache"]["bytes_held"].as_f64().unwrap();
+    let n = 6;
+    let runs = distinct_requests(addr, n);
+    let expected: f64 = runs.iter().map(|(r, _)| entry_tokens(r)).sum::<f64>() * 46_080.0 / MIB;
+    let last = &runs.last().unwrap().1;
+    let cache = &last["prefix_cache"];
+    assert_eq!(cache["resets"], 0, "{cache}");
+    assert_eq!(
+        cache["entries"].as_u64().unwrap(),
+        entries_at_ready + n as u64,
+        "{cache}"
+    );
+    let held = (cache["bytes_held"].as_f64().unwrap() - held_at_ready) / MIB;
+    let grown = rss_anon_mib(last) - rss_anon_mib(&ready);
+    eprintln!("{n} requests: {held:.0} MiB of entries kept, RssAnon +{grown:.0} MiB");
+    assert!(
+        (held - expected).abs() < 0.5,
+        "{held} MiB held, {expected} expected: {cache}"
+    );
+    assert!(
+        grown >= 0.8 * held,
+        "RssAnon grew {grown:.0} MiB, less than the {held:.0} MiB of entries the bookkeeping counts"
+    );
+}
+
+fn cached(reply: &serde_json::Value) -> u64 {
+    reply["usage"]["prompt_tokens_details"]["cached_tokens"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no cached_tokens: {reply}"))
+}
+
+/// `usage.prompt_tokens_details.cached_tokens` is the prefix mistral.rs
+/// reused, as its own cache search finds it.
+#[test]
+fn cached_tokens_report_the_prefix_the_cache_gave() {
+    let model = default_model();
+    let server = start(&model, &[]);
+    let addr = server.addr.as_str();
+    let system = format!("You operate a phone. {}", distinct_text(1, 300));
+    let ask = |system: &str, user: &str| {
+        let request = serde_json::json!({
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "max_tokens": 4,
+        });
+        let (status, reply) = chat(addr, &request);
+        assert_eq!(status, 200, "{reply}");
+        reply
+    };
+    let a = ask(&system, "Open the settings.");
+    let b = ask(&system, "Turn on the wifi.");
+    let (pa, pb) = (
+        a["usage"]["prompt_tokens"].as_u64().unwrap(),
+        b["usage"]["prompt_tokens"].as_u64().unwrap(),
+    );
+    eprintln!(
+        "a: {pa} prompt tokens, {} cached, prompt {} ms; b: {pb}, {} cached, prompt {} ms",
+        cached(&a),
+        a["usage"]["prompt_time_ms"],
+        cached(&b),
+        b["usage"]["prompt_time_ms"]
+    );
+    // b shares the system prompt and the user turn's header with a: all of
+    // it but the user's words came from the cache.
+    assert!(
+        cached(&b) > 300 && cached(&b) < pb && cached(&b) <= pa,
+        "{b}"
+    );
+    assert!(
+        b["usage"]["prompt_time_ms"].as_f64().unwrap()
+            < a["usage"]["prompt_time_ms"].as_f64().unwrap(),
+        "a cached prompt took no less time: {a} {b}"
+    );
+    // The same prompt again matches a cached key whole: mistral.rs 0.8.1
+    // then reuses nothing (it would have no token left to compute).
+    let again = ask(&system, "Turn on the wifi.");
+    assert_eq!(cached(&again), 0, "{again}");
+    // A different system prompt shares only the template's first tokens.
+    let other = ask("Be brief.", "Hello there.");
+    assert!(cached(&other) < 8, "{other}");
+    let (_, health) = http(addr, "GET", "/health", None);
+    let c = &health["prefix_cache"];
+    eprintln!("{c}");
+    assert_eq!(c["mismatches"], 0, "{c}");
+    assert_eq!(
+        c["computed_tokens"].as_u64().unwrap() + c["cached_tokens"].as_u64().unwrap(),
+        c["prompt_tokens"].as_u64().unwrap(),
+        "{c}"
+    );
+    assert!(c["cached_tokens"].as_u64().unwrap() >= cached(&b) + cached(&other));
+}
+
+/// mistral.rs's `RequestBuilder` samples with top_k = 1 whatever the
+/// temperature, and its engine has one RNG for every request; ours honours
+/// temperature, and a seed gives the same tokens again.
+#[test]
+fn temperature_is_honoured_and_a_seed_repeats_its_tokens() {
+    let model = default_model();
+    let server = start(&model, &[]);
+    let addr = server.addr.as_str();
+    let ask = |extra: serde_json::Value| {
+        let mut request = serde_json::json!({
+            "messages": [{"role": "user", "content": "Write a short poem about the sea."}],
+            "max_tokens": 16,
+        });
+        request
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let (status, reply) = chat(addr, &request);
+        assert_eq!(status, 200, "{reply}");
+        reply["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let greedy = ask(serde_json::json!({"temperature": 0}));
+    assert_eq!(ask(serde_json::json!({"temperature": 0})), greedy);
+    let one = ask(serde_json::json!({"temperature": 1, "seed": 1}));
+    let two = ask(serde_json::json!({"temperature": 1, "seed": 2}));
+    eprintln!("greedy {greedy:?}\nseed 1 {one:?}\nseed 2 {two:?}");
+    assert_ne!(one, two);
+    assert_ne!(one, greedy);
+    assert_eq!(ask(serde_json::json!({"temperature": 1, "seed": 1})), one);
+}
+
+/// `response_format` constrains the answer through llguidance; it stops
+/// where the JSON ends (the grammar's EOS is a stop token) instead of
+/// running on to max_tokens.
+#[test]
+fn a_json_schema_response_format_gives_json_that_follows_it_and_stops() {
+    let model = default_model();
+    let server = start(&model, &[]);
+    let addr = server.addr.as_str();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "action_type": {"enum": ["click", "navigate_back"]},
+            "index": {"type": "integer", "minimum": 0, "maximum": 7},
+        },
+        "required": ["action_type"],
+        "additionalProperties": false,
+    });
+    let request = serde_json::json!({
+        "messages": [
+            {"role": "system", "content": "You control a phone. Answer with one action as JSON."},
+            {"role": "user", "content": "The screen shows: [0] Wi-Fi [1] Bluetooth [2] Back. Goal: turn on Wi-Fi."},
+        ],
+        "max_tokens": 64,
+        "response_format": {"type": "json_schema", "json_schema": {"name": "action", "schema": schema, "strict": true}},
+    });
+    let (status, reply) = chat(addr, &request);
+    assert_eq!(status, 200, "{reply}");
+    let choice = &reply["choices"][0];
+    let content = choice["message"]["content"].as_str().unwrap();
+    eprintln!("constrained: {content:?} ({})", reply["usage"]);
+    assert_eq!(choice["finish_reason"], "stop", "{reply}");
+    let action: serde_json::Value = serde_json::from_str(content)
+        .unwrap_or_else(|e| panic!("not JSON, or junk after it ({e}): {content:?}"));
+    let object = action.as_object().unwrap();
+    assert!(["click", "navigate_back"].contains(&object["action_type"].as_str().unwrap()));
+    if let Some(index) = object.get("index") {
+        assert!((0..=7).contains(&index.as_i64().unwrap()), "{action}");
+    }
+    assert!(
+        object.keys().all(|k| k == "action_type" || k == "index"),
+        "{action}"
+    );
+    assert!(
+        reply["usage"]["completion_tokens"].as_u64().unwrap() < 40,
+        "{reply}"
+    );
+
+    let mut object_request = request.clone();
+    object_request["response_format"] = serde_json::json!({"type": "json_object"});
+    let (status, reply) = chat(addr, &object_request);
+    assert_eq!(status, 200, "{reply}");
+    let content = reply["choices"][0]["message"]["content"].as_str().unwrap();
+    eprintln!("json_object: {content:?}");
+    assert!(serde_json::from_str::<serde_json::Value>(content)
+        .unwrap()
+        .is_object());
+
+    let mut bad = request.clone();
+    bad["response_format"]["json_schema"]["schema"] = serde_json::json!({"type": "objekt"});
+    let (status, err) = chat(addr, &bad);
+    eprintln!("bad schema: {err}");
+    assert_eq!(
+        (status, err["error"]["param"].as_str()),
+        (400, Some("response_format.json_schema.schema")),
+        "{err}"
+    );
+    // The server still answers.
+    let (status, _) = chat(addr, &request);
+    assert_eq!(status, 200);
+}

@@ -6,8 +6,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
+/// The server binary cargo built, or `DROIDSCORE_DEVICE_BIN` (a copy kept
+/// apart: worktrees sharing one target directory overwrite each other's).
 pub fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_droidscore-device"));
+    let exe = std::env::var_os("DROIDSCORE_DEVICE_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_droidscore-device").into());
+    let mut c = Command::new(exe);
     c.env("RUST_LOG", "warn");
     c
 }
