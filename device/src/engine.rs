@@ -113,6 +113,10 @@ pub struct LoadOptions {
     /// safetensors model still stops at EOS, and `speed` then reports the
     /// token count it got as an error rather than a figure.
     pub ignore_eos: bool,
+    /// GGUF: packed, or dequantized at load (`crate::weights`).
+    pub weights: crate::weights::Weights,
+    /// GGUF: our tokenizer from the file, or mistral.rs's (`crate::tokenizer`).
+    pub tokenizer: crate::tokenizer::Source,
 }
 
 /// What was loaded, reported at `/health` and with every speed figure.
@@ -131,6 +135,10 @@ pub struct ModelInfo {
     pub layout: Option<Layout>,
     /// The dtype asked for (`--dtype`).
     pub dtype: String,
+    /// How the quantized weights are held (`--weights`).
+    pub weights: crate::weights::Weights,
+    /// GGUF: what tokenizes (`--tokenizer`).
+    pub tokenizer: Option<crate::tokenizer::Info>,
     pub context_length: Option<i128>,
     pub threads: usize,
     pub load_ms: f64,
@@ -188,6 +196,8 @@ pub fn target_features() -> Vec<&'static str> {
 pub enum LoadError {
     #[error(transparent)]
     Gguf(#[from] gguf::GgufError),
+    #[error(transparent)]
+    Tokenizer(#[from] crate::tokenizer::TokenizerError),
     #[error("{path}: {why}")]
     Model { path: PathBuf, why: String },
 }
@@ -207,7 +217,11 @@ impl std::fmt::Debug for Engine {
 /// A GGUF file through mistral.rs's loader directly: its `GgufModelBuilder`
 /// fixes the activation dtype to `Auto` and cannot ignore end-of-sequence on
 /// request; a speed probe needs both chosen.
-async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistralrs::Model> {
+async fn load_gguf(
+    path: &Path,
+    options: &LoadOptions,
+    tokenizer: Option<&Path>,
+) -> anyhow::Result<mistralrs::Model> {
     use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, MistralRsBuilder};
     use mistralrs::{
         AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
@@ -223,9 +237,11 @@ async fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<mistral
         .ok_or_else(|| anyhow::anyhow!("no file name"))?
         .to_string_lossy()
         .into_owned();
+    // Our tokenizer goes in as a tokenizer model directory (the chat
+    // template comes with it, copied from the file).
     let loader = GGUFLoaderBuilder::new(
         None,
-        None,
+        tokenizer.map(|d| d.to_string_lossy().into_owned()),
         dir.to_string_lossy().into_owned(),
         vec![file],
         GGUFSpecificConfig { topology: None },
@@ -272,8 +288,10 @@ impl Engine {
         let mut started = Instant::now();
         let mut requantized = None;
         let mut layout = None;
+        let mut tokenizer = None;
         let (model, format, architecture, quantization, dtype, context_length) = if path.is_file() {
             gguf::read_header(path)?;
+            crate::weights::apply(options.weights).map_err(|e| model_err(e.to_string()))?;
             // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
             // ("this will not do anything"): ours does, into the cache.
             let target = options.quant.and_then(Quant::target);
@@ -302,9 +320,11 @@ impl Engine {
                 .map_or(path.as_path(), |r| r.file.as_path());
             let header = gguf::read_header(file)?;
             layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
-            let model = load_gguf(file, options)
+            let used = crate::tokenizer::for_gguf(file, options.tokenizer)?;
+            let model = load_gguf(file, options, used.dir.as_deref())
                 .await
                 .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+            tokenizer = Some(used);
             (
                 model,
                 "gguf",
@@ -321,6 +341,9 @@ impl Engine {
                         .into(),
                 ));
             }
+            crate::weights::check_safetensors(options.weights)
+                .and_then(|()| crate::weights::apply(options.weights))
+                .map_err(|e| model_err(e.to_string()))?;
             if options.dtype == Dtype::Bf16 {
                 return Err(model_err(
                     "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
@@ -372,6 +395,8 @@ impl Engine {
             requantized,
             layout,
             dtype,
+            weights: options.weights,
+            tokenizer,
             context_length,
             threads: options.threads,
             load_ms: started.elapsed().as_secs_f64() * 1e3,
