@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Build llama.cpp's llama-bench and llama-perplexity, the comparison tools
-# behind docs/results.md's llama.cpp figures, and print their directory
-# (LLAMA_CPP_BIN for scripts/results.sh and scripts/fidelity.sh). llama.cpp is
-# a comparison tool only: nothing in droidscore links or ships it.
+# Build llama.cpp's llama-bench, llama-perplexity and llama-tokenize, the
+# comparison tools behind docs/results.md's llama.cpp figures and
+# scripts/tokens-check.sh, and print their directory (LLAMA_CPP_BIN for
+# scripts/results.sh, scripts/fidelity.sh and scripts/tokens-check.sh).
+# llama.cpp is a comparison tool only: nothing in droidscore links or ships it.
+# A directory that already has some of the tools gets only the missing ones
+# (the tree is not unpacked again, so nothing already built is rebuilt).
 #
 # The source is the llama.cpp tree vendored in llama-cpp-python 0.3.36's
 # sdist on PyPI (sha256-pinned below), because PyPI is reachable where GitHub
@@ -15,7 +18,10 @@ dir=$(realpath -m "${1:-${CARGO_TARGET_DIR:-$PWD/target}/llama-cpp}")
 sha=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 src="$dir/llama_cpp_python-0.3.36"
 bin="$src/vendor/llama.cpp/build/bin"
-if [ -x "$bin/llama-bench" ] && [ -x "$bin/llama-perplexity" ]; then
+tools=(llama-bench llama-perplexity llama-tokenize)
+missing=()
+for t in "${tools[@]}"; do [ -x "$bin/$t" ] || missing+=("$t"); done
+if [ ${#missing[@]} -eq 0 ]; then
     echo "$bin"
     exit 0
 fi
@@ -29,7 +35,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 mkdir -p "$dir"
 tarball="$dir/llama_cpp_python-0.3.36.tar.gz"
-if ! echo "$sha  $tarball" | sha256sum -c --status 2>/dev/null; then
+if [ -f "$src/vendor/llama.cpp/CMakeLists.txt" ]; then
+    : # unpacked before: keep its timestamps (and the build's)
+elif ! echo "$sha  $tarball" | sha256sum -c --status 2>/dev/null; then
     # The sdist's URL from PyPI's simple index (pip download would try to build it).
     python3 - "$tarball" <<'EOF'
 import re, sys, urllib.request
@@ -39,8 +47,8 @@ urllib.request.urlretrieve(url.split("#")[0], sys.argv[1])
 EOF
     echo "$sha  $tarball" | sha256sum -c >&2
 fi
-tar -xzf "$tarball" -C "$dir"
+[ -f "$src/vendor/llama.cpp/CMakeLists.txt" ] || tar -xzf "$tarball" -C "$dir"
 cmake -S "$src/vendor/llama.cpp" -B "$src/vendor/llama.cpp/build" \
     -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF >&2
-cmake --build "$src/vendor/llama.cpp/build" --target llama-bench llama-perplexity -j "$(nproc)" >&2
+cmake --build "$src/vendor/llama.cpp/build" --target "${missing[@]}" -j "$(nproc)" >&2
 echo "$bin"

@@ -1,8 +1,11 @@
 //! The command line: `serve` (load, answer one warm-up chat, then listen),
-//! `speed`, `fetch-model` (the default model into the cache,
-//! sha256-checked), and the fidelity tools: `logits` writes a reference's
-//! base file, `kld` scores a candidate against one, `quantize` writes a
-//! re-quantized GGUF file.
+//! `speed`, `fetch-model` (a model of the registry into the cache,
+//! sha256-checked), `tokenize` (a text's token ids, as the server
+//! tokenizes), and the fidelity tools: `logits` writes a reference's base
+//! file, `kld` scores a candidate against one, `quantize` writes a
+//! re-quantized GGUF file. Every `--model` takes a registry name
+//! (`smollm2-135m`, `qwen2.5-coder-0.5b`; fetched if it is not in the
+//! cache) or a path.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,8 +33,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Prompt-processing and generation speed, with llama-bench's semantics.
     Speed(crate::speed::SpeedArgs),
-    /// Put the default model (SmolLM2-135M-Instruct Q4_1) in the cache; print its path.
-    FetchModel,
+    /// Put a model in the cache (default: smollm2-135m); print its path.
+    FetchModel(FetchArgs),
+    /// Print a text file's token ids, one per line, as the server tokenizes
+    /// it: no BOS or other special token added, special tokens in the text
+    /// matched (llama-tokenize's `--ids --no-bos`).
+    Tokenize(TokenizeArgs),
     /// Save a reference model's log-probabilities over a text as a
     /// llama-perplexity `--kl-divergence-base` file.
     Logits(LogitsArgs),
@@ -41,9 +48,20 @@ pub enum Command {
     Quantize(QuantizeArgs),
 }
 
-/// The 4-bit path, the same flags on every command that loads a model.
+/// The 4-bit path, weights and tokenizer: the same flags on every command
+/// that loads a model.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PathArgs {
+    /// GGUF: `packed` (the file's own quantized blocks), or every weight
+    /// dequantized at load to dense `f16` / `f32` (process-wide: candle
+    /// reads CANDLE_DEQUANTIZE_ALL[_F16] once).
+    #[arg(long, value_enum, default_value = "packed")]
+    pub weights: crate::weights::Weights,
+    /// GGUF: `gguf` (built from the file's own vocabulary and
+    /// tokenizer.ggml.pre, as llama.cpp tokenizes) or `mistralrs` (its
+    /// built-in conversion, one Qwen2-style pre-tokenizer for every file).
+    #[arg(long, value_enum, default_value = "gguf")]
+    pub tokenizer: crate::tokenizer::Source,
     /// A GGUF file is re-quantized into the cache first (`none` or absent:
     /// as it is); a safetensors model is quantized in situ (default q4k).
     #[arg(long, value_enum)]
@@ -55,10 +73,34 @@ pub struct PathArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct LogitsArgs {
-    /// The reference: a GGUF file (default: the default model).
+pub struct FetchArgs {
+    /// A registry name (default: smollm2-135m).
+    pub name: Option<String>,
+    /// List the registry instead: name, size, what it is, whether cached.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TokenizeArgs {
+    /// A registry name or a GGUF file (default: the default model).
     #[arg(short = 'm', long)]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
+    /// The text (UTF-8), tokenized exactly as it is.
+    pub file: PathBuf,
+    /// GGUF: whose tokenizer (see `serve --tokenizer`).
+    #[arg(long, value_enum, default_value = "gguf")]
+    pub tokenizer: crate::tokenizer::Source,
+    /// Print one JSON array instead of one id per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogitsArgs {
+    /// The reference: a registry name or a GGUF file (default: the default model).
+    #[arg(short = 'm', long)]
+    pub model: Option<String>,
     #[command(flatten)]
     pub path: PathArgs,
     /// The text, tokenized by the model's own tokenizer (no BOS is added).
@@ -103,9 +145,9 @@ pub enum KldFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct KldArgs {
-    /// The candidate: a GGUF file (default: the default model).
+    /// The candidate: a registry name or a GGUF file (default: the default model).
     #[arg(short = 'm', long)]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     #[command(flatten)]
     pub path: PathArgs,
     /// The base file (llama.cpp's format; its tokens are scored as they
@@ -125,10 +167,10 @@ pub struct KldArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// A GGUF file, or a safetensors directory (multimodal). Default: the
-    /// default model, fetched into the cache if it is not there.
+    /// A registry name (fetched into the cache if it is not there), a GGUF
+    /// file, or a safetensors directory (multimodal). Default: smollm2-135m.
     #[arg(long)]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     #[command(flatten)]
     pub path: PathArgs,
     /// The dtype of unquantized weights (a safetensors model's vision tower)
@@ -159,9 +201,8 @@ pub fn main() -> i32 {
         .with_writer(std::io::stderr)
         .init();
     let result = match cli.command {
-        Command::FetchModel => model::fetch_default(&model::cache_dir())
-            .map(|path| println!("{}", path.display()))
-            .map_err(|e| e.to_string()),
+        Command::FetchModel(args) => fetch_model(args),
+        Command::Tokenize(args) => tokenize(args),
         Command::Serve(args) => serve(args),
         Command::Speed(args) => speed(args),
         Command::Kld(args) => kld(args),
@@ -177,23 +218,99 @@ pub fn main() -> i32 {
     }
 }
 
+fn fetch_model(args: FetchArgs) -> Result<(), String> {
+    let cache = model::cache_dir();
+    if args.list {
+        for m in model::MODELS {
+            let cached = if m.path(&cache).is_file() {
+                "cached"
+            } else {
+                "-"
+            };
+            println!(
+                "{}\t{} MB\t{}\t{}",
+                m.name,
+                m.size / 1_000_000,
+                cached,
+                m.about
+            );
+        }
+        return Ok(());
+    }
+    let name = args.name.as_deref().unwrap_or(model::DEFAULT_NAME);
+    let known = model::find(name).ok_or_else(|| {
+        format!(
+            "{name}: not a model name (known: {}); `fetch-model --list` lists them",
+            model::names()
+        )
+    })?;
+    let path = known.fetch(&cache).map_err(|e| e.to_string())?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+/// The ids through mistral.rs's own tokenize request on the loaded model:
+/// the server's tokenizer by construction, not a copy of it.
+fn tokenize(args: TokenizeArgs) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let (threads, path, runtime) = prepare(
+        Some(1),
+        args.model.as_deref(),
+        crate::weights::Weights::Packed,
+    )?;
+    let ids = runtime.block_on(async {
+        let engine = Engine::load(&LoadOptions {
+            model: path,
+            quant: None,
+            keep_output: None,
+            dtype: Dtype::F32,
+            threads,
+            prefix_cache: false,
+            ignore_eos: false,
+            weights: crate::weights::Weights::Packed,
+            tokenizer: args.tokenizer,
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        engine
+            .tokenize(&text)
+            .await
+            .map_err(|e| format!("{}: tokenizing: {e:#}", args.file.display()))
+    })?;
+    let mut out = String::with_capacity(ids.len() * 6);
+    if args.json {
+        out = serde_json::to_string(&ids).map_err(|e| e.to_string())?;
+        out.push('\n');
+    } else {
+        for id in ids {
+            out.push_str(&id.to_string());
+            out.push('\n');
+        }
+    }
+    use std::io::Write;
+    std::io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
 /// What `serve` and `speed` set up alike: the thread count (before anything
-/// starts rayon's pool: mistral.rs's CPU kernels use it), mistral.rs's file
+/// starts rayon's pool: mistral.rs's CPU kernels use it), the weights
+/// choice (candle reads it from the environment, once), mistral.rs's file
 /// cache (`HF_HOME`, ours, never a hub), the model path and a runtime.
 fn prepare(
     threads: Option<usize>,
-    model: Option<PathBuf>,
+    model: Option<&str>,
+    weights: crate::weights::Weights,
 ) -> Result<(usize, PathBuf, tokio::runtime::Runtime), String> {
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
+    crate::weights::apply(weights).map_err(|e| e.to_string())?;
     if std::env::var_os("HF_HOME").is_none() {
         std::env::set_var("HF_HOME", model::cache_dir().join("hf"));
     }
-    let path = match model {
-        Some(p) => p,
-        None => model::fetch_default(&model::cache_dir()).map_err(|e| e.to_string())?,
-    };
+    let path = model::resolve(model, &model::cache_dir()).map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -202,7 +319,7 @@ fn prepare(
 }
 
 fn speed(args: crate::speed::SpeedArgs) -> Result<(), String> {
-    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     runtime.block_on(crate::speed::run(&args, path, threads))
 }
 
@@ -222,6 +339,8 @@ async fn load_for_logits(
         threads,
         prefix_cache: false,
         ignore_eos: false,
+        weights: flags.weights,
+        tokenizer: flags.tokenizer,
     })
     .await
     .map_err(|e| e.to_string())
@@ -241,7 +360,7 @@ struct KldResult<'a> {
 }
 
 fn kld(args: KldArgs) -> Result<(), String> {
-    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     let base_err = |e: std::io::Error| format!("{}: {e}", args.base.display());
     let file = std::fs::File::open(&args.base).map_err(base_err)?;
     let mut reader = std::io::BufReader::new(file);
@@ -307,7 +426,7 @@ fn kld(args: KldArgs) -> Result<(), String> {
 }
 
 fn logits(args: LogitsArgs) -> Result<(), String> {
-    let (threads, path, runtime) = prepare(args.threads, args.model.clone())?;
+    let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     let text =
         std::fs::read_to_string(&args.text).map_err(|e| format!("{}: {e}", args.text.display()))?;
     if args.n_ctx < 4 || !args.n_ctx.is_multiple_of(2) {
@@ -397,7 +516,7 @@ fn quantize(args: QuantizeArgs) -> Result<(), String> {
 fn serve(args: ServeArgs) -> Result<(), String> {
     // Prefix-cache resets start engine threads; bound glibc's arenas first.
     crate::runner::one_malloc_arena()?;
-    let (threads, path, runtime) = prepare(args.threads, args.model)?;
+    let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     runtime.block_on(async move {
         let engine = Engine::load(&LoadOptions {
             model: path,
@@ -407,6 +526,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             threads,
             prefix_cache: args.prefix_cache_mib > 0,
             ignore_eos: false,
+            weights: args.path.weights,
+            tokenizer: args.path.tokenizer,
         })
         .await
         .map_err(|e| e.to_string())?;

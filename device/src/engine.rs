@@ -122,6 +122,10 @@ pub struct LoadOptions {
     /// safetensors model still stops at EOS, and `speed` then reports the
     /// token count it got as an error rather than a figure.
     pub ignore_eos: bool,
+    /// GGUF: packed, or dequantized at load (`crate::weights`).
+    pub weights: crate::weights::Weights,
+    /// GGUF: our tokenizer from the file, or mistral.rs's (`crate::tokenizer`).
+    pub tokenizer: crate::tokenizer::Source,
 }
 
 /// What was loaded, reported at `/health` and with every speed figure.
@@ -140,6 +144,10 @@ pub struct ModelInfo {
     pub layout: Option<Layout>,
     /// The dtype asked for (`--dtype`).
     pub dtype: String,
+    /// How the quantized weights are held (`--weights`).
+    pub weights: crate::weights::Weights,
+    /// GGUF: what tokenizes (`--tokenizer`).
+    pub tokenizer: Option<crate::tokenizer::Info>,
     pub context_length: Option<i128>,
     pub threads: usize,
     pub load_ms: f64,
@@ -197,6 +205,8 @@ pub fn target_features() -> Vec<&'static str> {
 pub enum LoadError {
     #[error(transparent)]
     Gguf(#[from] gguf::GgufError),
+    #[error(transparent)]
+    Tokenizer(#[from] crate::tokenizer::TokenizerError),
     #[error("{path}: {why}")]
     Model { path: PathBuf, why: String },
 }
@@ -226,7 +236,11 @@ impl std::fmt::Debug for Engine {
 /// fixes the activation dtype to `Auto` and cannot ignore end-of-sequence on
 /// request; a speed probe needs both chosen. The engine is built over it
 /// separately (`runner.rs`).
-fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<RunnerConfig> {
+fn load_gguf(
+    path: &Path,
+    options: &LoadOptions,
+    tokenizer: Option<&Path>,
+) -> anyhow::Result<RunnerConfig> {
     use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig};
     use mistralrs::{
         AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
@@ -242,9 +256,11 @@ fn load_gguf(path: &Path, options: &LoadOptions) -> anyhow::Result<RunnerConfig>
         .ok_or_else(|| anyhow::anyhow!("no file name"))?
         .to_string_lossy()
         .into_owned();
+    // Our tokenizer goes in as a tokenizer model directory (the chat
+    // template comes with it, copied from the file).
     let loader = GGUFLoaderBuilder::new(
         None,
-        None,
+        tokenizer.map(|d| d.to_string_lossy().into_owned()),
         dir.to_string_lossy().into_owned(),
         vec![file],
         GGUFSpecificConfig { topology: None },
@@ -304,11 +320,13 @@ impl Engine {
         let mut started = Instant::now();
         let mut requantized = None;
         let mut layout = None;
+        let mut tokenizer = None;
         let geometry;
         let mut off_because = None;
         let (runner_config, format, architecture, quantization, dtype, context_length) =
             if path.is_file() {
                 gguf::read_header(path)?;
+                crate::weights::apply(options.weights).map_err(|e| model_err(e.to_string()))?;
                 // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
                 // ("this will not do anything"): ours does, into the cache.
                 let target = options.quant.and_then(Quant::target);
@@ -338,8 +356,10 @@ impl Engine {
                 let header = gguf::read_header(file)?;
                 layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
                 geometry = KvGeometry::from_gguf(&header, options.dtype.bytes());
-                let config = load_gguf(file, options)
+                let used = crate::tokenizer::for_gguf(file, options.tokenizer)?;
+                let config = load_gguf(file, options, used.dir.as_deref())
                     .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+                tokenizer = Some(used);
                 (
                     config,
                     "gguf",
@@ -356,6 +376,9 @@ impl Engine {
                             .into(),
                     ));
                 }
+                crate::weights::check_safetensors(options.weights)
+                    .and_then(|()| crate::weights::apply(options.weights))
+                    .map_err(|e| model_err(e.to_string()))?;
                 if options.dtype == Dtype::Bf16 {
                     return Err(model_err(
                         "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
@@ -433,6 +456,8 @@ impl Engine {
             requantized,
             layout,
             dtype,
+            weights: options.weights,
+            tokenizer,
             context_length,
             threads: options.threads,
             load_ms: started.elapsed().as_secs_f64() * 1e3,

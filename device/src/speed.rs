@@ -30,9 +30,10 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct SpeedArgs {
-    /// A GGUF file or a safetensors directory; default: the default model.
+    /// A registry name, a GGUF file or a safetensors directory; default:
+    /// the default model.
     #[arg(short = 'm', long)]
-    pub model: Option<PathBuf>,
+    pub model: Option<String>,
     /// Prompt tokens of the pp test (0 skips it).
     #[arg(short = 'p', long = "n-prompt", default_value_t = 512)]
     pub n_prompt: usize,
@@ -83,6 +84,10 @@ pub struct TestResult {
     pub requantized: Option<crate::quantize::Requantized>,
     pub layout: Option<crate::quantize::Layout>,
     pub dtype: String,
+    /// `packed`, or dequantized at load (`f16`, `f32`).
+    pub weights: crate::weights::Weights,
+    /// What tokenized (pp and tg send token ids: recorded, not used).
+    pub tokenizer: Option<crate::tokenizer::Info>,
     pub target_features: Vec<&'static str>,
     /// Resident memory once loaded and warmed up, before the first repetition.
     pub memory_at_ready: Memory,
@@ -176,6 +181,8 @@ pub fn summarize(
         requantized: info.requantized.clone(),
         layout: info.layout.clone(),
         dtype: info.dtype.clone(),
+        weights: info.weights,
+        tokenizer: info.tokenizer.clone(),
         target_features: info.target_features.clone(),
         memory_at_ready,
         memory_after: Memory::default(),
@@ -242,6 +249,8 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
         threads,
         prefix_cache: false,
         ignore_eos: true,
+        weights: args.path.weights,
+        tokenizer: args.path.tokenizer,
     })
     .await
     .map_err(|e| e.to_string())?;
@@ -315,8 +324,8 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
 /// llama-bench's markdown table, with the median and range beside the mean.
 pub fn markdown(results: &[TestResult]) -> String {
     let mut out = String::from(
-        "| model | size | threads | dtype | test | t/s (mean ± sd) | median [min–max] | RssAnon at ready | target features |\n\
-         | --- | ---: | ---: | --- | --- | ---: | ---: | ---: | --- |\n",
+        "| model | size | threads | dtype | weights | test | t/s (mean ± sd) | median [min–max] | RssAnon at ready | target features |\n\
+         | --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | --- |\n",
     );
     for r in results {
         let test = if r.n_prompt > 0 {
@@ -325,11 +334,12 @@ pub fn markdown(results: &[TestResult]) -> String {
             format!("tg{}", r.n_gen)
         };
         out.push_str(&format!(
-            "| {} | {:.2} MiB | {} | {} | {} | {:.2} ± {:.2} | {:.2} [{:.2}–{:.2}] | {:.1} MiB | {} |\n",
+            "| {} | {:.2} MiB | {} | {} | {} | {} | {:.2} ± {:.2} | {:.2} [{:.2}–{:.2}] | {:.1} MiB | {} |\n",
             r.model_type,
             r.model_size as f64 / 1_048_576.0,
             r.n_threads,
             r.dtype,
+            r.weights,
             test,
             r.avg_ts,
             r.stddev_ts,
@@ -389,6 +399,8 @@ mod tests {
             requantized: None,
             layout: None,
             dtype: "bf16".into(),
+            weights: crate::weights::Weights::Packed,
+            tokenizer: None,
             context_length: None,
             threads: 2,
             load_ms: 1.0,

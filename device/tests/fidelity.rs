@@ -407,3 +407,32 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `tokenize` goes through the loaded model's own tokenize request, so its
+/// ids are the server's. SmolLM2 was trained with GPT-2's split (`smollm`):
+/// "\n\n" is Ċ Ċ (198 198); mistral.rs's own tokenizer makes it ĊĊ (1116).
+#[test]
+fn tokenize_prints_the_servers_ids_split_as_the_model_was_trained() {
+    let model = default_model();
+    let dir = scratch("tokenize");
+    let text = dir.join("t.txt");
+    std::fs::write(&text, "a\n\nb").unwrap();
+    let ids = |flags: &[&str]| {
+        let out = bin()
+            .env("DROIDSCORE_CACHE", &dir)
+            .arg("tokenize")
+            .args(flags)
+            .arg("-m")
+            .arg(&model)
+            .arg(&text)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "tokenize {flags:?}: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(ids(&[]), "81\n198\n198\n82\n");
+    assert_eq!(ids(&["--json"]), "[81,198,198,82]\n");
+    assert_eq!(ids(&["--tokenizer", "mistralrs"]), "81\n1116\n82\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,7 +11,7 @@ mod support {
 use support::server::{bin, chat, http, start};
 
 #[test]
-fn a_missing_or_corrupt_model_is_refused_naming_the_file_before_any_port_opens() {
+fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before_any_port_opens() {
     let dir = std::env::temp_dir().join(format!("droidscore-device-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let missing = dir.join("nothing.gguf");
@@ -36,6 +36,35 @@ fn a_missing_or_corrupt_model_is_refused_naming_the_file_before_any_port_opens()
     assert!(out.stdout.is_empty(), "a port opened");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(corrupt.to_str().unwrap()), "{err}");
+
+    // A mistyped model name lists the names; dense weights for a
+    // safetensors model are refused (its dense arm is --quant none).
+    let out = bin()
+        .args(["serve", "--listen", "127.0.0.1:0", "--model", "qwen-coder"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("qwen2.5-coder-0.5b"), "{err}");
+    let vlm = dir.join("vlm");
+    std::fs::create_dir_all(&vlm).unwrap();
+    std::fs::write(vlm.join("config.json"), "{}").unwrap();
+    let out = bin()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--weights",
+            "f32",
+            "--model",
+        ])
+        .arg(&vlm)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty(), "a port opened");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--quant none"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -56,6 +85,11 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
     assert_eq!(health["model"]["quantization"], "Q4_1");
     assert_eq!(health["model"]["architecture"], "llama");
     assert_eq!(health["model"]["threads"], 2);
+    // Recorded choices: the file's packed weights, our tokenizer from its
+    // own vocabulary and pre-tokenizer type.
+    assert_eq!(health["model"]["weights"], "packed");
+    assert_eq!(health["model"]["tokenizer"]["source"], "gguf");
+    assert_eq!(health["model"]["tokenizer"]["pre"], "smollm");
     assert!(health["model"]["memory"]["rss_kib"].as_u64().unwrap() > 0);
 
     let (status, models) = http(addr, "GET", "/v1/models", None);

@@ -145,3 +145,47 @@ fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
     }
     std::fs::remove_dir_all(&cache).unwrap();
 }
+
+/// One `speed -p 8 -n 0 -r 1 -o json` run of the default model with these flags.
+fn speed_once(model: &std::path::Path, flags: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
+        .env("RUST_LOG", "warn")
+        .args([
+            "speed", "-p", "8", "-n", "0", "-r", "1", "-t", "2", "-o", "json",
+        ])
+        .args(flags)
+        .arg("-m")
+        .arg(model)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "speed {flags:?} failed: {err}");
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    results[0].clone()
+}
+
+#[test]
+fn weights_f32_dequantizes_at_load_and_says_so() {
+    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
+    assert!(
+        model.is_file(),
+        "the default model is not at {}",
+        model.display()
+    );
+    let packed = speed_once(&model, &[]);
+    let dense = speed_once(&model, &["--weights", "f32"]);
+    assert_eq!(packed["weights"], "packed", "{packed:#}");
+    assert_eq!(dense["weights"], "f32", "{dense:#}");
+    // The file type is still the file's: the choice is recorded beside it.
+    assert_eq!(dense["quantization"], "Q4_1", "{dense:#}");
+    // 135 M weights at 4 bytes against ~0.7: hundreds of MiB more, anonymous.
+    let anon = |t: &serde_json::Value| t["memory_at_ready"]["rss_anon_kib"].as_u64().unwrap();
+    assert!(
+        anon(&dense) > anon(&packed) + 200 * 1024,
+        "RssAnon: f32 {} KiB, packed {} KiB",
+        anon(&dense),
+        anon(&packed)
+    );
+    assert_eq!(packed["tokenizer"]["source"], "gguf", "{packed:#}");
+    assert_eq!(packed["tokenizer"]["pre"], "smollm", "{packed:#}");
+}
