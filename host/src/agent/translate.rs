@@ -61,8 +61,7 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
                 };
                 let index = elements
                     .iter()
-                    .filter(|e| e.scrollable && e.bounds.contains(*x1, *y1))
-                    .last()
+                    .rfind(|e| e.scrollable && e.bounds.contains(*x1, *y1))
                     .map(|e| e.index);
                 Action::Scroll { direction, index }
             }

@@ -314,13 +314,11 @@ fn start_run(
             std::process::id() & 0xffff
         )
     });
-    let (url, model, health) = match endpoint {
-        Some((llm, health)) => (Some(llm.base_url.clone()), Some(llm.model.clone()), health),
-        None => (None, None, None),
-    };
-    let mut provenance = crate::run::provenance(&args.suite.suite, url, model)
+    // The endpoint's URL stays out of the provenance (a local server's
+    // port changes each start); what its /health said goes in.
+    let mut provenance = crate::run::provenance(&args.suite.suite, None, None)
         .map_err(|e| CliError::Io(e.to_string()))?;
-    provenance.endpoint_health = health;
+    provenance.endpoint_health = endpoint.and_then(|(_, health)| health);
     let record = RunRecord {
         id: id.clone(),
         started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),

@@ -25,7 +25,10 @@ fn setup(run: &RunRecord) -> String {
         parts.push(format!("agent {agent}"));
     }
     if let Some(model) = text(&c["model"]) {
-        match text(&c["base_url"]) {
+        // Where it ran when droidscore started the server (`local`,
+        // `on-device`); an endpoint's URL is left out (the HTML page links
+        // nowhere, and the port is the run's, not the model's).
+        match text(&c["base_url"]).filter(|at| !at.contains("://")) {
             Some(at) => parts.push(format!("model {model} ({at})")),
             None => parts.push(format!("model {model}")),
         }
