@@ -6,16 +6,20 @@
 //! `Action: {"action_type": …}`, and `m3a_utils.parse_reason_action_output`
 //! takes the text after the first `Action:` and the first `{…}` in it. We do
 //! the same, leniently but without guessing:
-//! - Look after the first `Action:` (any case) when there is one and it holds a
-//!   `{`, else in the whole answer. Code fences and prose around are ignored.
+//! - An answer that starts with `{` is read whole (the `--constrain schema`
+//!   format: one JSON object, `reason` first, which may itself say
+//!   "action:"). Otherwise look after the first `Action:` (any case) when
+//!   there is one and it holds a `{`, else in the whole answer. Code fences
+//!   and prose around are ignored.
 //! - Every balanced top-level `{…}` (braces inside JSON strings do not count) is
 //!   a candidate. The one that parses and has `action_type` is the action. The
 //!   same action repeated (reasoning, then answer) is one action; two different
 //!   ones are an error, as is a malformed object that mentions `action_type`
 //!   (it may have been the intended action).
 //! - Fields are AndroidWorld's: `action_type index x y text direction app_name
-//!   goal_status` (and its `keycode`, `clear_text`, accepted and unused). Any
-//!   other key is an error, as AndroidWorld's `JSONAction(**json)` rejects it.
+//!   goal_status` (and its `keycode`, `clear_text`, accepted and unused), and
+//!   `reason`, the schema format's own reasoning (ignored). Any other key is
+//!   an error, as AndroidWorld's `JSONAction(**json)` rejects it.
 //!   `null` means absent. As in `JSONAction`, `index` may be a digit string and
 //!   `text` a number; whole floats (`3.0`) count as integers.
 //!
@@ -52,7 +56,7 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Direction::Up => "up",
             Direction::Down => "down",
@@ -119,7 +123,7 @@ pub enum ActionError {
         expected: &'static str,
         got: String,
     },
-    #[error("unknown field {0:?}; AndroidWorld's action has action_type, index, x, y, text, direction, app_name, goal_status")]
+    #[error("unknown field {0:?}; AndroidWorld's action has action_type, index, x, y, text, direction, app_name, goal_status (and reason)")]
     UnknownField(String),
     #[error("{field:?} must be one of {allowed}, got {got:?}")]
     BadValue {
@@ -157,6 +161,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "goal_status",
     "keycode",
     "clear_text",
+    "reason",
 ];
 
 fn app_names() -> String {
@@ -235,8 +240,12 @@ fn object_spans(text: &str) -> Vec<&str> {
     spans
 }
 
-/// The text after the first `Action:` (any case), when it holds an object.
+/// The text after the first `Action:` (any case), when it holds an object;
+/// an answer that is a JSON object from its start is read whole.
 fn action_segment(raw: &str) -> &str {
+    if raw.trim_start().starts_with('{') {
+        return raw;
+    }
     let lower = raw.to_ascii_lowercase();
     match lower.find("action:") {
         Some(at) if raw[at..].contains('{') => &raw[at + "action:".len()..],

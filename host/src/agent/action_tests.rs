@@ -36,6 +36,19 @@ fn plain_fenced_and_prose_wrapped_answers_parse() {
 }
 
 #[test]
+fn the_schema_format_with_its_reason_first_parses() {
+    // `--constrain schema`: the whole answer is one object, reason first;
+    // a reason that itself says "Action:" does not move where we read.
+    for raw in [
+        r#"{"reason": "Wi-Fi is element 3.", "action_type": "click", "index": 3}"#,
+        r#"{"reason": "Action: tap it", "action_type": "click", "index": 3}"#,
+        "  {\"reason\":\"x\",\"action_type\":\"click\",\"index\":3}\n",
+    ] {
+        assert_eq!(ok(raw), Action::Click(Target::Index(3)), "{raw}");
+    }
+}
+
+#[test]
 fn braces_inside_strings_do_not_split_the_object() {
     assert_eq!(
         ok(r#"Action: {"action_type": "input_text", "text": "a } b { c", "index": 0}"#),
@@ -188,8 +201,8 @@ fn refusals_name_the_problem() {
             "click needs both \"x\" and \"y\"",
         ),
         (
-            r#"{"action_type": "click", "index": 3, "reason": "it is Wi-Fi"}"#,
-            "unknown field \"reason\"",
+            r#"{"action_type": "click", "index": 3, "why": "it is Wi-Fi"}"#,
+            "unknown field \"why\"",
         ),
         (r#"{"action_type": "scroll"}"#, "scroll needs \"direction\""),
         (

@@ -16,18 +16,17 @@
 //! servers (llama-server, vLLM, Ollama, mistral.rs); an `https://` base URL
 //! is refused at construction rather than failing on the first step.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
 use super::action::{parse_action, resolve, screen_size};
-use super::prompt::{self, HistoryEntry};
+use super::dialogue::Dialogue;
+use super::schema::Constrain;
 use super::transport::{InfraError, Transport};
 use super::{Agent, Decision, StepNote};
 use crate::phone::Observation;
-use crate::uiautomator::{elements, render};
+use crate::uiautomator::elements;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmConfig {
@@ -47,6 +46,8 @@ pub struct LlmConfig {
     pub backoff: Duration,
     /// Send no screenshot (text-only models).
     pub no_image: bool,
+    /// Send the step's action schema as `response_format` (`--constrain`).
+    pub constrain: Constrain,
 }
 
 impl LlmConfig {
@@ -62,6 +63,7 @@ impl LlmConfig {
             retries: 3,
             backoff: Duration::from_millis(500),
             no_image: false,
+            constrain: Constrain::Off,
         }
     }
 
@@ -92,6 +94,9 @@ pub struct StepLog {
     pub invalid_reason: Option<String>,
     pub tap: Option<(i32, i32)>,
     pub prompt_tokens: Option<u64>,
+    /// Of `prompt_tokens`, those the server took from its prefix cache
+    /// (`usage.prompt_tokens_details.cached_tokens`; `None` when not reported).
+    pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     /// Time in `next`, model and retries included.
     pub latency: Duration,
@@ -106,20 +111,11 @@ pub struct LlmAgent {
     config: LlmConfig,
     transport: Transport,
     handle: Handle,
-    history: Vec<HistoryEntry>,
-    last_error: Option<String>,
-    /// Digest of the screen the last action was decided on.
-    last_screen: Option<u64>,
+    dialogue: Dialogue,
     log: Vec<StepLog>,
     calls: u64,
     retries: u32,
     infra: Option<InfraError>,
-}
-
-fn digest(xml: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    xml.hash(&mut h);
-    h.finish()
 }
 
 impl LlmAgent {
@@ -149,9 +145,7 @@ impl LlmAgent {
             config,
             transport,
             handle,
-            history: Vec::new(),
-            last_error: None,
-            last_screen: None,
+            dialogue: Dialogue::new(),
             log: Vec::new(),
             calls: 0,
             retries: 0,
@@ -177,9 +171,7 @@ impl LlmAgent {
     /// Forget the episode (history, error, log) to start another; the seed
     /// moves on so the next episode's jitter differs.
     pub fn reset(&mut self, seed: u64) {
-        self.history.clear();
-        self.last_error = None;
-        self.last_screen = None;
+        self.dialogue.reset();
         self.log.clear();
         self.calls = 0;
         self.infra = None;
@@ -194,44 +186,22 @@ impl LlmAgent {
             invalid_reason: None,
             tap: None,
             prompt_tokens: None,
+            cached_tokens: None,
             completion_tokens: None,
             latency: Duration::ZERO,
             attempts: 0,
             infra: None,
         };
-        // The previous action's result, now that its screen is here.
-        let screen = digest(&obs.xml);
-        if let (Some(last), Some(entry)) = (self.last_screen, self.history.last_mut()) {
-            if entry.action.is_some() && entry.result.is_empty() {
-                entry.result = if last == screen {
-                    "the screen did not change".into()
-                } else {
-                    "the screen changed".into()
-                };
-            }
-        }
-        self.last_screen = Some(screen);
-
         let els = elements(&obs.hierarchy);
-        let text = prompt::user_text(
-            goal,
-            &self.history,
-            self.last_error.as_deref(),
-            &render(&els),
-        );
+        let screen = screen_size(&obs.hierarchy);
         let screenshot = if self.config.no_image {
             None
         } else {
             obs.screenshot.as_deref()
         };
-        let body = prompt::request_body(
-            &self.config.model,
-            self.config.temperature,
-            self.config.max_tokens,
-            self.config.seed,
-            text,
-            screenshot,
-        );
+        let body = self
+            .dialogue
+            .request(&self.config, goal, &obs.xml, &els, screen, screenshot);
         self.calls += 1;
         let completion = self
             .handle
@@ -249,6 +219,16 @@ impl LlmAgent {
                 // A 4xx means the run is misconfigured (key, model, URL):
                 // every episode would fail the same way, so the run stops.
                 let decision = match &e {
+                    InfraError::Status {
+                        status, message, ..
+                    } if self.config.constrain == Constrain::Schema
+                        && refuses_response_format(*status, message) =>
+                    {
+                        Decision::Fatal(format!(
+                            "{e} (the endpoint refuses response_format with a JSON schema: \
+                             run with --constrain off)"
+                        ))
+                    }
                     InfraError::Status { status, .. } if (400..500).contains(status) => {
                         Decision::Fatal(e.to_string())
                     }
@@ -260,25 +240,19 @@ impl LlmAgent {
         self.retries += completion.attempts - 1;
         log.attempts = completion.attempts;
         log.prompt_tokens = completion.prompt_tokens;
+        log.cached_tokens = completion.cached_tokens;
         log.completion_tokens = completion.completion_tokens;
         log.raw_output = completion.content;
 
         let resolved = parse_action(&log.raw_output).and_then(|action| {
-            let json = action.to_json();
-            log.action = Some(json);
-            resolve(&action, &els, screen_size(&obs.hierarchy))
+            log.action = Some(action.to_json());
+            resolve(&action, &els, screen).map(|r| (action, r))
         });
         match resolved {
-            Ok(r) => {
+            Ok((action, r)) => {
                 log.tap = r.tap;
-                self.last_error = None;
-                self.history.push(HistoryEntry {
-                    action: log.action.as_ref().map(|a| a.to_string()),
-                    result: match &r.decision {
-                        Decision::Idle => "done, no change expected".into(),
-                        _ => String::new(),
-                    },
-                });
+                let idle = matches!(r.decision, Decision::Idle);
+                self.dialogue.acted(&action, &els, idle);
                 (r.decision, log)
             }
             Err(e) => {
@@ -286,15 +260,19 @@ impl LlmAgent {
                 // A well-formed action that did not resolve is still invalid.
                 log.action = None;
                 log.invalid_reason = Some(reason.clone());
-                self.history.push(HistoryEntry {
-                    action: None,
-                    result: reason.clone(),
-                });
-                self.last_error = Some(reason);
+                self.dialogue.invalid(reason);
                 (Decision::Idle, log)
             }
         }
     }
+}
+
+/// Whether an HTTP error is the endpoint refusing `response_format` (a
+/// server without structured output, or one that cannot compile the schema).
+fn refuses_response_format(status: u16, message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    (status == 400 || status == 422)
+        && (message.contains("response_format") || message.contains("json_schema"))
 }
 
 impl Agent for LlmAgent {
@@ -317,6 +295,7 @@ impl Agent for LlmAgent {
             action: log.action.clone(),
             invalid_reason: log.invalid_reason.clone(),
             prompt_tokens: log.prompt_tokens,
+            cached_tokens: log.cached_tokens,
             completion_tokens: log.completion_tokens,
             latency_ms: Some(log.latency.as_secs_f64() * 1e3),
         })

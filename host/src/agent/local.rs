@@ -13,8 +13,12 @@ use std::time::Duration;
 pub struct LocalOptions {
     /// `droidscore-device`; default: beside this executable, else on `PATH`.
     pub binary: Option<PathBuf>,
-    /// The model file or directory; default: the server's default model.
-    pub model: Option<PathBuf>,
+    /// `serve --model`: a model name (`smollm2-135m`, `qwen2.5-coder-0.5b`),
+    /// a GGUF file or a safetensors directory; default: the server's default.
+    pub model: Option<String>,
+    /// `serve --weights`: how the weights are held (`packed`, `f16`, `f32`);
+    /// default: the server's.
+    pub weights: Option<String>,
     pub threads: Option<usize>,
 }
 
@@ -83,6 +87,9 @@ impl LocalServer {
         command.args(["serve", "--listen", "127.0.0.1:0"]);
         if let Some(model) = &options.model {
             command.arg("--model").arg(model);
+        }
+        if let Some(weights) = &options.weights {
+            command.arg("--weights").arg(weights);
         }
         if let Some(n) = options.threads {
             command.arg("--threads").arg(n.to_string());

@@ -5,18 +5,24 @@
 //! endpoint answering in AndroidWorld's JSON action schema, `action`).
 
 pub mod action;
+pub mod dialogue;
 mod llm;
 pub mod local;
 pub mod on_device;
 mod prompt;
+pub mod prompt_stats;
 mod random;
 mod reference;
+pub mod schema;
+pub mod translate;
 mod transport;
 
 pub use action::{parse_action, resolve, Action, ActionError, Resolved};
 pub use llm::{LlmAgent, LlmConfig, LlmError, StepLog};
+pub use prompt::{element_lines, system_prompt};
 pub use random::RandomAgent;
 pub use reference::Solver;
+pub use schema::Constrain;
 pub use transport::InfraError;
 
 use crate::phone::{DeviceAction, Intent, Observation};
@@ -72,6 +78,8 @@ pub struct StepNote {
     pub action: Option<serde_json::Value>,
     pub invalid_reason: Option<String>,
     pub prompt_tokens: Option<u64>,
+    /// Of `prompt_tokens`, those served from the server's prefix cache.
+    pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     /// Model latency, when the agent measured it apart from its own work.
     pub latency_ms: Option<f64>,

@@ -61,6 +61,8 @@ pub struct DeployOptions {
     /// The server's port on the phone (`--listen 127.0.0.1:PORT`).
     pub port: u16,
     pub threads: Option<usize>,
+    /// `serve --weights` (`packed`, `f16`, `f32`); default: the server's.
+    pub weights: Option<String>,
     /// How long to wait for `/health`.
     pub wait: Duration,
 }
@@ -126,7 +128,12 @@ pub fn default_model() -> PathBuf {
 }
 
 /// The server's command line on the phone, run in [`REMOTE_DIR`].
-pub fn serve_argv(model_name: &str, port: u16, threads: Option<usize>) -> Vec<String> {
+pub fn serve_argv(
+    model_name: &str,
+    port: u16,
+    threads: Option<usize>,
+    weights: Option<&str>,
+) -> Vec<String> {
     let mut argv = vec![
         "./droidscore-device".to_string(),
         "serve".into(),
@@ -137,6 +144,9 @@ pub fn serve_argv(model_name: &str, port: u16, threads: Option<usize>) -> Vec<St
     ];
     if let Some(n) = threads {
         argv.extend(["--threads".into(), n.to_string()]);
+    }
+    if let Some(w) = weights {
+        argv.extend(["--weights".into(), w.to_string()]);
     }
     argv
 }
@@ -358,7 +368,12 @@ pub fn deploy(
     }
     let binary_sha256 = sha256_file(&options.binary)?;
     let model_sha256 = sha256_file(&options.model)?;
-    let argv = serve_argv(&model_name, options.port, options.threads);
+    let argv = serve_argv(
+        &model_name,
+        options.port,
+        options.threads,
+        options.weights.as_deref(),
+    );
 
     let previous = recorded(phone)?;
     if reuse {
@@ -538,7 +553,7 @@ mod tests {
     #[test]
     fn the_serve_line_names_the_pushed_model_and_the_port() {
         assert_eq!(
-            serve_argv("m.gguf", 8077, Some(4)),
+            serve_argv("m.gguf", 8077, Some(4), None),
             [
                 "./droidscore-device",
                 "serve",

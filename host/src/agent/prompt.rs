@@ -1,90 +1,322 @@
-//! The chat messages the LLM agent sends: a system prompt describing
-//! AndroidWorld's action schema and the answer format its M3A/T3A agents use
-//! (`Reason: …` then `Action: {json}`), and one user message per step with the
-//! goal, the history, the previous answer's error, the numbered element list
-//! and (unless `no_image`) the screenshot as an `image_url` part.
+//! The chat messages the LLM agent sends: a system prompt naming
+//! AndroidWorld's actions and the answer format of the `--constrain` mode,
+//! and one user message per step.
+//!
+//! Order, for the server's prefix cache: the system prompt (the same for
+//! every step of every episode of a mode), then the goal (the same for every
+//! step of an episode), then what changes — the recent actions, the last
+//! answer's error, the screen's elements. Each step's prompt therefore
+//! starts with the previous step's system prompt, goal and (until the
+//! history is capped) history, byte for byte.
+//!
+//! Size: SmolLM2-135M's context and speed make every token count (the first
+//! design sent a median 836 prompt tokens a step). The action list is terse
+//! (under a schema the grammar spells out the fields), the history keeps the
+//! last [`HISTORY_STEPS`] steps verbatim and counts the rest, and the
+//! element list drops what a model cannot act on: generic layout class
+//! names, resource ids of elements that have a label, and the centre
+//! coordinates (a click names an index; only sliders show where they lie,
+//! for a click by `x`, `y` on a slider's end). [`prompt_stats`] measures it.
+//!
+//! Answer formats: under `schema` the whole answer is one JSON object,
+//! `{"reason": …, "action_type": …, …}` (see `schema`); under `off` it is
+//! AndroidWorld's M3A/T3A `Reason: …` then `Action: {json}`. `parse_action`
+//! reads both.
+//!
+//! [`prompt_stats`]: super::prompt_stats
+
+use std::fmt::Write as _;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-pub const SYSTEM_PROMPT: &str = r#"You operate an Android phone for a user. At each step you see the user's goal, what you did so far, the phone's screen as a numbered list of UI elements (and, when available, a screenshot), and you answer with exactly ONE action as a JSON object.
+use super::action::{Action, Target};
+use super::llm::LlmConfig;
+use super::schema::{action_schema, response_format, Constrain};
+use crate::sim::layout::APPS;
+use crate::uiautomator::Element;
 
-Actions (JSON format):
-- Tap an element by its index: {"action_type": "click", "index": <index>}
-- Tap a screen point in pixels: {"action_type": "click", "x": <x>, "y": <y>}
-- Long press an element: {"action_type": "long_press", "index": <index>}
-- Type text into a field (taps the field, types, presses Enter): {"action_type": "input_text", "text": "<text>", "index": <index>}
-- Press Enter: {"action_type": "keyboard_enter"}
-- Scroll the screen, or one scrollable element, to reveal content in a direction ("down" shows what is below): {"action_type": "scroll", "direction": "<up|down|left|right>", "index": <optional index>}
-- Go back: {"action_type": "navigate_back"}
-- Go to the home screen: {"action_type": "navigate_home"}
-- Open an app by name: {"action_type": "open_app", "app_name": "<name>"}
-- Wait for the screen to update: {"action_type": "wait"}
-- Answer the user's question: {"action_type": "answer", "text": "<answer>"}
-- The goal is achieved: {"action_type": "status", "goal_status": "complete"}
-- The goal cannot be achieved: {"action_type": "status", "goal_status": "infeasible"}
+/// Past steps recalled one by one; earlier ones are only counted.
+pub const HISTORY_STEPS: usize = 4;
+/// Longest element label in a history line, in characters.
+const HISTORY_LABEL_CHARS: usize = 24;
+/// Longest label, description or hint in the element list, in characters:
+/// a Settings row's title and the start of its summary.
+const ELEMENT_LABEL_CHARS: usize = 48;
 
-Rules:
-- Use only indexes from the current element list; an element's line ends with its centre @x,y.
-- If the goal is already achieved, declare it complete.
-- Use no other fields than the ones shown. An answer that is not exactly one valid action is not performed and still uses up a step.
-
-Answer in this format:
-Reason: <one or two sentences>
-Action: {"action_type": ...}"#;
+/// The system prompt of a mode: the same bytes every call. Under `schema`
+/// the app names are left out (the schema's enum holds them).
+pub fn system_prompt(constrain: Constrain) -> String {
+    let (apps, answer) = match constrain {
+        Constrain::Schema => (
+            String::new(),
+            "Answer with one JSON object, reason first, e.g.\n\
+             {\"reason\": \"Wi-Fi is off; its row turns it on.\", \"action_type\": \"click\", \"index\": 2}",
+        ),
+        Constrain::Off => (
+            format!(
+                " ({})",
+                APPS.iter().map(|(label, _)| *label).collect::<Vec<_>>().join(", ")
+            ),
+            "Answer in this format, e.g.\n\
+             Reason: Wi-Fi is off; its row turns it on.\n\
+             Action: {\"action_type\": \"click\", \"index\": 2}",
+        ),
+    };
+    format!(
+        "You operate an Android phone toward the user's goal, one action a turn.\n\
+         Actions (action_type: fields):\n\
+         click: index, or x and y (a point on a slider)\n\
+         long_press: index\n\
+         input_text: text, index (taps the field, types, presses Enter)\n\
+         scroll: direction (up, down, left, right; down shows what is below), index of a scrollable element (optional)\n\
+         open_app: app_name{apps}\n\
+         answer: text\n\
+         status: goal_status (complete once the goal is reached, or infeasible)\n\
+         navigate_back, navigate_home, keyboard_enter, wait\n\
+         Use only indexes of the current screen.\n\
+         {answer}"
+    )
+}
 
 /// One past step, as the model is reminded of it.
 #[derive(Debug, Clone)]
 pub struct HistoryEntry {
-    /// The action's JSON, or `None` for an invalid answer.
+    /// The action as recalled ([`history_action`]), or `None` for an invalid answer.
     pub action: Option<String>,
-    /// What came of it: "the screen changed", or why the answer was invalid.
+    /// What came of it: "screen changed", "no change", "done"; empty
+    /// until the next screen is seen.
     pub result: String,
 }
 
-/// The text part of a step's user message.
-pub fn user_text(
-    goal: &str,
-    history: &[HistoryEntry],
-    last_error: Option<&str>,
-    elements: &str,
-) -> String {
-    let mut out = String::with_capacity(256 + elements.len() + history.len() * 80);
-    out.push_str("Goal: ");
-    out.push_str(goal);
-    out.push_str("\n\nHistory:\n");
-    if history.is_empty() {
-        out.push_str("No actions yet.\n");
+/// `s` cut to `n` characters, `…` marking a cut.
+fn clip(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]).into(),
+        None => s.into(),
     }
-    for (i, h) in history.iter().enumerate() {
-        let action = h.action.as_deref().unwrap_or("invalid answer");
-        out.push_str(&format!("Step {}: {action} -> {}\n", i + 1, h.result));
+}
+
+/// What an element is called in a history line: its label, description,
+/// hint, or resource id, clipped.
+fn short_name(e: &Element) -> String {
+    let name = [
+        &e.label,
+        &e.content_desc,
+        &e.hint,
+        &e.context,
+        &e.resource_id,
+    ]
+    .into_iter()
+    .find(|s| !s.is_empty())
+    .map_or("", |s| s.as_str());
+    clip(name, HISTORY_LABEL_CHARS).into_owned()
+}
+
+fn recall_target(out: &mut String, target: &Target, elements: &[Element]) {
+    match *target {
+        Target::Index(i) => {
+            let _ = write!(out, " {i}");
+            if let Some(e) = elements.get(i) {
+                let name = short_name(e);
+                if !name.is_empty() {
+                    out.push(' ');
+                    quote_into(out, &name);
+                }
+            }
+        }
+        Target::Point { x, y } => {
+            let _ = write!(out, " x={x} y={y}");
+        }
     }
-    if let Some(error) = last_error {
-        out.push_str("\nYour previous answer was not a valid action: ");
-        out.push_str(error);
-        out.push_str(
-            ". It was not performed. Answer with exactly one action in the JSON format.\n",
-        );
+}
+
+/// A past action as one short line: `click 3 "Network & internet"`,
+/// `open_app Settings`, `input_text "06" into 5 "07"`. The element's name is
+/// kept because indexes change from screen to screen.
+pub fn history_action(action: &Action, elements: &[Element]) -> String {
+    let mut out = action.action_type().to_owned();
+    match action {
+        Action::Click(t) | Action::LongPress(t) => recall_target(&mut out, t, elements),
+        Action::InputText { text, target } => {
+            out.push(' ');
+            quote_into(&mut out, text);
+            if let Some(t) = target {
+                out.push_str(" into");
+                recall_target(&mut out, t, elements);
+            }
+        }
+        Action::Scroll { direction, index } => {
+            let _ = write!(out, " {}", direction.name());
+            if let Some(i) = index {
+                recall_target(&mut out, &Target::Index(*i), elements);
+            }
+        }
+        Action::Swipe(direction) => {
+            let _ = write!(out, " {}", direction.name());
+        }
+        Action::OpenApp(name) => {
+            let _ = write!(out, " {name}");
+        }
+        Action::Status { complete } => {
+            out.push_str(if *complete {
+                " complete"
+            } else {
+                " infeasible"
+            });
+        }
+        Action::Answer(text) => {
+            out.push(' ');
+            quote_into(&mut out, text);
+        }
+        Action::NavigateBack | Action::NavigateHome | Action::KeyboardEnter | Action::Wait => {}
     }
-    out.push_str("\nUI elements on the current screen (index class \"label\" state id @centre):\n");
-    if elements.is_empty() {
-        out.push_str("(none)\n");
-    } else {
-        out.push_str(elements);
-    }
-    out.push_str("\nReason: ...\nAction: {\"action_type\": ...}\n");
     out
 }
 
-/// The chat-completions request body.
+/// `"…"` with `"`, `\` and line breaks escaped.
+fn quote_into(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Class names that say nothing a model acts on: containers and plain text.
+const GENERIC_CLASSES: &[&str] = &[
+    "LinearLayout",
+    "RelativeLayout",
+    "FrameLayout",
+    "ConstraintLayout",
+    "CoordinatorLayout",
+    "ViewGroup",
+    "View",
+    "TextView",
+    "ImageView",
+    "CardView",
+    "RecyclerView",
+    "ListView",
+    "ScrollView",
+    "NestedScrollView",
+    "ComposeView",
+];
+
+/// The element list as the model reads it, one line an element:
+/// `3 Switch "Wi-Fi — Off" off`, `7 SeekBar "Brightness level" x=96..984 y=860`.
+pub fn element_lines(elements: &[Element]) -> String {
+    let mut out = String::with_capacity(elements.len() * 32);
+    for e in elements {
+        let _ = write!(out, "{}", e.index);
+        if !GENERIC_CLASSES.contains(&e.class.as_str()) {
+            let _ = write!(out, " {}", e.class);
+        }
+        if !e.label.is_empty() {
+            out.push(' ');
+            quote_into(&mut out, &clip(&e.label, ELEMENT_LABEL_CHARS));
+        }
+        if !e.content_desc.is_empty() && e.content_desc != e.label {
+            out.push_str(" desc=");
+            quote_into(&mut out, &clip(&e.content_desc, ELEMENT_LABEL_CHARS));
+        }
+        if !e.hint.is_empty() && e.hint != e.label {
+            out.push_str(" hint=");
+            quote_into(&mut out, &clip(&e.hint, ELEMENT_LABEL_CHARS));
+        }
+        match e.checked {
+            Some(true) => out.push_str(" on"),
+            Some(false) => out.push_str(" off"),
+            None => {}
+        }
+        for (flag, name) in [
+            (e.selected, " selected"),
+            (e.focused, " focused"),
+            (!e.enabled, " disabled"),
+            (e.scrollable, " scrollable"),
+            (e.editable, " editable"),
+        ] {
+            if flag {
+                out.push_str(name);
+            }
+        }
+        if !e.context.is_empty() {
+            out.push_str(" in ");
+            quote_into(&mut out, &clip(&e.context, ELEMENT_LABEL_CHARS));
+        }
+        let unnamed = e.label.is_empty()
+            && e.content_desc.is_empty()
+            && e.hint.is_empty()
+            && e.context.is_empty();
+        if unnamed && !e.resource_id.is_empty() {
+            let _ = write!(out, " id={}", e.resource_id);
+        }
+        if e.class.contains("SeekBar") {
+            let b = e.bounds;
+            let _ = write!(out, " x={}..{} y={}", b.left, b.right - 1, e.center.1);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The text part of a step's user message (see the module docs for the order).
+pub fn user_text(
+    constrain: Constrain,
+    goal: &str,
+    history: &[HistoryEntry],
+    last_error: Option<&str>,
+    elements: &[Element],
+) -> String {
+    let mut out = String::with_capacity(256 + elements.len() * 32 + history.len() * 40);
+    out.push_str("Goal: ");
+    out.push_str(goal);
+    out.push('\n');
+    let skipped = history.len().saturating_sub(HISTORY_STEPS);
+    match (history.len(), skipped) {
+        (0, _) => out.push_str("Actions so far: none\n"),
+        (_, 0) => out.push_str("Actions so far:\n"),
+        (_, n) => {
+            let _ = writeln!(out, "Actions so far ({n} earlier not shown):");
+        }
+    }
+    for (i, h) in history.iter().enumerate().skip(skipped) {
+        let action = h.action.as_deref().unwrap_or("invalid answer");
+        let _ = write!(out, "{}. {action}", i + 1);
+        if !h.result.is_empty() && h.action.is_some() {
+            let _ = write!(out, " -> {}", h.result);
+        }
+        out.push('\n');
+    }
+    if let Some(error) = last_error {
+        let _ = writeln!(out, "Last answer invalid, not performed: {error}");
+    }
+    out.push_str("Screen:\n");
+    if elements.is_empty() {
+        out.push_str("(no elements)\n");
+    } else {
+        out.push_str(&element_lines(elements));
+    }
+    if constrain == Constrain::Off {
+        out.push_str("Reason: …\nAction: {…}\n");
+    }
+    out
+}
+
+/// The chat-completions request body; under `schema`, with the step's
+/// action schema (`elements` and `screen` bound it) as `response_format`.
 pub fn request_body(
-    model: &str,
-    temperature: f32,
-    max_tokens: u32,
-    seed: u64,
+    config: &LlmConfig,
     text: String,
     screenshot: Option<&[u8]>,
+    elements: usize,
+    screen: (i32, i32),
 ) -> Value {
     let content = match screenshot {
         Some(png) => json!([
@@ -93,16 +325,20 @@ pub fn request_body(
         ]),
         None => Value::String(text),
     };
-    json!({
-        "model": model,
+    let mut body = json!({
+        "model": config.model,
         "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": system_prompt(config.constrain)},
             {"role": "user", "content": content},
         ],
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "seed": seed,
-    })
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "seed": config.seed,
+    });
+    if config.constrain == Constrain::Schema {
+        body["response_format"] = response_format(action_schema(elements, screen));
+    }
+    body
 }
 
 pub fn data_url(png: &[u8]) -> String {
@@ -112,39 +348,5 @@ pub fn data_url(png: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_user_message_carries_goal_history_error_and_elements() {
-        let history = [
-            HistoryEntry {
-                action: Some(r#"{"action_type":"open_app","app_name":"Settings"}"#.into()),
-                result: "the screen changed".into(),
-            },
-            HistoryEntry {
-                action: None,
-                result: "no JSON object in the answer".into(),
-            },
-        ];
-        let text = user_text(
-            "Turn on Wi-Fi.",
-            &history,
-            Some("no JSON object in the answer"),
-            "0 LinearLayout \"Wi-Fi — Off\" @540,400\n",
-        );
-        insta::assert_snapshot!(text);
-    }
-
-    #[test]
-    fn no_image_sends_plain_text_content() {
-        let body = request_body("m", 0.0, 64, 1, "hi".into(), None);
-        assert_eq!(body["messages"][1]["content"], "hi");
-        let body = request_body("m", 0.0, 64, 1, "hi".into(), Some(b"\x89PNG"));
-        assert_eq!(body["messages"][1]["content"][1]["type"], "image_url");
-        assert_eq!(
-            body["messages"][1]["content"][1]["image_url"]["url"],
-            "data:image/png;base64,iVBORw=="
-        );
-    }
-}
+#[path = "prompt_tests.rs"]
+mod tests;

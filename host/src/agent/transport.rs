@@ -34,6 +34,9 @@ pub struct Completion {
     /// `choices[0].message.content` (empty when null).
     pub content: String,
     pub prompt_tokens: Option<u64>,
+    /// `usage.prompt_tokens_details.cached_tokens`: prompt tokens the
+    /// server served from its prefix cache (`None` when it does not say).
+    pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     /// Attempts made, 1 when the first succeeded.
     pub attempts: u32,
@@ -148,6 +151,7 @@ impl Transport {
         Ok(Completion {
             content,
             prompt_tokens: tokens("prompt_tokens"),
+            cached_tokens: tokens("prompt_tokens_details/cached_tokens"),
             completion_tokens: tokens("completion_tokens"),
             attempts: 1,
         })

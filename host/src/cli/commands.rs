@@ -30,6 +30,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Run(args) => run_suite(*args),
         Command::Report(args) => report_cmd(args),
         Command::Bench(command) => super::bench::bench(command),
+        Command::Agent(command) => super::agent::agent(command),
     }
 }
 
@@ -46,7 +47,7 @@ pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     out(&(text + "\n"))
 }
 
-fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
+pub(super) fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
     let mut tasks = task::load_dir(&suite.suite)?;
     if let Some(glob) = &suite.tasks {
         let pattern = glob::Pattern::new(glob)
@@ -199,7 +200,7 @@ fn ui(args: UiArgs) -> Result<(), CliError> {
 
 /// The settings a run's results depend on; `--resume` must match them.
 fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
-    serde_json::json!({
+    let mut config = serde_json::json!({
         "agent": format!("{agent:?}").to_lowercase(),
         "base_url": args.base_url,
         "model": args.model,
@@ -214,7 +215,50 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
         "repeat": args.repeat,
         "seed": args.seed,
         "shard": args.shard.map(|s| s.to_string()),
-    })
+    });
+    // Only when given, so runs recorded before these flags still resume.
+    if let Some(model) = &args.device_model {
+        config["device_model"] = model.as_str().into();
+    }
+    if let Some(weights) = args.device_weights {
+        config["device_weights"] = weights.name().into();
+    }
+    config
+}
+
+/// What an endpoint's `/health` answers (beside `/v1`), when it has one:
+/// `droidscore-device` reports its model and weights there; other servers
+/// may have no such route, which is no error.
+fn endpoint_health(runtime: &tokio::runtime::Runtime, base_url: &str) -> Option<serde_json::Value> {
+    let root = base_url.trim_end_matches('/').trim_end_matches("/v1");
+    let url = format!("{root}/health");
+    match runtime.block_on(crate::agent::local::get_json(
+        &url,
+        std::time::Duration::from_secs(5),
+    )) {
+        Ok(health) => Some(health),
+        Err(why) => {
+            tracing::debug!(%why, "no /health from the endpoint");
+            None
+        }
+    }
+}
+
+/// The default model's name as `droidscore-device serve --model` takes it.
+pub const DEFAULT_DEVICE_MODEL: &str = "smollm2-135m";
+
+/// `--device-model` with `--on-device`: the GGUF file to push. The phone's
+/// server cannot fetch a model, so a name other than the default's (which
+/// is in the cache) is refused.
+fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> {
+    match asked {
+        None | Some(DEFAULT_DEVICE_MODEL) => Ok(crate::agent::on_device::default_model()),
+        Some(path) if std::path::Path::new(path).is_file() => Ok(path.into()),
+        Some(other) => Err(CliError::BadInput(format!(
+            "--device-model {other:?} with --on-device: give a GGUF file to push \
+             (the server on the phone cannot fetch a model by name; `{DEFAULT_DEVICE_MODEL}` is the cache's default model)"
+        ))),
+    }
 }
 
 fn store_err(e: crate::store::StoreError) -> CliError {
@@ -226,6 +270,7 @@ fn start_run(
     store: &Store,
     args: &RunArgs,
     config: &serde_json::Value,
+    endpoint: Option<(&LlmConfig, Option<serde_json::Value>)>,
 ) -> Result<(String, BTreeSet<EpisodeKey>), CliError> {
     if let Some(id) = &args.resume {
         let run = store.run(id).map_err(store_err)?.ok_or_else(|| {
@@ -269,12 +314,16 @@ fn start_run(
             std::process::id() & 0xffff
         )
     });
+    // The endpoint's URL stays out of the provenance (a local server's
+    // port changes each start); what its /health said goes in.
+    let mut provenance = crate::run::provenance(&args.suite.suite, None, None)
+        .map_err(|e| CliError::Io(e.to_string()))?;
+    provenance.endpoint_health = endpoint.and_then(|(_, health)| health);
     let record = RunRecord {
         id: id.clone(),
         started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         config: config.clone(),
-        provenance: crate::run::provenance(&args.suite.suite, None, None)
-            .map_err(|e| CliError::Io(e.to_string()))?,
+        provenance,
     };
     store.create_run(&record).map_err(store_err)?;
     Ok((id, BTreeSet::new()))
@@ -334,6 +383,13 @@ impl Served {
         }
     }
 
+    fn health(&self) -> &serde_json::Value {
+        match self {
+            Served::Local(s) => &s.health,
+            Served::OnDevice(s) => &s.health,
+        }
+    }
+
     /// Into the run's config: where the model ran (`base_url`, the port
     /// left out) and the server's settings.
     fn record(&self, config: &mut serde_json::Value) {
@@ -344,6 +400,16 @@ impl Served {
         config["base_url"] = place.into();
         config["model"] = self.model().into();
         config[key] = settings;
+    }
+}
+
+/// `--constrain`, else `schema` for a server droidscore started (it decodes
+/// under the schema) and `off` for any other endpoint.
+fn constrain(args: &RunArgs, served: bool) -> crate::agent::Constrain {
+    match (args.constrain, served) {
+        (Some(c), _) => c.into(),
+        (None, true) => crate::agent::Constrain::Schema,
+        (None, false) => crate::agent::Constrain::Off,
     }
 }
 
@@ -365,6 +431,7 @@ fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliE
     config.seed = args.seed;
     config.no_image = args.no_image || served.is_some_and(Served::text_only);
     config.timeout = std::time::Duration::from_secs(args.request_timeout);
+    config.constrain = constrain(args, served.is_some());
     Ok(config)
 }
 
@@ -401,12 +468,10 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
                     .device_bin
                     .clone()
                     .unwrap_or_else(|| crate::agent::on_device::DEFAULT_BINARY.into()),
-                model: args
-                    .device_model
-                    .clone()
-                    .unwrap_or_else(crate::agent::on_device::default_model),
+                model: on_device_model(args.device_model.as_deref())?,
                 port: args.device_port,
                 threads: args.device_threads,
+                weights: args.device_weights.map(|w| w.name().to_string()),
                 wait: std::time::Duration::from_secs(600),
             };
             let mut phone = super::device::one_phone(args.device.serial.clone())?;
@@ -425,6 +490,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             let options = crate::agent::local::LocalOptions {
                 binary: args.device_bin.clone(),
                 model: args.device_model.clone(),
+                weights: args.device_weights.map(|w| w.name().to_string()),
                 threads: args.device_threads,
             };
             eprintln!("no --base-url: starting droidscore-device serve on this machine");
@@ -482,10 +548,20 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         server.record(&mut config);
         config["no_image"] = (args.no_image || server.text_only()).into();
     }
+    if let Some(llm) = &llm {
+        config["constrain"] = llm.constrain.name().into();
+    }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());
     }
-    let (run_id, finished) = start_run(&store, &args, &config)?;
+    let endpoint = llm.as_ref().map(|llm| {
+        let health = match &local {
+            Some(server) => Some(server.health().clone()),
+            None => endpoint_health(&runtime, &llm.base_url),
+        };
+        (llm, health)
+    });
+    let (run_id, finished) = start_run(&store, &args, &config, endpoint)?;
     let planned = crate::run::plan(&instances, args.repeat, args.seed, args.shard, &finished);
     let handle = runtime.handle().clone();
     let factory = move |inst: &Instance, seed: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -556,10 +632,13 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     };
     let a = pick(args.run.as_ref())?;
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        Ok(
+        let mut summary =
             crate::report::summary::summarize(id, &store.episodes(id).map_err(store_err)?)
-                .with_usage(&store.step_usage(id).map_err(store_err)?),
-        )
+                .with_usage(&store.step_usage(id).map_err(store_err)?);
+        if let Some(run) = store.run(id).map_err(store_err)? {
+            summary = summary.with_run(&run);
+        }
+        Ok(summary)
     };
     let sa = summary_of(&a)?;
     let html = args.format == crate::report::format::Format::Html;

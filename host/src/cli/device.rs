@@ -73,6 +73,7 @@ pub fn deploy(args: DeployArgs) -> Result<(), CliError> {
         model: args.model.unwrap_or_else(on_device::default_model),
         port: args.port,
         threads: args.threads,
+        weights: None,
         wait: Duration::from_secs(args.wait),
     };
     let mut phone = one_phone(args.serial)?;

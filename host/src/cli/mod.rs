@@ -2,6 +2,7 @@
 //! error type whose variants map to documented exit codes.
 
 mod adb;
+mod agent;
 mod bench;
 mod commands;
 mod device;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Memory and speed comparisons: run arms and judge them, or probe one process.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// The LLM agent's requests without a model: dump and measure the prompts.
+    #[command(subcommand, hide = true)]
+    Agent(agent::AgentCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -238,6 +242,44 @@ pub enum AgentKind {
     Llm,
 }
 
+/// `--device-weights`: `droidscore-device serve --weights`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightsArg {
+    Packed,
+    F16,
+    F32,
+}
+
+impl WeightsArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightsArg::Packed => "packed",
+            WeightsArg::F16 => "f16",
+            WeightsArg::F32 => "f32",
+        }
+    }
+}
+
+/// `--constrain`: whether each request carries the step's action schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConstrainArg {
+    /// `response_format` json_schema of the step's valid actions: the
+    /// answer is one JSON object, valid by construction on servers that
+    /// decode under the schema.
+    Schema,
+    /// No `response_format`: the answer is `Reason: …` then `Action: {…}`.
+    Off,
+}
+
+impl From<ConstrainArg> for crate::agent::Constrain {
+    fn from(c: ConstrainArg) -> Self {
+        match c {
+            ConstrainArg::Schema => crate::agent::Constrain::Schema,
+            ConstrainArg::Off => crate::agent::Constrain::Off,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -271,10 +313,18 @@ pub struct RunArgs {
     /// Ignored with `--base-url` (so the environment variable can stay set).
     #[arg(long, value_name = "FILE", env = "DROIDSCORE_DEVICE_BIN")]
     pub device_bin: Option<PathBuf>,
-    /// The local server's model: a GGUF file or a safetensors directory;
-    /// with `--on-device`, a GGUF file to push (default: the cache's default model).
-    #[arg(long, value_name = "PATH", conflicts_with = "base_url")]
-    pub device_model: Option<PathBuf>,
+    /// The local server's model, passed as `droidscore-device serve
+    /// --model`: a name (`smollm2-135m`, the default, or
+    /// `qwen2.5-coder-0.5b`), a GGUF file or a safetensors directory. With
+    /// `--on-device`, a GGUF file to push (default, or `smollm2-135m`: the
+    /// cache's default model).
+    #[arg(long, value_name = "NAME|PATH", conflicts_with = "base_url")]
+    pub device_model: Option<String>,
+    /// How the device server holds the weights, passed as `serve --weights`:
+    /// `packed` (quantized blocks as in the file), `f16` or `f32`
+    /// (dequantized at load). Default: the server's.
+    #[arg(long, value_enum, conflicts_with = "base_url")]
+    pub device_weights: Option<WeightsArg>,
     /// The local server's CPU threads (default: every core).
     #[arg(long, value_name = "N", conflicts_with = "base_url")]
     pub device_threads: Option<usize>,
@@ -286,6 +336,11 @@ pub struct RunArgs {
     /// Send no screenshot, only the element list (text-only models).
     #[arg(long)]
     pub no_image: bool,
+    /// Send each step's action schema as `response_format` (`schema`) or
+    /// not (`off`). Default: `schema` for the model server droidscore
+    /// starts (locally or `--on-device`), `off` for a `--base-url`.
+    #[arg(long, value_enum)]
+    pub constrain: Option<ConstrainArg>,
     /// Seconds before one model request times out (then it is retried).
     #[arg(long, default_value_t = 120)]
     pub request_timeout: u64,

@@ -16,7 +16,11 @@ pub enum Format {
 }
 
 pub(super) fn counts(s: &Summary) -> String {
-    let mut out = format!(
+    let mut out = String::new();
+    if let Some(setup) = s.setup.as_deref().filter(|l| !l.is_empty()) {
+        out += &format!("setup: {setup}\n");
+    }
+    out += &format!(
         "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
         s.episodes, s.overall.n, s.skipped, s.infra
     );
@@ -201,5 +205,42 @@ mod tests {
             "compare.table",
             comparison(&a, &b, &compare(&a, &b), Format::Table)
         );
+    }
+
+    #[test]
+    fn a_model_run_shows_its_setup_validity_tokens_and_latency() {
+        use crate::store::{Provenance, RunRecord, StepUsage};
+        let run = RunRecord {
+            id: "run-llm".into(),
+            started_at: String::new(),
+            config: serde_json::json!({
+                "agent": "llm", "model": "SmolLM2-135M-Instruct", "base_url": "local",
+                "constrain": "schema", "device_model": "smollm2-135m", "device_weights": "packed",
+            }),
+            provenance: Provenance {
+                endpoint_health: Some(serde_json::json!({
+                    "status": "ok",
+                    "model": {"id": "SmolLM2-135M-Instruct", "weights": "packed", "threads": 2},
+                })),
+                ..Provenance::default()
+            },
+        };
+        let steps: Vec<StepUsage> = (0..8u32)
+            .map(|i| StepUsage {
+                task: "wifi_on".into(),
+                variant: "base".into(),
+                repeat: 0,
+                index: i,
+                invalid: i % 4 == 3,
+                prompt_tokens: Some(380 + 10 * u64::from(i)),
+                cached_tokens: (i > 0).then(|| 300 + 10 * u64::from(i)),
+                completion_tokens: Some(30 + u64::from(i)),
+                latency_ms: 1000.0 + 250.0 * f64::from(i),
+            })
+            .collect();
+        let s = summarize("run-llm", &eps("run-llm", &[("wifi_on", "base", 1, 2)]))
+            .with_usage(&steps)
+            .with_run(&run);
+        insta::assert_snapshot!("summary.llm.table", summary(&s, Format::Table));
     }
 }

@@ -8,7 +8,53 @@ use std::collections::BTreeMap;
 
 use super::stats::{pass_hat_k, Rate};
 use super::usage::UsageStats;
-use crate::store::{EpisodeRecord, EpisodeStatus, StepUsage};
+use crate::store::{EpisodeRecord, EpisodeStatus, RunRecord, StepUsage};
+
+/// `agent llm, model M (local), constrain schema, device model smollm2-135m,
+/// weights packed; /health: …`: what in a run's config and provenance says
+/// how its answers were produced. Keys the run does not have are left out.
+fn setup(run: &RunRecord) -> String {
+    let c = &run.config;
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    let mut parts = Vec::new();
+    if let Some(agent) = text(&c["agent"]) {
+        parts.push(format!("agent {agent}"));
+    }
+    if let Some(model) = text(&c["model"]) {
+        // Where it ran when droidscore started the server (`local`,
+        // `on-device`); an endpoint's URL is left out (the HTML page links
+        // nowhere, and the port is the run's, not the model's).
+        match text(&c["base_url"]).filter(|at| !at.contains("://")) {
+            Some(at) => parts.push(format!("model {model} ({at})")),
+            None => parts.push(format!("model {model}")),
+        }
+    }
+    for (key, name) in [
+        ("constrain", "constrain"),
+        ("device_model", "device model"),
+        ("device_weights", "device weights"),
+    ] {
+        if let Some(v) = text(&c[key]) {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    let mut out = parts.join(", ");
+    if let Some(health) = &run.provenance.endpoint_health {
+        let m = &health["model"];
+        let said: Vec<String> = ["id", "weights", "quantization", "threads"]
+            .iter()
+            .filter_map(|k| text(&m[*k]).map(|v| format!("{k} {v}")))
+            .collect();
+        if !said.is_empty() {
+            out += &format!("; endpoint /health: {}", said.join(", "));
+        }
+    }
+    out
+}
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
@@ -31,6 +77,10 @@ pub struct Summary {
     pub invalid_steps: u64,
     /// Tokens and latency per step; empty until [`Summary::with_usage`].
     pub usage: UsageStats,
+    /// How the run was set up (agent, model, `--constrain`, the device
+    /// server's model and weights), from its record; `None` until
+    /// [`Summary::with_run`].
+    pub setup: Option<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -109,6 +159,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         steps: episodes.iter().map(|e| u64::from(e.steps)).sum(),
         invalid_steps: episodes.iter().map(|e| u64::from(e.invalid_steps)).sum(),
         usage: UsageStats::default(),
+        setup: None,
     }
 }
 
@@ -116,6 +167,12 @@ impl Summary {
     /// Adds tokens and latency per step from the run's step rows.
     pub fn with_usage(mut self, steps: &[StepUsage]) -> Summary {
         self.usage = UsageStats::of(steps);
+        self
+    }
+
+    /// Adds the run's setup line from its record.
+    pub fn with_run(mut self, run: &RunRecord) -> Summary {
+        self.setup = Some(setup(run));
         self
     }
 }

@@ -212,6 +212,7 @@ mod tests {
             invalid_reason: None,
             tap: Some((540, 1200)),
             prompt_tokens: Some(1234),
+            cached_tokens: None,
             completion_tokens: None,
             latency_ms: 812.25,
             observe: None,

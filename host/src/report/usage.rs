@@ -1,8 +1,12 @@
 //! Tokens and agent latency per step, from the run store's step rows
-//! ([`StepUsage`]): the median and total of prompt and completion tokens (over
-//! the steps whose endpoint reported them) and the median, p10–p90 and
-//! min–max of the agent's latency per step.
+//! ([`StepUsage`]): the share of answers that were not a valid action (with
+//! its Wilson interval), the median and total of prompt tokens sent, of
+//! prompt tokens computed (sent less those the server's prefix cache
+//! served, over the steps whose endpoint reported `cached_tokens`) and of
+//! completion tokens (over the steps whose endpoint reported them), and the
+//! median, p10–p90 and min–max of the agent's latency per step.
 
+use super::stats::Rate;
 use crate::store::StepUsage;
 
 /// Per-step cost of a run. Token fields are `None` when no step reported them
@@ -10,7 +14,13 @@ use crate::store::StepUsage;
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct UsageStats {
     pub steps: u64,
+    /// Recorded steps whose answer was not a valid action; `None` without steps.
+    pub invalid_answers: Option<Rate>,
+    /// Prompt tokens sent.
     pub prompt_tokens: Option<Tokens>,
+    /// Prompt tokens the server computed: sent − cached, over the steps
+    /// that reported both (`None` when none reported `cached_tokens`).
+    pub computed_tokens: Option<Tokens>,
     pub completion_tokens: Option<Tokens>,
     pub latency_ms: Option<Spread>,
 }
@@ -61,7 +71,18 @@ impl UsageStats {
         latency.sort_by(f64::total_cmp);
         UsageStats {
             steps: steps.len() as u64,
+            invalid_answers: (!steps.is_empty()).then(|| {
+                Rate::new(
+                    steps.iter().filter(|s| s.invalid).count() as u64,
+                    steps.len() as u64,
+                )
+            }),
             prompt_tokens: tokens(steps.iter().map(|s| s.prompt_tokens)),
+            computed_tokens: tokens(steps.iter().map(|s| {
+                s.prompt_tokens
+                    .zip(s.cached_tokens)
+                    .map(|(sent, cached)| sent.saturating_sub(cached))
+            })),
             completion_tokens: tokens(steps.iter().map(|s| s.completion_tokens)),
             latency_ms: (!latency.is_empty()).then(|| Spread {
                 median: quantile(&latency, 0.5),
@@ -78,19 +99,27 @@ impl UsageStats {
         if self.steps == 0 {
             return Vec::new();
         }
-        let tok = |name: &str, t: &Option<Tokens>| {
-            match t {
+        let tok = |name: &str, t: &Option<Tokens>, absent: &str| match t {
             Some(t) => format!(
-                "{name} tokens per step: median {:.0}, total {} (reported by {} of {} recorded steps)",
+                "{name} per step: median {:.0}, total {} (reported by {} of {} recorded steps)",
                 t.median, t.total, t.steps, self.steps
             ),
-            None => format!("{name} tokens per step: not reported"),
-        }
+            None => format!("{name} per step: not reported{absent}"),
         };
-        let mut out = vec![
-            tok("prompt", &self.prompt_tokens),
-            tok("completion", &self.completion_tokens),
-        ];
+        let mut out = Vec::new();
+        if let Some(rate) = &self.invalid_answers {
+            out.push(format!(
+                "invalid answers per recorded step: {}",
+                rate.display()
+            ));
+        }
+        out.push(tok("prompt tokens sent", &self.prompt_tokens, ""));
+        out.push(tok(
+            "prompt tokens computed (sent − cached)",
+            &self.computed_tokens,
+            " (no cached_tokens from the endpoint)",
+        ));
+        out.push(tok("completion tokens", &self.completion_tokens, ""));
         if let Some(l) = &self.latency_ms {
             out.push(format!(
                 "agent latency per step: median {:.1} ms, p10–p90 {:.1}–{:.1} ms, min–max {:.1}–{:.1} ms",
@@ -113,6 +142,7 @@ mod tests {
             index: 0,
             invalid: false,
             prompt_tokens: prompt,
+            cached_tokens: None,
             completion_tokens: completion,
             latency_ms,
         }
@@ -161,10 +191,37 @@ mod tests {
         assert_eq!(
             u.lines(),
             [
-                "prompt tokens per step: not reported",
+                "invalid answers per recorded step: 0.0% [0.0, 79.3] (0/1)",
+                "prompt tokens sent per step: not reported",
+                "prompt tokens computed (sent − cached) per step: not reported (no cached_tokens from the endpoint)",
                 "completion tokens per step: not reported",
                 "agent latency per step: median 5.0 ms, p10–p90 5.0–5.0 ms, min–max 5.0–5.0 ms"
             ]
         );
+    }
+
+    #[test]
+    fn computed_tokens_are_sent_less_cached_and_absent_cached_is_not_zero() {
+        let mut steps = [
+            step(Some(400), Some(30), 10.0),
+            step(Some(420), Some(30), 10.0),
+            step(Some(440), Some(30), 10.0),
+            step(Some(460), Some(30), 10.0),
+        ];
+        steps[1].cached_tokens = Some(380);
+        steps[2].cached_tokens = Some(400);
+        steps[3].invalid = true;
+        let u = UsageStats::of(&steps);
+        // Only the two steps that reported cached tokens count: 40 and 40.
+        assert_eq!(
+            u.computed_tokens,
+            Some(Tokens {
+                steps: 2,
+                median: 40.0,
+                total: 80
+            })
+        );
+        assert_eq!(u.invalid_answers.map(|r| (r.successes, r.n)), Some((1, 4)));
+        insta::assert_snapshot!(u.lines().join("\n"));
     }
 }

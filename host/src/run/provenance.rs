@@ -84,6 +84,7 @@ pub fn provenance(
         model,
         suite_hash: suite_hash(suite)?,
         droidscore_version: env!("CARGO_PKG_VERSION").to_string(),
+        endpoint_health: None,
     })
 }
 

@@ -105,6 +105,7 @@ impl Agent for Recording<'_> {
             invalid_reason: note.as_ref().and_then(|n| n.invalid_reason.clone()),
             tap,
             prompt_tokens: note.as_ref().and_then(|n| n.prompt_tokens),
+            cached_tokens: note.as_ref().and_then(|n| n.cached_tokens),
             completion_tokens: note.as_ref().and_then(|n| n.completion_tokens),
             latency_ms: note
                 .as_ref()

@@ -18,6 +18,9 @@ pub struct StepUsage {
     /// The answer did not parse to a valid action.
     pub invalid: bool,
     pub prompt_tokens: Option<u64>,
+    /// Of `prompt_tokens`, those served from the prefix cache; `None` when
+    /// the endpoint did not report it.
+    pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     pub latency_ms: f64,
 }
@@ -152,7 +155,7 @@ impl Store {
             .conn
             .prepare(
                 "SELECT task, variant, repeat, idx, invalid_reason IS NOT NULL,
-                        prompt_tokens, completion_tokens, latency_ms
+                        prompt_tokens, completion_tokens, latency_ms, cached_tokens
                  FROM steps WHERE run_id = ?1 ORDER BY task, variant, repeat, idx",
             )
             .map_err(self.sql("list step usage"))?;
@@ -165,6 +168,7 @@ impl Store {
                     index: row.get(3)?,
                     invalid: row.get(4)?,
                     prompt_tokens: row.get(5)?,
+                    cached_tokens: row.get(8)?,
                     completion_tokens: row.get(6)?,
                     latency_ms: row.get(7)?,
                 })
@@ -248,6 +252,7 @@ mod tests {
                 index: step.index,
                 invalid: step.invalid_reason.is_some(),
                 prompt_tokens: step.prompt_tokens,
+                cached_tokens: step.cached_tokens,
                 completion_tokens: step.completion_tokens,
                 latency_ms: step.latency_ms,
             })

@@ -31,6 +31,11 @@ pub struct Provenance {
     /// sha256 over the task files (name and bytes, sorted by name).
     pub suite_hash: String,
     pub droidscore_version: String,
+    /// What the model endpoint's `/health` answered when the run started
+    /// (`droidscore-device` reports its model, weights, threads, memory),
+    /// as it was; `None` when it has no such route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_health: Option<serde_json::Value>,
 }
 
 /// How an episode ended, for counting.
@@ -96,6 +101,9 @@ pub struct StepRecord {
     /// Where the action landed on screen, when it was a tap/long press.
     pub tap: Option<(i32, i32)>,
     pub prompt_tokens: Option<u64>,
+    /// Of `prompt_tokens`, those the server served from its prefix cache
+    /// (`None` when the endpoint does not report it, which is not 0).
+    pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     /// Time the agent took to decide, milliseconds (model latency for an endpoint).
     pub latency_ms: f64,

@@ -12,12 +12,12 @@ pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, seed, s
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
-     prompt_tokens, completion_tokens, latency_ms, observe_json";
+     prompt_tokens, completion_tokens, latency_ms, observe_json, cached_tokens";
 
 pub(super) const INSERT_STEP: &str = "INSERT INTO steps (run_id, task, variant, repeat, idx, \
      observation_digest, ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, \
-     tap_x, tap_y, prompt_tokens, completion_tokens, latency_ms, observe_json) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+     tap_x, tap_y, prompt_tokens, completion_tokens, latency_ms, observe_json, cached_tokens) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
 
 fn status_name(status: EpisodeStatus) -> &'static str {
     match status {
@@ -89,6 +89,7 @@ pub(super) fn insert_step(
         s.observe
             .as_ref()
             .map(|t| serde_json::to_string(t).unwrap_or_default()),
+        s.cached_tokens,
     ])?;
     Ok(())
 }
@@ -217,6 +218,7 @@ impl RawStep {
                 invalid_reason: row.get(10)?,
                 tap: tap_x.zip(tap_y),
                 prompt_tokens: row.get(13)?,
+                cached_tokens: row.get(17)?,
                 completion_tokens: row.get(14)?,
                 latency_ms: row.get(15)?,
                 observe: None,

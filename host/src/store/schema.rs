@@ -85,6 +85,12 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE steps ADD COLUMN observe_json TEXT
         CHECK (observe_json IS NULL OR json_valid(observe_json));
     "#,
+    // 2 → 3: prompt tokens the server served from its prefix cache
+    // (`usage.prompt_tokens_details.cached_tokens`); NULL when not reported.
+    r#"
+    ALTER TABLE steps ADD COLUMN cached_tokens INTEGER
+        CHECK (cached_tokens IS NULL OR cached_tokens >= 0);
+    "#,
 ];
 
 /// The schema version this code writes and understands.

@@ -51,6 +51,7 @@ pub(crate) fn run(id: &str, started_at: &str) -> RunRecord {
             model: Some("qwen2.5-vl-3b".into()),
             suite_hash: "5e1f".into(),
             droidscore_version: "0.1.0".into(),
+            endpoint_health: None,
         },
     }
 }
@@ -103,6 +104,7 @@ pub(crate) fn steps(episode: &EpisodeRecord, count: u32) -> Vec<StepRecord> {
                 invalid_reason: invalid.then(|| "no JSON object in the answer".into()),
                 tap: (!invalid).then_some((540, 1203)),
                 prompt_tokens: Some(1200 + u64::from(index)),
+                cached_tokens: (index > 0).then_some(1100),
                 completion_tokens: (!invalid).then_some(17),
                 latency_ms: 812.5,
                 observe: (!invalid).then_some(crate::phone::ObserveTiming {

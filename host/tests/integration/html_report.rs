@@ -20,7 +20,7 @@ use super::scripted_server::{runtime, Reply, ScriptedServer};
 fn policy(body: &Value) -> Reply {
     let text = user_text(body);
     let goal = text.lines().next().unwrap_or("");
-    let first = !text.contains("Step 1:") && !text.contains("not a valid action");
+    let first = text.contains("Actions so far: none");
     if goal.contains("Bluetooth") {
         if first {
             return Reply::Content(

@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use droidscore::agent::{InfraError, LlmAgent, LlmConfig};
+use droidscore::agent::element_lines;
+use droidscore::agent::{Constrain, InfraError, LlmAgent, LlmConfig};
 use droidscore::episode::{self, End, Episode};
 use droidscore::phone::Phone;
 use droidscore::sim::SimPhone;
 use droidscore::task::{load_dir, Instance};
-use droidscore::uiautomator::{elements, render};
+use droidscore::uiautomator::elements;
 use serde_json::Value;
 use tokio::runtime::Runtime;
 
@@ -79,7 +80,7 @@ fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
     let inst = instance("bluetooth_on");
     // Find the indexes the model would name by walking a shadow phone.
     let mut shadow = SimPhone::new(inst.sim_config(0)).unwrap();
-    let first_screen = render(&elements(&shadow.observe(false).unwrap().hierarchy));
+    let first_screen = element_lines(&elements(&shadow.observe(false).unwrap().hierarchy));
     shadow
         .act(&droidscore::phone::DeviceAction::Launch {
             package: "com.android.settings".into(),
@@ -127,14 +128,14 @@ fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
         text.contains(&first_screen),
         "the element list is sent verbatim"
     );
-    assert!(text.contains("No actions yet."));
+    assert!(text.contains("Actions so far: none\n"), "{text}");
     let image = body["messages"][1]["content"][1]["image_url"]["url"]
         .as_str()
         .expect("an image part by default");
     assert!(image.starts_with("data:image/png;base64,iVBORw0KGgo"));
     let later = user_text(&received[2].body);
     assert!(
-        later.contains("Step 1: {\"action_type\":\"open_app\",\"app_name\":\"Settings\"} -> the screen changed"),
+        later.contains("1. open_app Settings -> screen changed\n2. click "),
         "{later}"
     );
 }
@@ -181,18 +182,15 @@ fn invalid_answers_are_recorded_fed_back_and_use_budget() {
 
     let received = server.received();
     assert_eq!(received.len(), 5);
-    assert!(!user_text(&received[0].body).contains("previous answer"));
+    assert!(!user_text(&received[0].body).contains("Last answer invalid"));
     let second = user_text(&received[1].body);
     assert!(
-        second.contains("Your previous answer was not a valid action: no JSON object"),
+        second.contains("Last answer invalid, not performed: no JSON object"),
         "{second}"
     );
+    assert!(second.contains("1. invalid answer\n"), "{second}");
     assert!(
-        second.contains("Step 1: invalid answer -> no JSON object"),
-        "{second}"
-    );
-    assert!(
-        !user_text(&received[3].body).contains("previous answer"),
+        !user_text(&received[3].body).contains("Last answer invalid"),
         "a valid answer clears the error"
     );
     assert!(user_text(&received[4].body).contains(out_of_range));
@@ -344,5 +342,116 @@ fn an_https_url_and_a_missing_key_are_refused_up_front() {
     assert_eq!(
         e.to_string(),
         "environment variable DROIDSCORE_TEST_UNSET_KEY (the API key) is not set"
+    );
+}
+
+/// The element lines of a user message: those after `Screen:`.
+fn element_count(text: &str) -> usize {
+    text.split_once("Screen:\n").map_or(0, |(_, s)| {
+        s.lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count()
+    })
+}
+
+#[test]
+fn under_a_schema_each_request_bounds_its_index_by_its_screen_and_json_answers_act() {
+    let inst = instance("bluetooth_on");
+    let rt = runtime();
+    let server = ScriptedServer::start(
+        &rt,
+        vec![
+            content(
+                r#"{"reason": "Bluetooth is in Settings.", "action_type": "open_app", "app_name": "Settings"}"#,
+            ),
+            // "action:" inside the reason does not split the object.
+            content(
+                r#"{"reason": "next action: none, it is done", "action_type": "status", "goal_status": "complete"}"#,
+            ),
+        ],
+    );
+    let config = LlmConfig {
+        constrain: Constrain::Schema,
+        no_image: true,
+        ..config(&server)
+    };
+    let (ep, mut agent) = run(config, &rt, &inst);
+    assert_eq!(ep.end, End::Complete);
+    assert_eq!(ep.steps, 1);
+    assert!(agent
+        .take_step_log()
+        .iter()
+        .all(|s| s.invalid_reason.is_none()));
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    for r in &received {
+        let format = &r.body["response_format"];
+        assert_eq!(format["type"], "json_schema", "{format}");
+        assert_eq!(format["json_schema"]["strict"], true);
+        let n = element_count(&user_text(&r.body));
+        let first = &format["json_schema"]["schema"]["anyOf"][0];
+        assert_eq!(first["properties"]["action_type"]["const"], "click");
+        assert_eq!(first["properties"]["index"]["maximum"], n as u64 - 1);
+        assert_eq!(first["required"][0], "reason");
+    }
+    let system = received[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("reason first"), "{system}");
+    assert!(!user_text(&received[0].body).contains("Reason: …"));
+}
+
+#[test]
+fn an_endpoint_refusing_response_format_stops_the_run_naming_the_constrain_flag() {
+    let inst = instance("bluetooth_on");
+    let rt = runtime();
+    let server = ScriptedServer::start(
+        &rt,
+        vec![Reply::Status(
+            400,
+            r#"{"error":{"message":"Unrecognized request argument supplied: response_format"}}"#
+                .into(),
+        )],
+    );
+    let config = LlmConfig {
+        constrain: Constrain::Schema,
+        ..config(&server)
+    };
+    let (ep, _) = run(config, &rt, &inst);
+    match &ep.end {
+        End::Fatal(why) => {
+            assert!(why.contains("HTTP 400"), "{why}");
+            assert!(why.contains("run with --constrain off"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.received().len(), 1, "a refusal is not retried");
+}
+
+#[test]
+fn cached_tokens_are_kept_when_reported_and_none_when_not() {
+    let inst = instance("bluetooth_on");
+    let rt = runtime();
+    let with_cache = serde_json::json!({
+        "id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+            "content": OPEN_SETTINGS}}],
+        "usage": {"prompt_tokens": 380, "completion_tokens": 20, "total_tokens": 400,
+            "prompt_tokens_details": {"cached_tokens": 300}},
+    });
+    let server = ScriptedServer::start(
+        &rt,
+        vec![
+            Reply::Status(200, with_cache.to_string()),
+            content(COMPLETE),
+        ],
+    );
+    let (_, mut agent) = run(config(&server), &rt, &inst);
+    let log = agent.take_step_log();
+    assert_eq!(
+        (log[0].prompt_tokens, log[0].cached_tokens),
+        (Some(380), Some(300))
+    );
+    assert_eq!(
+        (log[1].prompt_tokens, log[1].cached_tokens),
+        (Some(100), None)
     );
 }

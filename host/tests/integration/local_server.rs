@@ -15,6 +15,8 @@ import http.server, json, os, sys
 log = os.path.join(os.path.dirname(os.path.abspath(__file__)), "requests.jsonl")
 with open(os.path.join(os.path.dirname(log), "pid"), "w") as f:
     f.write(str(os.getpid()))
+with open(os.path.join(os.path.dirname(log), "argv.json"), "w") as f:
+    json.dump(sys.argv[1:], f)
 assert sys.argv[1:4] == ["serve", "--listen", "127.0.0.1:0"], sys.argv
 HEALTH = {"status": "ok", "model": {"id": "stand-in", "path": "/models/stand-in.gguf",
           "format": "gguf", "architecture": "llama", "quantization": "Q4_1",
@@ -88,6 +90,8 @@ fn run_without_a_base_url_starts_the_local_server_uses_it_records_it_and_stops_i
     assert_eq!(requests.lines().count(), 1, "one step, answered complete");
     assert!(!requests.contains("image_url"), "{requests}");
     assert!(requests.contains("\"model\":\"stand-in\""), "{requests}");
+    // The server droidscore started decodes under the schema: on by default.
+    assert!(requests.contains("\"response_format\""), "{requests}");
 
     // The run names the local server's settings, not its port.
     let db = droidscore::store::Store::open_existing(&store).unwrap();
@@ -95,6 +99,14 @@ fn run_without_a_base_url_starts_the_local_server_uses_it_records_it_and_stops_i
     assert_eq!(run.config["base_url"], "local");
     assert_eq!(run.config["model"], "stand-in");
     assert_eq!(run.config["no_image"], true);
+    assert_eq!(run.config["constrain"], "schema");
+    assert!(run.config.get("device_model").is_none());
+    let health = run
+        .provenance
+        .endpoint_health
+        .as_ref()
+        .expect("/health kept");
+    assert_eq!(health["model"]["load_ms"], 1.0, "as the server said it");
     assert_eq!(run.config["local_server"]["threads"], 3);
     assert_eq!(run.config["local_server"]["quantization"], "Q4_1");
     assert_eq!(run.config["local_server"]["target_features"][0], "avx2");
@@ -142,4 +154,56 @@ fn run_without_a_base_url_names_a_missing_server_binary() {
         stderr.contains("/nonexistent/droidscore-device: no such file"),
         "{stderr}"
     );
+}
+
+#[test]
+fn device_model_and_weights_are_passed_to_serve_and_recorded() {
+    let dir = std::env::temp_dir().join(format!("droidscore-local-model-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let stand_in = write_stand_in(&dir);
+    let store = dir.join("runs.sqlite");
+    let out = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .current_dir(root())
+        .args(["run", "--tasks", "wifi_on", "--variants", "base"])
+        .args([
+            "--device-model",
+            "qwen2.5-coder-0.5b",
+            "--device-weights",
+            "f16",
+        ])
+        .args([
+            "--device-threads",
+            "1",
+            "--constrain",
+            "off",
+            "--device-bin",
+        ])
+        .arg(&stand_in)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let argv: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("argv.json")).unwrap()).unwrap();
+    let after = |flag: &str| {
+        argv.iter()
+            .position(|a| a == flag)
+            .map(|i| argv[i + 1].as_str())
+    };
+    assert_eq!(after("--model"), Some("qwen2.5-coder-0.5b"), "{argv:?}");
+    assert_eq!(after("--weights"), Some("f16"), "{argv:?}");
+    let requests = std::fs::read_to_string(dir.join("requests.jsonl")).unwrap();
+    assert!(
+        !requests.contains("response_format"),
+        "--constrain off: {requests}"
+    );
+    let db = droidscore::store::Store::open_existing(&store).unwrap();
+    let run = db.latest_run().unwrap().expect("a run");
+    assert_eq!(run.config["device_model"], "qwen2.5-coder-0.5b");
+    assert_eq!(run.config["device_weights"], "f16");
+    assert_eq!(run.config["constrain"], "off");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

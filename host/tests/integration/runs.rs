@@ -24,9 +24,11 @@ pub(super) fn user_text(body: &Value) -> String {
     }
 }
 
-/// The index of the first element line containing `needle`.
+/// The index of the first element line (after `Screen:`) containing `needle`.
 pub(super) fn index_of(text: &str, needle: &str) -> Option<u64> {
-    text.lines()
+    let screen = text.split_once("Screen:\n").map_or(text, |(_, s)| s);
+    screen
+        .lines()
         .find(|l| l.contains(needle))?
         .split_whitespace()
         .next()?
@@ -69,7 +71,7 @@ fn policy(body: &Value) -> Reply {
     if goal.contains("Wi-Fi") {
         return solve_wifi(&text);
     }
-    if goal.to_lowercase().contains("airplane") && !text.contains("not a valid action") {
+    if goal.to_lowercase().contains("airplane") && !text.contains("Last answer invalid") {
         return Reply::Content("I would click {\"action_type\": \"click\", \"index\": }".into());
     }
     Reply::Content(DONE.into())

@@ -1,7 +1,8 @@
 //! A scripted OpenAI-compatible chat endpoint on 127.0.0.1 (OS-assigned port):
 //! real HTTP/1.1, keep-alive, hand-written so each failure mode is exact. Each
-//! request takes the next reply of the script (a retry takes one too) and is
-//! recorded (path, Authorization header, JSON body). Past the script's end it
+//! POST takes the next reply of the script (a retry takes one too) and is
+//! recorded (path, Authorization header, JSON body); a GET (`/health`) is
+//! answered 404 and neither recorded nor counted. Past the script's end it
 //! answers 418 "script exhausted", which the client reports as a 4xx.
 
 use std::sync::{Arc, Mutex};
@@ -137,11 +138,26 @@ async fn serve(
             return;
         };
         let mut lines = head.lines();
-        let path = lines
-            .next()
-            .and_then(|l| l.split_whitespace().nth(1))
+        let request_line = lines.next().unwrap_or("");
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
             .unwrap_or("")
             .to_owned();
+        // `droidscore run` asks `/health` of any endpoint before the run;
+        // this one has none (as most OpenAI-compatible servers), and the
+        // question takes no reply of the script.
+        if request_line.starts_with("GET ") {
+            let body = r#"{"error":{"message":"no such route"}}"#;
+            let response = format!(
+                "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            if stream.write_all(response.as_bytes()).await.is_err() {
+                return;
+            }
+            continue;
+        }
         let authorization = head
             .lines()
             .find_map(|l| {

@@ -1,0 +1,94 @@
+//! The LLM agent's side of an episode apart from HTTP: what it remembers
+//! (the actions so far and what came of them, the last answer's error, the
+//! last screen) and the request body it sends for a screen. `LlmAgent`
+//! drives it with the model's answers; `droidscore agent prompts` drives it
+//! with the reference solver's decisions, so the prompts it dumps are the
+//! ones a model would have been sent.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use serde_json::Value;
+
+use super::action::Action;
+use super::llm::LlmConfig;
+use super::prompt::{self, HistoryEntry};
+use crate::uiautomator::Element;
+
+fn digest(xml: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    xml.hash(&mut h);
+    h.finish()
+}
+
+/// One episode's conversation state.
+#[derive(Debug, Clone, Default)]
+pub struct Dialogue {
+    history: Vec<HistoryEntry>,
+    last_error: Option<String>,
+    /// Digest of the screen the last action was decided on.
+    last_screen: Option<u64>,
+}
+
+impl Dialogue {
+    pub fn new() -> Dialogue {
+        Dialogue::default()
+    }
+
+    /// Forget the episode.
+    pub fn reset(&mut self) {
+        *self = Dialogue::default();
+    }
+
+    /// The request body for this screen (`xml` is its dump, `elements` its
+    /// element list, `screen` its size); the previous action's result is
+    /// settled first, now that its screen is here.
+    pub fn request(
+        &mut self,
+        config: &LlmConfig,
+        goal: &str,
+        xml: &str,
+        elements: &[Element],
+        screen: (i32, i32),
+        screenshot: Option<&[u8]>,
+    ) -> Value {
+        let now = digest(xml);
+        if let (Some(last), Some(entry)) = (self.last_screen, self.history.last_mut()) {
+            if entry.action.is_some() && entry.result.is_empty() {
+                entry.result = if last == now {
+                    "no change".into()
+                } else {
+                    "screen changed".into()
+                };
+            }
+        }
+        self.last_screen = Some(now);
+        let text = prompt::user_text(
+            config.constrain,
+            goal,
+            &self.history,
+            self.last_error.as_deref(),
+            elements,
+        );
+        prompt::request_body(config, text, screenshot, elements.len(), screen)
+    }
+
+    /// The answer was `action`, valid on the screen of `elements`; `idle`
+    /// when it leaves the phone alone (`wait`, `answer`).
+    pub fn acted(&mut self, action: &Action, elements: &[Element], idle: bool) {
+        self.last_error = None;
+        self.history.push(HistoryEntry {
+            action: Some(prompt::history_action(action, elements)),
+            result: if idle { "done".into() } else { String::new() },
+        });
+    }
+
+    /// The answer was not a valid action, for `reason`.
+    pub fn invalid(&mut self, reason: String) {
+        self.history.push(HistoryEntry {
+            action: None,
+            result: reason.clone(),
+        });
+        self.last_error = Some(reason);
+    }
+}

@@ -1,0 +1,231 @@
+//! The prompt under each `--constrain` mode (snapshots), its order for the
+//! prefix cache, and its size on a typical screen.
+
+use super::*;
+use crate::agent::dialogue::Dialogue;
+use crate::agent::prompt_stats::{estimate_tokens, prompt_text, CHARS_PER_TOKEN, TEMPLATE_TOKENS};
+use crate::phone::{DeviceAction, Phone};
+use crate::uiautomator::{elements, Bounds};
+
+fn el(index: usize, class: &str, label: &str) -> Element {
+    let bounds = Bounds::new(0, 200 + 150 * index as i32, 1080, 350 + 150 * index as i32);
+    Element {
+        index,
+        class: class.into(),
+        label: label.into(),
+        content_desc: String::new(),
+        resource_id: String::new(),
+        hint: String::new(),
+        checked: None,
+        enabled: true,
+        selected: false,
+        focused: false,
+        scrollable: false,
+        editable: false,
+        bounds,
+        center: bounds.center(),
+        context: String::new(),
+    }
+}
+
+fn sample_elements() -> Vec<Element> {
+    let mut switch = el(1, "Switch", "Wi-Fi — Off");
+    switch.checked = Some(false);
+    switch.resource_id = "switch_widget".into();
+    let mut unnamed = el(2, "ImageButton", "");
+    unnamed.resource_id = "settings_search".into();
+    let mut slider = el(3, "SeekBar", "");
+    slider.content_desc = "Brightness level".into();
+    slider.bounds = Bounds::new(96, 800, 985, 920);
+    slider.center = slider.bounds.center();
+    let mut list = el(4, "RecyclerView", "");
+    list.scrollable = true;
+    list.resource_id = "recycler_view".into();
+    vec![
+        el(
+            0,
+            "LinearLayout",
+            "Network & internet — Mobile, Wi-Fi, hotspot",
+        ),
+        switch,
+        unnamed,
+        slider,
+        list,
+    ]
+}
+
+fn sample_history(els: &[Element]) -> Vec<HistoryEntry> {
+    let mut h: Vec<HistoryEntry> = [
+        (Action::OpenApp("Settings".into()), "screen changed"),
+        (Action::Click(Target::Index(0)), "screen changed"),
+        (Action::NavigateBack, "screen changed"),
+        (Action::Click(Target::Index(0)), "screen changed"),
+        (
+            Action::Scroll {
+                direction: crate::agent::action::Direction::Down,
+                index: Some(4),
+            },
+            "no change",
+        ),
+    ]
+    .into_iter()
+    .map(|(a, r)| HistoryEntry {
+        action: Some(history_action(&a, els)),
+        result: r.into(),
+    })
+    .collect();
+    h.push(HistoryEntry {
+        action: None,
+        result: "no JSON object in the answer".into(),
+    });
+    h
+}
+
+#[test]
+fn the_system_prompt_under_each_mode() {
+    insta::assert_snapshot!("system.schema", system_prompt(Constrain::Schema));
+    insta::assert_snapshot!("system.off", system_prompt(Constrain::Off));
+}
+
+#[test]
+fn the_user_message_under_each_mode_carries_goal_history_error_and_elements() {
+    let els = sample_elements();
+    let history = sample_history(&els);
+    for (mode, name) in [
+        (Constrain::Schema, "user.schema"),
+        (Constrain::Off, "user.off"),
+    ] {
+        let text = user_text(
+            mode,
+            "Turn on Wi-Fi.",
+            &history,
+            Some("no JSON object in the answer"),
+            &els,
+        );
+        insta::assert_snapshot!(name, text);
+    }
+    let first = user_text(Constrain::Schema, "Turn on Wi-Fi.", &[], None, &[]);
+    assert_eq!(
+        first,
+        "Goal: Turn on Wi-Fi.\nActions so far: none\nScreen:\n(no elements)\n"
+    );
+}
+
+#[test]
+fn the_request_carries_the_steps_schema_only_when_constrained() {
+    let els = sample_elements();
+    let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
+    let body = request_body(&config, "hi".into(), None, els.len(), (1080, 2400));
+    assert!(body.get("response_format").is_none());
+    assert_eq!(body["messages"][1]["content"], "hi");
+    config.constrain = Constrain::Schema;
+    let body = request_body(
+        &config,
+        "hi".into(),
+        Some(b"\x89PNG"),
+        els.len(),
+        (1080, 2400),
+    );
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    assert_eq!(schema["anyOf"][0]["properties"]["index"]["maximum"], 4);
+    assert_eq!(
+        body["messages"][1]["content"][1]["image_url"]["url"],
+        "data:image/png;base64,iVBORw=="
+    );
+}
+
+/// A Settings episode on the simulator, three steps in: Settings opened,
+/// "Network & internet" tapped, then "Internet".
+fn typical_requests(constrain: Constrain) -> Vec<Value> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+    let tasks = crate::task::load_dir(&dir).unwrap();
+    let inst = tasks
+        .iter()
+        .find(|t| t.id == "wifi_on")
+        .unwrap()
+        .variant("base")
+        .unwrap()
+        .clone();
+    let mut phone = crate::sim::SimPhone::new(inst.sim_config(0)).unwrap();
+    let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
+    config.constrain = constrain;
+    let mut dialogue = Dialogue::new();
+    let mut bodies = Vec::new();
+    let steps: [(Action, Option<&str>); 3] = [
+        (Action::OpenApp("Settings".into()), None),
+        (Action::Click(Target::Index(0)), Some("Network & internet")),
+        (Action::Click(Target::Index(0)), Some("Internet")),
+    ];
+    for (action, label) in steps.iter().chain([(Action::Wait, None)].iter()) {
+        let obs = phone.observe(false).unwrap();
+        let els = elements(&obs.hierarchy);
+        let screen = crate::agent::action::screen_size(&obs.hierarchy);
+        bodies.push(dialogue.request(&config, &inst.goal, &obs.xml, &els, screen, None));
+        let action = match (action, label) {
+            (Action::Click(_), Some(label)) => {
+                let i = els.iter().position(|e| e.label.starts_with(label)).unwrap();
+                Action::Click(Target::Index(i))
+            }
+            (a, _) => a.clone(),
+        };
+        match &action {
+            Action::OpenApp(_) => phone
+                .act(&DeviceAction::Launch {
+                    package: "com.android.settings".into(),
+                })
+                .unwrap(),
+            Action::Click(Target::Index(i)) => {
+                let (x, y) = els[*i].center;
+                phone.act(&DeviceAction::Tap { x, y }).unwrap()
+            }
+            _ => {}
+        }
+        dialogue.acted(&action, &els, false);
+    }
+    bodies
+}
+
+/// The budget: 400 prompt tokens under SmolLM2-135M's tokenizer, template
+/// included, at the calibration in `prompt_stats` (3.9 characters a token).
+const PROMPT_CHAR_BUDGET: f64 = (400.0 - TEMPLATE_TOKENS) * CHARS_PER_TOKEN;
+
+#[test]
+fn a_typical_step_prompt_stays_within_400_tokens() {
+    for mode in [Constrain::Schema, Constrain::Off] {
+        let bodies = typical_requests(mode);
+        let last = prompt_text(bodies.last().unwrap());
+        let chars = last.chars().count();
+        assert!(
+            (chars as f64) <= PROMPT_CHAR_BUDGET,
+            "{} characters (about {:.0} tokens) over the budget of {PROMPT_CHAR_BUDGET:.0}:\n{last}",
+            chars,
+            estimate_tokens(chars)
+        );
+    }
+}
+
+#[test]
+fn each_step_starts_with_the_previous_steps_system_prompt_goal_and_history() {
+    let bodies = typical_requests(Constrain::Schema);
+    let system = &bodies[0]["messages"][0]["content"];
+    for pair in bodies.windows(2) {
+        assert_eq!(&pair[1]["messages"][0]["content"], system);
+        let (a, b) = (
+            pair[0]["messages"][1]["content"].as_str().unwrap(),
+            pair[1]["messages"][1]["content"].as_str().unwrap(),
+        );
+        // The goal and every history line of the earlier step, byte for byte.
+        let stable = a.split("Screen:\n").next().unwrap();
+        let stable = stable.trim_end_matches("Actions so far: none\n");
+        assert!(b.starts_with(stable), "{a:?}\nis not a prefix of\n{b:?}");
+    }
+    let last = bodies.last().unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        last.starts_with(
+            "Goal: Turn on Wi-Fi.\nActions so far:\n1. open_app Settings -> screen changed\n2. click "
+        ) && last.contains(" \"Network & internet"),
+        "{last}"
+    );
+}

@@ -1,0 +1,137 @@
+//! The action space of one step as a JSON schema, sent as the request's
+//! `response_format` under `--constrain schema` so that a server decoding
+//! under the schema (llguidance in mistral.rs, outlines or xgrammar in vLLM,
+//! llama.cpp's grammar) can only produce a valid action.
+//!
+//! Shape: one flat object, `{"reason": "…", "action_type": "click",
+//! "index": 3}`, as an `anyOf` with one branch per action form. `reason`
+//! comes first in every branch: llguidance fixes the property order to the
+//! order of `properties`, so the model writes its reason before it commits
+//! to an action. Every branch requires its fields and sets
+//! `additionalProperties: false`; `action_type` is a `const`. The bounds
+//! come from the step's screen: `index` is `0..=n-1` over its element list
+//! (and the index forms are left out when the list is empty), `x`/`y` lie
+//! on the screen, `app_name` is one of the launcher's labels, `direction`
+//! and `goal_status` are enums, and strings are capped so an answer fits in
+//! `max_tokens`. Whatever validates here, `parse_action` parses and
+//! `resolve` resolves.
+//!
+//! Keywords used, and only these: `anyOf`, `type`, `const`, `enum`,
+//! `properties`, `required`, `additionalProperties`, `minimum`, `maximum`,
+//! `minLength`, `maxLength` — the common subset of llguidance
+//! (docs/json_schema.md in guidance-ai/llguidance), outlines, xgrammar and
+//! llama.cpp's schema converter. No `oneOf` (llguidance turns it into
+//! `anyOf` only when it can prove them equal), no `$ref`, no `pattern`.
+
+use serde_json::{json, Map, Value};
+
+use crate::sim::layout::APPS;
+
+/// `reason` at most this many characters (about 30 tokens): enough for one
+/// sentence, and it keeps the whole answer well inside `max_tokens`.
+pub const REASON_MAX_CHARS: u64 = 120;
+/// `text` of `input_text` and `answer` at most this many characters.
+pub const TEXT_MAX_CHARS: u64 = 100;
+
+/// Whether each request carries the step's schema (`--constrain`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Constrain {
+    /// `response_format` json_schema: the answer is one JSON object.
+    Schema,
+    /// No `response_format`: the answer is `Reason: …` then `Action: {…}`.
+    #[default]
+    Off,
+}
+
+impl Constrain {
+    pub fn name(self) -> &'static str {
+        match self {
+            Constrain::Schema => "schema",
+            Constrain::Off => "off",
+        }
+    }
+}
+
+/// The name `response_format.json_schema.name` carries.
+pub const SCHEMA_NAME: &str = "android_action";
+
+/// One branch: `reason`, `action_type` and `fields` (name, schema,
+/// required), in that order.
+fn branch(action: &str, fields: &[(&str, &Value, bool)]) -> Value {
+    let mut properties = Map::new();
+    properties.insert(
+        "reason".into(),
+        json!({"type": "string", "maxLength": REASON_MAX_CHARS}),
+    );
+    properties.insert("action_type".into(), json!({"const": action}));
+    let mut required = vec![json!("reason"), json!("action_type")];
+    for (name, schema, needed) in fields {
+        properties.insert((*name).into(), (*schema).clone());
+        if *needed {
+            required.push(json!(name));
+        }
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// The schema of a valid action on a screen with `elements` elements and
+/// the given size in pixels (see the module docs).
+pub fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
+    let index =
+        (elements > 0).then(|| json!({"type": "integer", "minimum": 0, "maximum": elements - 1}));
+    let text = json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS});
+    let direction = json!({"type": "string", "enum": ["up", "down", "left", "right"]});
+    let apps: Vec<&str> = APPS.iter().map(|(label, _)| *label).collect();
+    let app = json!({"type": "string", "enum": apps});
+    let status = json!({"type": "string", "enum": ["complete", "infeasible"]});
+
+    let mut any = Vec::new();
+    if let Some(index) = &index {
+        any.push(branch("click", &[("index", index, true)]));
+    }
+    if width > 0 && height > 0 {
+        let x = json!({"type": "integer", "minimum": 0, "maximum": width - 1});
+        let y = json!({"type": "integer", "minimum": 0, "maximum": height - 1});
+        any.push(branch("click", &[("x", &x, true), ("y", &y, true)]));
+    }
+    if let Some(index) = &index {
+        any.push(branch("long_press", &[("index", index, true)]));
+        any.push(branch(
+            "input_text",
+            &[("text", &text, true), ("index", index, false)],
+        ));
+    } else {
+        any.push(branch("input_text", &[("text", &text, true)]));
+    }
+    match &index {
+        Some(index) => any.push(branch(
+            "scroll",
+            &[("direction", &direction, true), ("index", index, false)],
+        )),
+        None => any.push(branch("scroll", &[("direction", &direction, true)])),
+    }
+    for bare in ["keyboard_enter", "navigate_back", "navigate_home", "wait"] {
+        any.push(branch(bare, &[]));
+    }
+    any.push(branch("open_app", &[("app_name", &app, true)]));
+    any.push(branch("answer", &[("text", &text, true)]));
+    any.push(branch("status", &[("goal_status", &status, true)]));
+    json!({ "anyOf": any })
+}
+
+/// OpenAI's `response_format` carrying `schema`.
+pub fn response_format(schema: Value) -> Value {
+    json!({
+        "type": "json_schema",
+        "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": true},
+    })
+}
+
+#[cfg(test)]
+#[path = "schema_tests.rs"]
+mod tests;

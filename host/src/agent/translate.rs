@@ -1,0 +1,76 @@
+//! A built-in agent's decision in AndroidWorld's action schema: what a
+//! model would have had to answer to do the same. The reference solver taps
+//! an element's centre (`click` by index), a point inside one (a slider's
+//! end: `click` by `x`, `y`), types (`input_text` into the focused field),
+//! scrolls a list (`scroll` with the list's index) and launches by package
+//! (`open_app` with the launcher's label).
+//!
+//! Used to replay the suite's reference solutions as model answers: to dump
+//! the prompts a model would see step by step (`droidscore agent prompts`),
+//! and to check that every reference action is valid under its step's
+//! schema (`schema`).
+
+use super::action::{Action, Direction, Target};
+use super::Decision;
+use crate::phone::{DeviceAction, Key};
+use crate::sim::layout::APPS;
+use crate::uiautomator::Element;
+
+/// The element whose centre is the point, as the model would name it.
+fn target(x: i32, y: i32, elements: &[Element]) -> Target {
+    elements
+        .iter()
+        .find(|e| e.center == (x, y))
+        .map_or(Target::Point { x, y }, |e| Target::Index(e.index))
+}
+
+/// `decision` as one AndroidWorld action, when it is one (`None` for a
+/// privileged intent, several device actions, or a key AndroidWorld has no
+/// action for).
+pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
+    Some(match decision {
+        Decision::Act(action) => match action {
+            DeviceAction::Tap { x, y } => Action::Click(target(*x, *y, elements)),
+            DeviceAction::LongPress { x, y } => Action::LongPress(target(*x, *y, elements)),
+            DeviceAction::Text { text } => Action::InputText {
+                text: text.clone(),
+                target: None,
+            },
+            DeviceAction::Key { key } => match key {
+                Key::Back => Action::NavigateBack,
+                Key::Home => Action::NavigateHome,
+                Key::Enter => Action::KeyboardEnter,
+            },
+            DeviceAction::Launch { package } => {
+                let label = APPS.iter().find(|(_, p)| p == package)?.0;
+                Action::OpenApp(label.to_owned())
+            }
+            DeviceAction::Swipe { x1, y1, x2, y2, .. } => {
+                // The finger moves against the direction that comes into view.
+                let (dx, dy) = (x2 - x1, y2 - y1);
+                let direction = if dy.abs() >= dx.abs() {
+                    if dy < 0 {
+                        Direction::Down
+                    } else {
+                        Direction::Up
+                    }
+                } else if dx < 0 {
+                    Direction::Right
+                } else {
+                    Direction::Left
+                };
+                let index = elements
+                    .iter()
+                    .rfind(|e| e.scrollable && e.bounds.contains(*x1, *y1))
+                    .map(|e| e.index);
+                Action::Scroll { direction, index }
+            }
+        },
+        Decision::Complete => Action::Status { complete: true },
+        Decision::Infeasible(_) => Action::Status { complete: false },
+        Decision::Idle => Action::Wait,
+        Decision::ActAll(_) | Decision::Open(_) | Decision::Infra(_) | Decision::Fatal(_) => {
+            return None
+        }
+    })
+}
