@@ -79,8 +79,10 @@ def main():
     p.add_argument("--max-tokens", type=int, default=16)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=16)
-    p.add_argument("serve_args", nargs="*")
-    a = p.parse_args()
+    a, serve_args = p.parse_known_args()
+    if serve_args[:1] == ["--"]:
+        serve_args = serve_args[1:]
+    a.serve_args = serve_args
 
     serve = [a.device_bin, "serve", "--model", a.model, "--listen", "127.0.0.1:0",
              "--threads", str(a.threads), *a.serve_args]
