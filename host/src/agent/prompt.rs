@@ -34,7 +34,7 @@ use super::action::{Action, Target};
 use super::llm::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
 use crate::sim::layout::APPS;
-use crate::uiautomator::Element;
+use crate::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.
 pub const HISTORY_STEPS: usize = 4;
@@ -174,22 +174,6 @@ pub fn history_action(action: &Action, elements: &[Element]) -> String {
     out
 }
 
-/// `"…"` with `"`, `\` and line breaks escaped.
-fn quote_into(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// Class names that say nothing a model acts on: containers and plain text.
 const GENERIC_CLASSES: &[&str] = &[
     "LinearLayout",
@@ -230,22 +214,7 @@ pub fn element_lines(elements: &[Element]) -> String {
             out.push_str(" hint=");
             quote_into(&mut out, &clip(&e.hint, ELEMENT_LABEL_CHARS));
         }
-        match e.checked {
-            Some(true) => out.push_str(" on"),
-            Some(false) => out.push_str(" off"),
-            None => {}
-        }
-        for (flag, name) in [
-            (e.selected, " selected"),
-            (e.focused, " focused"),
-            (!e.enabled, " disabled"),
-            (e.scrollable, " scrollable"),
-            (e.editable, " editable"),
-        ] {
-            if flag {
-                out.push_str(name);
-            }
-        }
+        push_state(&mut out, e);
         if !e.context.is_empty() {
             out.push_str(" in ");
             quote_into(&mut out, &clip(&e.context, ELEMENT_LABEL_CHARS));

@@ -199,7 +199,7 @@ fn clip_label(label: &str) -> String {
 
 /// `"…"` with only `"`, `\\` and line breaks escaped: other characters (non-breaking
 /// spaces, CJK, emoji) stay as the user sees them.
-fn quote_into(out: &mut String, s: &str) {
+pub fn quote_into(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -212,6 +212,28 @@ fn quote_into(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// An element's state as its line shows it: ` on`/` off` for a checkable
+/// one, then ` selected`, ` focused`, ` disabled`, ` scrollable`, ` editable`
+/// where they hold.
+pub fn push_state(out: &mut String, e: &Element) {
+    match e.checked {
+        Some(true) => out.push_str(" on"),
+        Some(false) => out.push_str(" off"),
+        None => {}
+    }
+    for (flag, name) in [
+        (e.selected, " selected"),
+        (e.focused, " focused"),
+        (!e.enabled, " disabled"),
+        (e.scrollable, " scrollable"),
+        (e.editable, " editable"),
+    ] {
+        if flag {
+            out.push_str(name);
+        }
+    }
 }
 
 /// One line per element, defaults omitted:
@@ -233,22 +255,7 @@ pub fn render(elements: &[Element]) -> String {
             out.push_str(" hint=");
             quote_into(&mut out, &clip_label(&e.hint));
         }
-        match e.checked {
-            Some(true) => out.push_str(" on"),
-            Some(false) => out.push_str(" off"),
-            None => {}
-        }
-        for (flag, name) in [
-            (e.selected, " selected"),
-            (e.focused, " focused"),
-            (!e.enabled, " disabled"),
-            (e.scrollable, " scrollable"),
-            (e.editable, " editable"),
-        ] {
-            if flag {
-                out.push_str(name);
-            }
-        }
+        push_state(&mut out, e);
         if !e.context.is_empty() {
             out.push_str(" in ");
             quote_into(&mut out, &e.context);

@@ -9,7 +9,7 @@ mod parse;
 mod select;
 mod serialize;
 
-pub use elements::{elements, render, Element, MAX_LABEL_CHARS};
+pub use elements::{elements, push_state, quote_into, render, Element, MAX_LABEL_CHARS};
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
 pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
 pub use select::{FullMatch, Selector, SelectorError};
