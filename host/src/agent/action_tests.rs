@@ -275,23 +275,7 @@ fn long_snippets_are_clipped_in_messages() {
 }
 
 fn el(index: usize, bounds: Bounds) -> Element {
-    Element {
-        index,
-        class: "Button".into(),
-        label: format!("e{index}"),
-        content_desc: String::new(),
-        resource_id: String::new(),
-        hint: String::new(),
-        checked: None,
-        enabled: true,
-        selected: false,
-        focused: false,
-        scrollable: false,
-        editable: false,
-        bounds,
-        center: bounds.center(),
-        context: String::new(),
-    }
+    crate::uiautomator::test_element(index, "Button", &format!("e{index}"), bounds)
 }
 
 const SCREEN: (i32, i32) = (1080, 2400);

@@ -9,23 +9,7 @@ use crate::uiautomator::{elements, Bounds};
 
 fn el(index: usize, class: &str, label: &str) -> Element {
     let bounds = Bounds::new(0, 200 + 150 * index as i32, 1080, 350 + 150 * index as i32);
-    Element {
-        index,
-        class: class.into(),
-        label: label.into(),
-        content_desc: String::new(),
-        resource_id: String::new(),
-        hint: String::new(),
-        checked: None,
-        enabled: true,
-        selected: false,
-        focused: false,
-        scrollable: false,
-        editable: false,
-        bounds,
-        center: bounds.center(),
-        context: String::new(),
-    }
+    crate::uiautomator::test_element(index, class, label, bounds)
 }
 
 fn sample_elements() -> Vec<Element> {

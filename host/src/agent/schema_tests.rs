@@ -122,23 +122,7 @@ fn check(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
 }
 
 fn el(index: usize, class: &str, label: &str, bounds: Bounds) -> Element {
-    Element {
-        index,
-        class: class.into(),
-        label: label.into(),
-        content_desc: String::new(),
-        resource_id: String::new(),
-        hint: String::new(),
-        checked: None,
-        enabled: true,
-        selected: false,
-        focused: false,
-        scrollable: false,
-        editable: false,
-        bounds,
-        center: bounds.center(),
-        context: String::new(),
-    }
+    crate::uiautomator::test_element(index, class, label, bounds)
 }
 
 fn screen_of(n: usize) -> Vec<Element> {

@@ -269,6 +269,29 @@ pub fn render(elements: &[Element]) -> String {
     out
 }
 
+/// A plain element for tests: enabled, unchecked, no id, hint or context,
+/// centred in its bounds.
+#[cfg(test)]
+pub(crate) fn test_element(index: usize, class: &str, label: &str, bounds: Bounds) -> Element {
+    Element {
+        index,
+        class: class.into(),
+        label: label.into(),
+        content_desc: String::new(),
+        resource_id: String::new(),
+        hint: String::new(),
+        checked: None,
+        enabled: true,
+        selected: false,
+        focused: false,
+        scrollable: false,
+        editable: false,
+        bounds,
+        center: bounds.center(),
+        context: String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

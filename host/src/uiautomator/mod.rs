@@ -9,6 +9,8 @@ mod parse;
 mod select;
 mod serialize;
 
+#[cfg(test)]
+pub(crate) use elements::test_element;
 pub use elements::{elements, push_state, quote_into, render, Element, MAX_LABEL_CHARS};
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
 pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
