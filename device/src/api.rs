@@ -165,7 +165,14 @@ impl ChatRequest {
     /// `json_object` is any object, `text` (or none) nothing. A schema that
     /// llguidance cannot compile is refused later, by the engine, with the
     /// same `param`.
+    ///
+    /// Every object schema leaves with [`compact_layout`] unless it says
+    /// its own layout.
     pub fn json_schema(&self) -> Result<Option<serde_json::Value>, ApiError> {
+        Ok(self.json_schema_as_sent()?.map(compact_layout))
+    }
+
+    fn json_schema_as_sent(&self) -> Result<Option<serde_json::Value>, ApiError> {
         let Some(format) = &self.response_format else {
             return Ok(None);
         };
@@ -331,6 +338,31 @@ pub struct Usage {
     pub total_time_ms: f64,
 }
 
+/// llguidance's key in a JSON schema for how it lays the JSON out.
+const LAYOUT_KEY: &str = "x-guidance";
+
+/// The layout this server decodes a JSON schema in: one line, `", "`
+/// between items, `": "` after keys, and no other whitespace. llguidance's
+/// default (guidance-ai/llguidance 1.9.1, `JsonCompileOptions`) allows any
+/// run of whitespace between any two tokens, and a model that has nothing
+/// left to say inside the grammar fills it with spaces: Qwen2.5-Coder-0.5B's
+/// first constrained agent step closed its `reason` at the schema's length
+/// limit and wrote blanks until `max_tokens` (issue 16). A schema that
+/// carries its own `x-guidance` options keeps them; a boolean schema has
+/// nowhere to carry them and is left as it is.
+pub fn compact_layout(mut schema: serde_json::Value) -> serde_json::Value {
+    if let Some(object) = schema.as_object_mut() {
+        object.entry(LAYOUT_KEY).or_insert_with(|| {
+            serde_json::json!({
+                "whitespace_flexible": false,
+                "item_separator": ", ",
+                "key_separator": ": ",
+            })
+        });
+    }
+    schema
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,14 +429,27 @@ mod tests {
         assert_eq!(with(serde_json::json!({"type": "text"})), Ok(None));
         assert_eq!(
             with(serde_json::json!({"type": "json_object"})),
-            Ok(Some(serde_json::json!({"type": "object"})))
+            Ok(Some(compact_layout(serde_json::json!({"type": "object"}))))
         );
         let schema =
             serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}}});
         assert_eq!(
             with(serde_json::json!({"type": "json_schema",
                 "json_schema": {"name": "s", "schema": schema, "strict": true}})),
-            Ok(Some(schema))
+            Ok(Some(compact_layout(schema.clone())))
+        );
+        assert_eq!(
+            compact_layout(schema.clone())["x-guidance"]["whitespace_flexible"],
+            false
+        );
+        // A schema's own layout is kept.
+        let own =
+            serde_json::json!({"type": "object", "x-guidance": {"whitespace_flexible": true}});
+        assert_eq!(
+            with(
+                serde_json::json!({"type": "json_schema", "json_schema": {"name": "s", "schema": own}})
+            ),
+            Ok(Some(own.clone()))
         );
         let param = |r: Result<Option<serde_json::Value>, ApiError>| r.unwrap_err().param;
         assert_eq!(

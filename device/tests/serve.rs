@@ -483,7 +483,7 @@ fn temperature_is_honoured_and_a_seed_repeats_its_tokens() {
 
 /// `response_format` constrains the answer through llguidance; it stops
 /// where the JSON ends (the grammar's EOS is a stop token) instead of
-/// running on to max_tokens.
+/// running on to max_tokens, and it is laid out on one line.
 #[test]
 fn a_json_schema_response_format_gives_json_that_follows_it_and_stops() {
     let model = default_model();
@@ -523,12 +523,24 @@ fn a_json_schema_response_format_gives_json_that_follows_it_and_stops() {
         object.keys().all(|k| k == "action_type" || k == "index"),
         "{action}"
     );
+    // One line, laid out as the server asks llguidance to (api::compact_layout):
+    // no whitespace but the separators, so a model cannot pad to max_tokens.
+    assert!(
+        !content.contains('\n') && !content.contains("  ") && !content.starts_with(' '),
+        "{content:?}"
+    );
     assert!(
         reply["usage"]["completion_tokens"].as_u64().unwrap() < 40,
         "{reply}"
     );
 
+    // Any object: a key is a free string, so ask for a short one (greedy
+    // SmolLM2-135M otherwise writes one key until max_tokens).
     let mut object_request = request.clone();
+    object_request["messages"] = serde_json::json!([
+        {"role": "system", "content": "Answer with a JSON object."},
+        {"role": "user", "content": "Reply with exactly this: {\"ok\": true}"},
+    ]);
     object_request["response_format"] = serde_json::json!({"type": "json_object"});
     let (status, reply) = chat(addr, &object_request);
     assert_eq!(status, 200, "{reply}");
