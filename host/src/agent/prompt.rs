@@ -44,25 +44,29 @@ const HISTORY_LABEL_CHARS: usize = 24;
 /// a Settings row's title and the start of its summary.
 const ELEMENT_LABEL_CHARS: usize = 48;
 
-/// The system prompt of a mode: the same bytes every call. Under `schema`
-/// the app names are left out (the schema's enum holds them).
+/// The system prompt of a mode: the same bytes every call. The app names
+/// are in it under `schema` too: the schema constrains the decoding but the
+/// model never reads it, and without the names Qwen2.5-Coder-0.5B opened
+/// Chrome and Gmail for Settings goals (issue 16).
 pub fn system_prompt(constrain: Constrain) -> String {
-    let (apps, answer) = match constrain {
-        Constrain::Schema => (
-            String::new(),
-            "Answer with one JSON object, reason first, e.g.\n\
-             {\"reason\": \"Wi-Fi is off; its row turns it on.\", \"action_type\": \"click\", \"index\": 2}",
-        ),
-        Constrain::Off => (
-            format!(
-                " ({})",
-                APPS.iter().map(|(label, _)| *label).collect::<Vec<_>>().join(", ")
-            ),
-            "Answer in this format, e.g.\n\
-             Reason: Wi-Fi is off; its row turns it on.\n\
-             Action: {\"action_type\": \"click\", \"index\": 2}",
-        ),
+    let answer = match constrain {
+        Constrain::Schema => {
+            "Answer with one JSON object: \"reason\" first, one sentence on what the \
+             screen shows and why this action moves toward the goal, then \"action_type\" \
+             and its fields."
+        }
+        Constrain::Off => {
+            "Answer in two lines:\n\
+             Reason: one sentence, why this action\n\
+             Action: e.g. {\"action_type\": \"click\", \"index\": 4} or \
+             {\"action_type\": \"open_app\", \"app_name\": \"Clock\"}"
+        }
     };
+    let apps = APPS
+        .iter()
+        .map(|(label, _)| *label)
+        .collect::<Vec<_>>()
+        .join(", ");
     format!(
         "You operate an Android phone toward the user's goal, one action a turn.\n\
          Actions (action_type: fields):\n\
@@ -70,7 +74,7 @@ pub fn system_prompt(constrain: Constrain) -> String {
          long_press: index\n\
          input_text: text, index (taps the field, types, presses Enter)\n\
          scroll: direction (up, down, left, right; down shows what is below), index of a scrollable element (optional)\n\
-         open_app: app_name{apps}\n\
+         open_app: app_name ({apps})\n\
          answer: text\n\
          status: goal_status (complete once the goal is reached, or infeasible)\n\
          navigate_back, navigate_home, keyboard_enter, wait\n\

@@ -71,6 +71,25 @@ fn the_system_prompt_under_each_mode() {
     insta::assert_snapshot!("system.off", system_prompt(Constrain::Off));
 }
 
+/// The free format's examples are actions the parser takes; the schema's
+/// prompt has no example to copy (SmolLM2-135M repeated an example's reason
+/// and index at every step: docs/agent-step.md), the grammar spells the form.
+#[test]
+fn the_off_prompts_examples_parse_and_the_schema_prompt_has_none() {
+    let off = system_prompt(Constrain::Off);
+    let examples: Vec<&str> = off
+        .match_indices('{')
+        .map(|(i, _)| &off[i..i + off[i..].find('}').unwrap() + 1])
+        .collect();
+    assert_eq!(examples.len(), 2, "{off}");
+    for example in examples {
+        let action = crate::agent::action::parse_action(example);
+        assert!(action.is_ok(), "{example}: {action:?}");
+    }
+    let schema = system_prompt(Constrain::Schema);
+    assert!(!schema.contains('{'), "{schema}");
+}
+
 #[test]
 fn the_user_message_under_each_mode_carries_goal_history_error_and_elements() {
     let els = sample_elements();
