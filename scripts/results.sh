@@ -20,7 +20,7 @@
 # Without PART: suite host adb speed memory agent (about 35 minutes on 2
 # cores); fourbit takes another 20 and is asked for by name.
 #
-# LLAMA_CPP_BIN=DIR   llama.cpp's build/bin (scripts/build-llama-cpp.sh);
+# LLAMA_CPP_BIN=DIR   the bin directory scripts/build-llama-cpp.sh prints;
 #                     without it the llama.cpp arms are left out, and said so.
 # Measure on a quiet machine: `droidscore bench` refuses a busy one.
 set -euo pipefail

@@ -39,7 +39,8 @@ out, dev, model, reps = sys.argv[1:]
 def env(tag):
     d = os.path.join(out, "cache", tag)
     return {"DROIDSCORE_CACHE": d, "HF_HOME": os.path.join(d, "hf"),
-            "XDG_CACHE_HOME": os.path.join(d, "xdg"), "RUST_LOG": "error"}
+            "XDG_CACHE_HOME": os.path.join(d, "xdg"), "CARGO_TARGET_DIR": os.path.join(d, "target"),
+            "RUST_LOG": "error"}
 speed = [dev, "speed", "-m", model, "-p", "512", "-n", "128", "-r", reps, "-t", "2", "-o", "json"]
 arms = [
     {"tag": "packed", "command": speed + ["--weights", "packed"]},
@@ -74,20 +75,33 @@ done
     --keys pp512_ts,tg128_ts \
     --cores 0-1 --out "$out/bench.json" --md "$out/bench.md" | tee "$out/bench.txt"
 
-# RssAnon at ready is in every speed arm's figures but not in llama-bench's,
-# and a --keys entry must be in every arm's: read it from the evidence.
-python3 - "$out/bench.json" <<'EOF' | tee -a "$out/bench.txt"
+# The table for docs/agent-step.md: each arm's median [min–max] over the
+# completed passes, its ratio to llama-bench's median from this run (when it
+# is an arm), and RssAnon at ready, which is in every speed arm's figures but
+# not in llama-bench's (a --keys entry must be in every arm's, so it is read
+# from the evidence here).
+python3 - "$out/bench.json" <<'EOF2' | tee "$out/table.md"
 import json, statistics, sys
 report = json.load(open(sys.argv[1]))
-by_arm = {}
+arms = {}
 for p in report["passes"]:
     if not p.get("complete", True):
         continue
     for run in p["runs"]:
-        kib = run["figures"].get("memory_at_ready.rss_anon_kib")
+        a = arms.setdefault(run["arm"], {"pp": [], "tg": [], "mem": []})
+        f = run["figures"]
+        a["pp"].append(f["pp512_ts"])
+        a["tg"].append(f["tg128_ts"])
+        kib = f.get("memory_at_ready.rss_anon_kib")
         if kib is not None:
-            by_arm.setdefault(run["arm"], []).append(kib / 1024)
-for arm, mib in by_arm.items():
-    print(f"{arm}: RssAnon at ready {statistics.median(mib):.1f} MiB "
-          f"[{min(mib):.1f}-{max(mib):.1f}], n={len(mib)}")
-EOF
+            a["mem"].append(kib / 1024)
+def band(v):
+    return f"{statistics.median(v):.1f} [{min(v):.1f}–{max(v):.1f}]" if v else "–"
+ref = arms.get("llama-bench")
+def ratio(a, key):
+    return f" ({statistics.median(a[key]) / statistics.median(ref[key]):.2f}×)" if ref else ""
+print("| arm | pp512 t/s" + (" (× llama-bench)" if ref else "") + " | tg128 t/s | RssAnon at ready, MiB | n |")
+print("|---|---|---|---|---:|")
+for name, a in arms.items():
+    print(f"| {name} | {band(a['pp'])}{ratio(a, 'pp')} | {band(a['tg'])}{ratio(a, 'tg')} | {band(a['mem'])} | {len(a['pp'])} |")
+EOF2
