@@ -9,6 +9,11 @@
 # - `droidscore-device kld --base` scores our forward pass on llama.cpp's
 #   base: our PPL and llama.cpp's over the same positions, ln(PPL ratio) and
 #   the two engines' KLD (docs/cpu-4bit.md's floor is about 0.004).
+# Special tokens written out in the text (`<|vision_start|>`) are read as
+# special by ours, as the server reads a chat prompt, and as plain text by
+# llama-perplexity (parse_special off): from the first one on, the two
+# bases' positions shift and differ. The PPL and KLD are on llama.cpp's
+# tokens either way.
 # Both engines run the file's own packed weights, 2 threads.
 #
 # Usage: LLAMA_CPP_BIN=DIR scripts/ppl-check.sh OUT [MODEL...]
@@ -54,17 +59,19 @@ def tokens(path):
         n_ctx, n_vocab, n_chunk = struct.unpack("<3I", f.read(12))
         return list(struct.unpack(f"<{n_ctx * n_chunk}i", f.read(4 * n_ctx * n_chunk)))
 
-print("| model | tokens, ours / llama.cpp | differing | PPL, llama-perplexity (its log) | PPL, llama.cpp's base | PPL, ours | ln(PPL ours / llama.cpp) | KLD, ours from llama.cpp | same top % |")
+print("| model | tokens, ours / llama.cpp | differing (first at) | PPL, llama-perplexity (its log) | PPL, llama.cpp's base | PPL, ours | ln(PPL ours / llama.cpp) | KLD, ours from llama.cpp | same top % |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for m in models:
     d = f"{out}/{m}"
     ours, llama = tokens(f"{d}/ours.kld"), tokens(f"{d}/llama.kld")
     diff = sum(a != b for a, b in zip(ours, llama)) + abs(len(ours) - len(llama))
+    first = next((i for i, (a, b) in enumerate(zip(ours, llama)) if a != b), None)
     log = open(f"{d}/llama.log", errors="replace").read()
     final = re.search(r"Final estimate: PPL = ([0-9.]+) \+/- ([0-9.]+)", log)
     k = json.load(open(f"{d}/kld.json"))
     said = f"{final.group(1)} ± {final.group(2)}" if final else "?"
-    print(f"| {m} | {len(ours)} / {len(llama)} | {diff} | {said} | "
+    at = "" if first is None else f" (from {first})"
+    print(f"| {m} | {len(ours)} / {len(llama)} | {diff}{at} | {said} | "
           f"{k['ppl_base']:.4f} ± {k['ppl_base_uncertainty']:.4f} | {k['ppl']:.4f} ± {k['ppl_uncertainty']:.4f} | "
           f"{k['ln_ppl_ratio']:+.5f} ± {k['ln_ppl_ratio_uncertainty']:.5f} | "
           f"{k['kld_mean']:.6f} ± {k['kld_uncertainty']:.6f} | "
