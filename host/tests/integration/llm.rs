@@ -395,7 +395,7 @@ fn under_a_schema_each_request_bounds_its_index_by_its_screen_and_json_answers_a
         assert_eq!(first["required"][0], "reason");
     }
     let system = received[0].body["messages"][0]["content"].as_str().unwrap();
-    assert!(system.contains("reason first"), "{system}");
+    assert!(system.contains("\"reason\" first"), "{system}");
     assert!(!user_text(&received[0].body).contains("Reason: …"));
 }
 
