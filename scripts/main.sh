@@ -28,7 +28,8 @@ bin=target/release/droidscore
 # (the baseline, run first on the same slice) completes every one of them; a
 # model step costs seconds on 2 cores. The answer is constrained to the
 # step's JSON schema (`run`'s default for the server it starts: 0 invalid
-# answers in 120 steps, where the free format's were mostly invalid) and
+# answers in 938 constrained steps, where the free format's were mostly
+# invalid) and
 # the weights are dense f16: by docs/agent-step.md's bench, a constrained
 # step (about 80 prompt tokens computed, 40 generated) costs the least
 # model time in f16 (prefill 3.2x packed, decode 0.63x), for 182 MiB more

@@ -165,7 +165,7 @@ const KNOWN_FIELDS: &[&str] = &[
 ];
 
 fn app_names() -> String {
-    APPS.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", ")
+    crate::sim::layout::app_labels().join(", ")
 }
 
 /// The package an app name opens: the launcher's labels (case and surrounding

@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use super::action::{Action, Target};
 use super::llm::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
-use crate::sim::layout::APPS;
+use crate::sim::layout::app_labels;
 use crate::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.
@@ -62,11 +62,7 @@ pub fn system_prompt(constrain: Constrain) -> String {
              {\"action_type\": \"open_app\", \"app_name\": \"Clock\"}"
         }
     };
-    let apps = APPS
-        .iter()
-        .map(|(label, _)| *label)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let apps = app_labels().join(", ");
     format!(
         "You operate an Android phone toward the user's goal, one action a turn.\n\
          Actions (action_type: fields):\n\

@@ -25,7 +25,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::sim::layout::APPS;
+use crate::sim::layout::app_labels;
 
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.
@@ -86,8 +86,7 @@ pub fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
         (elements > 0).then(|| json!({"type": "integer", "minimum": 0, "maximum": elements - 1}));
     let text = json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS});
     let direction = json!({"type": "string", "enum": ["up", "down", "left", "right"]});
-    let apps: Vec<&str> = APPS.iter().map(|(label, _)| *label).collect();
-    let app = json!({"type": "string", "enum": apps});
+    let app = json!({"type": "string", "enum": app_labels()});
     let status = json!({"type": "string", "enum": ["complete", "infeasible"]});
 
     let mut any = Vec::new();

@@ -36,6 +36,11 @@ pub const APPS: &[(&str, &str)] = &[
     ("Settings", SETTINGS),
 ];
 
+/// The launcher's app labels, in its order: what `open_app` takes.
+pub fn app_labels() -> Vec<&'static str> {
+    APPS.iter().map(|(label, _)| *label).collect()
+}
+
 /// Everything needed to lay out one frame.
 #[derive(Debug)]
 pub struct Ctx<'a> {
