@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::{Agent, Decision, LlmAgent, LlmConfig};
+use droidscore::apps::PhoneSetup;
 use droidscore::phone::{DeviceAction, Phone};
-use droidscore::sim::{SimConfig, SimPhone};
+use droidscore::sim::SimPhone;
 use scripted_server::{Reply, ScriptedServer};
 
 /// Requests the server can answer before it runs out (criterion's sample count
@@ -38,7 +39,7 @@ Action: {"action_type": "navigate_home"}"#;
             ..LlmConfig::new(server.base_url.clone(), "bench")
         };
         let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
-        let mut phone = SimPhone::new(SimConfig::default()).unwrap();
+        let mut phone = SimPhone::new(PhoneSetup::default()).unwrap();
         phone
             .act(&DeviceAction::Launch {
                 package: "com.android.settings".into(),

@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::Solver;
+use droidscore::apps::PhoneSetup;
 use droidscore::episode;
 use droidscore::phone::{DeviceAction, Intent, Phone};
-use droidscore::sim::{SimConfig, SimPhone};
+use droidscore::sim::SimPhone;
 use droidscore::task;
 use droidscore::uiautomator::Selector;
 
 fn internet_screen() -> (SimPhone, DeviceAction) {
-    let mut phone = SimPhone::new(SimConfig::default()).unwrap();
+    let mut phone = SimPhone::new(PhoneSetup::default()).unwrap();
     phone
         .open(&Intent("android.settings.WIFI_SETTINGS".into()))
         .unwrap();
@@ -64,7 +65,7 @@ fn reference_pass(c: &mut Criterion) {
             b.iter(|| {
                 let mut passed = 0;
                 for inst in &instances {
-                    let mut phone = SimPhone::new(inst.sim_config(0)).unwrap();
+                    let mut phone = SimPhone::new(inst.setup(0)).unwrap();
                     let ep =
                         episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst)
                             .unwrap();

@@ -35,7 +35,7 @@ impl CheckRow {
 const SEED: u64 = 0;
 
 fn phone(instance: &Instance) -> Result<SimPhone, String> {
-    SimPhone::new(instance.sim_config(SEED)).map_err(|e| e.to_string())
+    SimPhone::new(instance.setup(SEED)).map_err(|e| e.to_string())
 }
 
 fn episode_with(

@@ -2,7 +2,9 @@
 //!
 //! The data path, one module per arrow:
 //! task → phone (sim | adb) → observation → agent → action → phone → state → oracle → report.
-//! `task` loads task files, `phone` is the boundary trait, `sim` the simulator
+//! `task` loads task files, `apps` describes the apps a phone runs (catalogue,
+//! Settings keys, variants, alarms) for every backend, `phone` is the boundary
+//! trait and the `Backend` that prepares a phone per episode, `sim` the simulator
 //! behind it, `uiautomator` the dump format, `agent` decides actions, `episode`
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
 //! `report` prints tables, `cli` is the command line. `adbd` serves a phone
@@ -12,6 +14,7 @@
 pub mod adb;
 pub mod adbd;
 pub mod agent;
+pub mod apps;
 pub mod bench;
 pub mod check;
 pub mod cli;

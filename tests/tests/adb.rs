@@ -9,12 +9,14 @@ use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use droidscore::adb::{AdbOptions, AdbPhone, Prepared, PrivateAdbServer, ServerTransport};
+use droidscore::adb::{
+    AdbBackend, AdbOptions, AdbPhone, Prepared, PrivateAdbServer, ServerTransport,
+};
 use droidscore::adbd::{Server, ServerHandle};
 use droidscore::agent::{Agent, Decision, Solver};
 use droidscore::episode;
-use droidscore::phone::Observation;
-use droidscore::run::{execute, plan, Phones};
+use droidscore::phone::{Backend, Observation};
+use droidscore::run::{execute, plan};
 use droidscore::sim::SimPhone;
 use droidscore::store::{RunRecord, Store};
 use droidscore::task::{self, Instance, Task};
@@ -128,7 +130,7 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
     let (mut equal, mut skipped) = (0, Vec::new());
     for inst in tasks.iter().flat_map(|t| &t.variants) {
         let name = format!("{}/{}", inst.task, inst.variant.id);
-        let mut sim = SimPhone::new(inst.sim_config(0)).unwrap();
+        let mut sim = SimPhone::new(inst.setup(0)).unwrap();
         let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
         let sim_says = if on_sim.success { "pass" } else { "fail" };
         let adb_says = match phone.prepare(inst, 0).unwrap() {
@@ -256,12 +258,9 @@ fn run_unplugged(
             plug: plug.clone(),
         }))
     };
-    let phones = Phones::Adb {
-        phones: vec![phone],
-        device_wait,
-    };
+    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
     let bar = indicatif::ProgressBar::hidden();
-    let written = execute(&store, "drop", planned, phones, &factory, &bar).unwrap();
+    let written = execute(&store, "drop", planned, backends, &factory, &bar).unwrap();
     assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
     for e in &written {
         println!(

@@ -50,7 +50,7 @@ fn on_a_phone_without_flip_history_such_oracles_are_skipped_and_the_rest_scored(
     let (mut scored, mut skipped) = (0, 0);
     for task in &tasks {
         for instance in &task.variants {
-            let mut phone = RealLike(SimPhone::new(instance.sim_config(0)).unwrap());
+            let mut phone = RealLike(SimPhone::new(instance.setup(0)).unwrap());
             let ep = episode::run(
                 &mut phone,
                 &mut Solver::new(instance.solution.clone()),
@@ -94,7 +94,7 @@ fn ui_oracles_navigate_in_place_when_the_phone_cannot_fork() {
         .unwrap()
         .variant("base")
         .unwrap();
-    let mut phone = RealLike(SimPhone::new(alarm.sim_config(0)).unwrap());
+    let mut phone = RealLike(SimPhone::new(alarm.setup(0)).unwrap());
     let ep = episode::run(&mut phone, &mut Solver::new(alarm.solution.clone()), alarm).unwrap();
     assert!(ep.success, "{}", ep.reason);
     // Without a fork the scorer opened the alarm list on the phone itself.

@@ -5,7 +5,7 @@
 
 use super::phone::AdbPhone;
 use super::shell::quote;
-use crate::phone::PhoneError;
+use crate::phone::{DeployTarget, PhoneError};
 
 /// A program started in the background on the phone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +150,89 @@ impl AdbPhone {
     pub fn stop_background(&mut self, process: &Background) -> Result<(), PhoneError> {
         self.shell(&format!("kill {}", process.pid))?;
         Ok(())
+    }
+}
+
+/// The on-device server's deployment, over adb: each request is the
+/// inherent method of the same name, or one quoted shell line.
+impl DeployTarget for AdbPhone {
+    fn serial(&self) -> &str {
+        AdbPhone::serial(self)
+    }
+
+    fn is_virtual(&self) -> bool {
+        AdbPhone::is_virtual(self)
+    }
+
+    fn getprop(&mut self, name: &str) -> Result<String, PhoneError> {
+        self.shell_ok(&format!("getprop {name}"))
+    }
+
+    fn read_file(&mut self, remote: &str) -> Result<Option<Vec<u8>>, PhoneError> {
+        AdbPhone::read_file(self, remote)
+    }
+
+    fn sha256(&mut self, remote: &str) -> Result<Option<String>, PhoneError> {
+        AdbPhone::sha256(self, remote)
+    }
+
+    fn push(&mut self, data: &[u8], remote: &str, executable: bool) -> Result<(), PhoneError> {
+        AdbPhone::push(self, data, remote, executable)
+    }
+
+    fn push_file(
+        &mut self,
+        local: &std::path::Path,
+        remote: &str,
+        executable: bool,
+    ) -> Result<(), PhoneError> {
+        AdbPhone::push_file(self, local, remote, executable)
+    }
+
+    fn make_executable(&mut self, remote: &str) -> Result<(), PhoneError> {
+        self.shell_ok(&format!("chmod 755 {}", quote(remote)))
+            .map(drop)
+    }
+
+    fn remove_file(&mut self, remote: &str) -> Result<(), PhoneError> {
+        self.shell(&format!("rm -f {}", quote(remote))).map(drop)
+    }
+
+    fn tail(&mut self, remote: &str, lines: usize) -> Result<String, PhoneError> {
+        AdbPhone::tail(self, remote, lines)
+    }
+
+    fn cmdline(&mut self, pid: u32) -> Result<Option<Vec<String>>, PhoneError> {
+        AdbPhone::cmdline(self, pid)
+    }
+
+    fn kill(&mut self, pid: u32) -> Result<(), PhoneError> {
+        self.shell_ok(&format!("kill {pid}")).map(drop)
+    }
+
+    fn start_background_in(
+        &mut self,
+        dir: &str,
+        argv: &[&str],
+        log: &str,
+    ) -> Result<u32, PhoneError> {
+        AdbPhone::start_background_in(self, dir, argv, log).map(|started| started.pid)
+    }
+
+    fn forward(&mut self, local: &str, remote: &str) -> Result<(), PhoneError> {
+        AdbPhone::forward(self, local, remote)
+    }
+
+    fn remove_forward(&mut self, local: &str) -> Result<(), PhoneError> {
+        AdbPhone::remove_forward(self, local)
+    }
+
+    fn forwards(&mut self) -> Result<Vec<(String, String)>, PhoneError> {
+        AdbPhone::forwards(self)
+    }
+
+    fn unused_local_port(&self) -> u16 {
+        super::free_port()
     }
 }
 

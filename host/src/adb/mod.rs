@@ -1,10 +1,11 @@
 //! The adb backend: phones driven through the adb server. `transport` reaches
 //! a phone (the trait, and `adb_client` behind it), `phone` is the `Phone`
 //! trait over it, `prepare` puts a phone in a task's initial state or says why
-//! it cannot, `deploy` pushes files, forwards ports and runs background
-//! processes; `private_server` runs adb's server on a port of its own for
-//! tests. `shell` quotes for the phone's `sh -c` and recovers exit codes
-//! from an echoed marker; `screencap` parses raw screenshots.
+//! it cannot (`AdbBackend`, the run's `Backend`), `deploy` pushes files,
+//! forwards ports and runs background processes (`DeployTarget`);
+//! `private_server` runs adb's server on a port of its own for tests. `shell` quotes for the phone's `sh -c` and recovers exit codes
+//! from an echoed marker; `screencap` parses raw screenshots;
+//! `virtual_phone` names what a virtual phone answers to.
 
 mod deploy;
 mod phone;
@@ -13,10 +14,12 @@ mod private_server;
 mod screencap;
 mod shell;
 mod transport;
+mod virtual_phone;
 
+pub use crate::phone::Prepared;
 pub use deploy::Background;
 pub use phone::{parse_foreground, AdbOptions, AdbPhone};
-pub use prepare::Prepared;
+pub use prepare::AdbBackend;
 pub use private_server::{free_port, PrivateAdbServer, EMULATOR_PORTS};
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{
@@ -26,3 +29,4 @@ pub use transport::{
     devices, server_address, split_marker_bytes, take_marker, AdbError, Listed, ServerTransport,
     ShellResult, Transport,
 };
+pub use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};

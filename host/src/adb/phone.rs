@@ -13,11 +13,11 @@ use base64::Engine;
 use super::raw_to_png;
 use super::shell::{input_text_command, quote};
 use super::transport::{AdbError, ShellResult, Transport};
+use super::virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};
 use crate::phone::{
     Capabilities, DeviceAction, Intent, Observation, ObserveTiming, Phone, PhoneError, SettingKey,
 };
 use crate::uiautomator::{self, Dump};
-use crate::vphone::APP_DATA_URI;
 
 /// Where dumps go on the phone (uiautomator's own default path).
 const DUMP_PATH: &str = "/sdcard/window_dump.xml";
@@ -89,7 +89,7 @@ impl AdbPhone {
             app_keys: Vec::new(),
         };
         let maker = phone.shell_ok("getprop ro.product.manufacturer")?;
-        phone.virtual_phone = maker.trim() == crate::vphone::MANUFACTURER;
+        phone.virtual_phone = maker.trim() == VIRTUAL_PHONE_MANUFACTURER;
         Ok(phone)
     }
 

@@ -9,18 +9,37 @@
 //! alone would lie (`cmd connectivity airplane-mode`, `svc wifi|bluetooth`),
 //! and every value is read back: a value that did not take is a skip.
 
+use std::time::Duration;
+
 use super::phone::AdbPhone;
 use super::shell::quote;
-use crate::phone::{Key, Phone, PhoneError, SettingKey};
+use super::virtual_phone::APP_DATA_URI;
+use crate::phone::{Backend, Key, Phone, PhoneError, Prepared, SettingKey};
 use crate::task::Instance;
-use crate::vphone::APP_DATA_URI;
 
-/// Whether the episode can run on this phone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Prepared {
-    Ready,
-    /// The episode is skipped; the reason is recorded with it.
-    Skip(String),
+/// One adb phone as a run's backend: every episode on it starts with
+/// [`AdbPhone::prepare`]; after the phone is lost, the worker waits up to
+/// `device_wait` for it before the retry.
+#[derive(Debug)]
+pub struct AdbBackend {
+    pub phone: AdbPhone,
+    pub device_wait: Duration,
+}
+
+impl Backend for AdbBackend {
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        self.phone
+            .prepare(instance, seed)
+            .map_err(|e| PhoneError::Device(format!("phone {}: {e}", self.phone.serial())))
+    }
+
+    fn phone(&mut self) -> &mut dyn Phone {
+        &mut self.phone
+    }
+
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        self.phone.wait_for_device(self.device_wait)
+    }
 }
 
 /// Why this instance cannot run on a phone that is not the virtual phone,
@@ -44,7 +63,7 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
             changes.join(", ")
         ));
     }
-    if !instance.sim_config(0).alarms.is_empty() {
+    if !instance.setup(0).alarms.is_empty() {
         return Some("the initial alarm list cannot be written over adb without root (DeskClock's provider is not exported)".into());
     }
     None
@@ -70,7 +89,7 @@ impl AdbPhone {
         self.act(&crate::phone::DeviceAction::Key { key: Key::Home })?;
         self.shell_ok(&format!("am force-stop {}", quote(&instance.app)))?;
 
-        let config = instance.sim_config(seed);
+        let config = instance.setup(seed);
         // Airplane mode first: turning it on turns radios off, which the
         // Wi-Fi and Bluetooth values after it then override.
         let mut initial: Vec<(&String, &String)> = config.initial.iter().collect();

@@ -34,8 +34,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::Decision;
+use crate::apps::APPS;
 use crate::phone::{DeviceAction, Key};
-use crate::sim::layout::APPS;
 use crate::uiautomator::{Bounds, Element};
 
 /// Where a click, long press or text entry lands.
@@ -165,7 +165,7 @@ const KNOWN_FIELDS: &[&str] = &[
 ];
 
 fn app_names() -> String {
-    crate::sim::layout::app_labels().join(", ")
+    crate::apps::app_labels().join(", ")
 }
 
 /// The package an app name opens: the launcher's labels (case and surrounding

@@ -19,8 +19,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use super::local::get_json;
-use crate::adb::{quote, AdbPhone};
-use crate::phone::PhoneError;
+use crate::phone::{DeployTarget, PhoneError};
 
 /// Where everything goes on the phone: the one directory `adb shell` may
 /// write and execute from.
@@ -206,7 +205,7 @@ fn required_file(path: &Path, what: &str, hint: &str) -> Result<(), DeployError>
 }
 
 /// The deployment recorded on the phone, if any.
-pub fn recorded(phone: &mut AdbPhone) -> Result<Option<Deployment>, PhoneError> {
+pub fn recorded(phone: &mut dyn DeployTarget) -> Result<Option<Deployment>, PhoneError> {
     Ok(phone
         .read_file(REMOTE_RECORD)?
         .and_then(|raw| serde_json::from_slice(&raw).ok()))
@@ -215,7 +214,10 @@ pub fn recorded(phone: &mut AdbPhone) -> Result<Option<Deployment>, PhoneError> 
 /// Whether the recorded server still runs: its pid is alive and its
 /// `/proc/PID/cmdline` is the recorded command line (so a reused pid is
 /// never taken for ours).
-fn still_running(phone: &mut AdbPhone, deployment: &Deployment) -> Result<bool, PhoneError> {
+fn still_running(
+    phone: &mut dyn DeployTarget,
+    deployment: &Deployment,
+) -> Result<bool, PhoneError> {
     Ok(phone.cmdline(deployment.pid)?.as_ref() == Some(&deployment.argv))
 }
 
@@ -232,13 +234,13 @@ pub struct Stopped {
 
 /// Stop the deployed server (if it runs) and remove this phone's forwards to
 /// its port.
-pub fn stop(phone: &mut AdbPhone) -> Result<Stopped, PhoneError> {
+pub fn stop(phone: &mut dyn DeployTarget) -> Result<Stopped, PhoneError> {
     let Some(deployment) = recorded(phone)? else {
         return Ok(Stopped::default());
     };
     let mut stopped = Stopped::default();
     if still_running(phone, &deployment)? {
-        phone.shell_ok(&format!("kill {}", deployment.pid))?;
+        phone.kill(deployment.pid)?;
         stopped.killed = Some(deployment.pid);
     }
     let remote = format!("tcp:{}", deployment.port);
@@ -248,7 +250,7 @@ pub fn stop(phone: &mut AdbPhone) -> Result<Stopped, PhoneError> {
             stopped.forwards.push(local);
         }
     }
-    phone.shell(&format!("rm -f {}", quote(REMOTE_RECORD)))?;
+    phone.remove_file(REMOTE_RECORD)?;
     stopped.deployment = Some(deployment);
     Ok(stopped)
 }
@@ -256,7 +258,7 @@ pub fn stop(phone: &mut AdbPhone) -> Result<Stopped, PhoneError> {
 /// Push `local` to `remote` unless the phone already has the same bytes
 /// (sha256 on both sides); says which on `progress`.
 fn push_if_changed(
-    phone: &mut AdbPhone,
+    phone: &mut dyn DeployTarget,
     local: &Path,
     local_sha: &str,
     remote: &str,
@@ -270,7 +272,7 @@ fn push_if_changed(
             &local_sha[..12]
         ));
         if executable {
-            phone.shell_ok(&format!("chmod 755 {}", quote(remote)))?;
+            phone.make_executable(remote)?;
         }
         return Ok(());
     }
@@ -291,7 +293,7 @@ fn push_if_changed(
 /// to `tcp:PORT` already uses, else PORT itself if free here, else any free
 /// port. Never PORT for the virtual phone: its loopback is this machine's,
 /// so a forward from PORT to PORT would reach itself.
-fn local_port(phone: &mut AdbPhone, port: u16) -> Result<(u16, bool), PhoneError> {
+fn local_port(phone: &mut dyn DeployTarget, port: u16) -> Result<(u16, bool), PhoneError> {
     let remote = format!("tcp:{port}");
     let existing = phone
         .forwards()?
@@ -304,7 +306,7 @@ fn local_port(phone: &mut AdbPhone, port: u16) -> Result<(u16, bool), PhoneError
     if !phone.is_virtual() && TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
         return Ok((port, false));
     }
-    Ok((crate::adb::free_port(), false))
+    Ok((phone.unused_local_port(), false))
 }
 
 /// `/health` answered `{"status":"ok"}`: its document.
@@ -319,7 +321,7 @@ fn healthy(runtime: &tokio::runtime::Handle, local_port: u16) -> Result<serde_js
 }
 
 /// The phone's log tail, for an error.
-fn log_tail(phone: &mut AdbPhone) -> String {
+fn log_tail(phone: &mut dyn DeployTarget) -> String {
     match phone.tail(REMOTE_LOG, LOG_TAIL) {
         Ok(text) if text.trim().is_empty() => "(empty)".into(),
         Ok(text) => text.trim_end().to_string(),
@@ -332,7 +334,7 @@ fn log_tail(phone: &mut AdbPhone) -> String {
 /// line that answers `/health` is kept instead of restarted. `runtime` must
 /// be a multi-thread runtime's: this blocks on it from outside.
 pub fn deploy(
-    phone: &mut AdbPhone,
+    phone: &mut dyn DeployTarget,
     options: &DeployOptions,
     runtime: &tokio::runtime::Handle,
     reuse: bool,
@@ -358,7 +360,7 @@ pub fn deploy(
             DeployError::BadInput(format!("--model {}: no file name", options.model.display()))
         })?
         .to_string();
-    let abi = phone.shell_ok("getprop ro.product.cpu.abi")?;
+    let abi = phone.getprop("ro.product.cpu.abi")?;
     if abi.trim() != "arm64-v8a" {
         return Err(DeployError::BadInput(format!(
             "{}: its CPU ABI is {:?}, not arm64-v8a: the aarch64 binary cannot run there",
@@ -424,14 +426,14 @@ pub fn deploy(
     )?;
 
     let words: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let started = phone.start_background_in(REMOTE_DIR, &words, REMOTE_LOG)?;
+    let pid = phone.start_background_in(REMOTE_DIR, &words, REMOTE_LOG)?;
     progress(&format!(
         "started `{}` in {REMOTE_DIR} (pid {}, log {REMOTE_LOG})",
         argv.join(" "),
-        started.pid
+        pid
     ));
     let deployment = Deployment {
-        pid: started.pid,
+        pid,
         port: options.port,
         argv,
         binary_sha256,
@@ -485,7 +487,7 @@ pub fn deploy(
 
 /// Ask the ready server its model id.
 fn finish(
-    phone: &mut AdbPhone,
+    phone: &mut dyn DeployTarget,
     runtime: &tokio::runtime::Handle,
     deployment: Deployment,
     local_port: u16,

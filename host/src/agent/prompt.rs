@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use super::action::{Action, Target};
 use super::llm::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
-use crate::sim::layout::app_labels;
+use crate::apps::app_labels;
 use crate::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.

@@ -149,7 +149,7 @@ fn typical_requests(constrain: Constrain) -> Vec<Value> {
         .variant("base")
         .unwrap()
         .clone();
-    let mut phone = crate::sim::SimPhone::new(inst.sim_config(0)).unwrap();
+    let mut phone = crate::sim::SimPhone::new(inst.setup(0)).unwrap();
     let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
     config.constrain = constrain;
     let mut dialogue = Dialogue::new();

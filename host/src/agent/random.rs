@@ -80,11 +80,12 @@ impl Agent for RandomAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apps::PhoneSetup;
     use crate::phone::Phone;
-    use crate::sim::{SimConfig, SimPhone};
+    use crate::sim::SimPhone;
 
     fn phone() -> SimPhone {
-        SimPhone::new(SimConfig::default()).unwrap()
+        SimPhone::new(PhoneSetup::default()).unwrap()
     }
 
     #[test]

@@ -25,7 +25,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::sim::layout::app_labels;
+use crate::apps::app_labels;
 
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.

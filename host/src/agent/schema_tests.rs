@@ -302,7 +302,7 @@ fn every_reference_action_of_the_suite_is_valid_under_its_steps_schema() {
     let (mut episodes, mut actions) = (0, 0);
     for task in &tasks {
         for inst in &task.variants {
-            let mut phone = crate::sim::SimPhone::new(inst.sim_config(0)).unwrap();
+            let mut phone = crate::sim::SimPhone::new(inst.setup(0)).unwrap();
             let mut agent = Checked {
                 solver: Solver::new(inst.solution.clone()),
                 failures: Vec::new(),

@@ -12,8 +12,8 @@
 
 use super::action::{Action, Direction, Target};
 use super::Decision;
+use crate::apps::APPS;
 use crate::phone::{DeviceAction, Key};
-use crate::sim::layout::APPS;
 use crate::uiautomator::Element;
 
 /// The element whose centre is the point, as the model would name it.

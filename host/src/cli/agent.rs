@@ -98,7 +98,7 @@ fn prompts(args: PromptsArgs) -> Result<(), CliError> {
     config.constrain = args.constrain.into();
     let mut episodes = Vec::new();
     for inst in &instances {
-        let mut phone = SimPhone::new(inst.sim_config(0))
+        let mut phone = SimPhone::new(inst.setup(0))
             .map_err(|e| CliError::BadInput(format!("{}: {e}", inst.task)))?;
         let mut replay = Replay {
             solver: Solver::new(inst.solution.clone()),

@@ -6,12 +6,14 @@ use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs,
 };
+use crate::adb::AdbBackend;
 use crate::agent::local::LocalServer;
 use crate::agent::on_device::OnDevice;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 
-use crate::phone::{DeviceAction, Intent, Phone};
-use crate::sim::SimPhone;
+use crate::apps::SetupError;
+use crate::phone::{Backend, DeviceAction, Intent, Phone};
+use crate::sim::{SimBackend, SimPhone};
 use crate::store::{EpisodeKey, RunRecord, Store};
 use crate::task::{self, Instance, Task};
 use crate::{check, report, uiautomator};
@@ -155,7 +157,7 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::load_dir(&args.suite)?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
     let mut phone =
-        SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+        SimPhone::new(inst.setup(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
     match &args.open {
         Some(intent) => phone.open(&Intent(intent.clone()))?,
         None => phone.act(&DeviceAction::Launch {
@@ -577,16 +579,21 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         })
     };
     let bar = progress_bar(planned.len());
-    let phones = match adb_phones {
-        None => crate::run::Phones::Sim {
-            jobs: args.jobs as usize,
-        },
-        Some((phones, _)) => crate::run::Phones::Adb {
-            phones,
-            device_wait: super::adb::device_wait(&args.device),
-        },
+    // One backend per worker: a simulator per job, or each adb phone.
+    let backends: Vec<Box<dyn Backend>> = match adb_phones {
+        None => (0..args.jobs.max(1))
+            .map(|_| Ok(Box::new(SimBackend::new()?) as Box<dyn Backend>))
+            .collect::<Result<_, SetupError>>()
+            .map_err(|e| CliError::BadInput(e.to_string()))?,
+        Some((phones, _)) => {
+            let device_wait = super::adb::device_wait(&args.device);
+            phones
+                .into_iter()
+                .map(|phone| Box::new(AdbBackend { phone, device_wait }) as Box<dyn Backend>)
+                .collect()
+        }
     };
-    let result = crate::run::execute(&store, &run_id, planned, phones, &factory, &bar);
+    let result = crate::run::execute(&store, &run_id, planned, backends, &factory, &bar);
     bar.finish_and_clear();
     result.map_err(|e| match e {
         crate::run::RunError::Fatal(_) => CliError::Endpoint(format!(

@@ -11,8 +11,8 @@ pub use verdict::{CheckResult, Outcome, Verdict};
 
 use std::collections::BTreeMap;
 
+use crate::apps::SettingsApp;
 use crate::phone::{Phone, PhoneError, SettingKey};
-use crate::sim::SettingsApp;
 
 /// All predicates must hold.
 #[derive(Debug, Clone)]

@@ -466,8 +466,9 @@ fn identity(node: &Node) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apps::{Alarm, PhoneSetup};
     use crate::oracle::Baseline;
-    use crate::sim::{Alarm, SimConfig, SimPhone};
+    use crate::sim::SimPhone;
 
     /// Regression: counting by content alone merged identical alarms, and a card
     /// cut off at the list's edge was counted again where it showed whole.
@@ -489,9 +490,9 @@ mod tests {
             enabled: true,
             label: String::new(),
         });
-        let mut phone = SimPhone::new(SimConfig {
+        let mut phone = SimPhone::new(PhoneSetup {
             alarms,
-            ..SimConfig::default()
+            ..PhoneSetup::default()
         })
         .unwrap();
         let baseline = Baseline::capture(&mut phone);

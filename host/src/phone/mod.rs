@@ -1,9 +1,15 @@
-//! The phone boundary: one trait that every backend implements (the in-process
-//! simulator now, adb later), and the small vocabulary it speaks: device actions,
-//! settings keys, observations, intents and capabilities.
+//! The phone boundary: one trait that every phone implements (the in-process
+//! simulator, adb), the small vocabulary it speaks (device actions, settings
+//! keys, observations, intents and capabilities), the [`Backend`] that
+//! prepares a phone for each episode, and the [`DeployTarget`] an on-device
+//! program is pushed to.
 
+mod backend;
+mod deploy;
 mod setting;
 
+pub use backend::{Backend, Prepared};
+pub use deploy::DeployTarget;
 pub use setting::{Namespace, SettingKey};
 
 use crate::uiautomator::Hierarchy;

@@ -1,11 +1,10 @@
-//! Executing a plan: worker threads each take the next planned episode, run
-//! it with a fresh agent — on a fresh simulator (`jobs` workers), or on the
-//! worker's own adb phone (one worker per phone) after putting the phone in
-//! the task's initial state — and send the finished
-//! episode with its steps to one writer, which commits it to the store in one
-//! transaction. An episode that dies of infrastructure (the phone or the
-//! endpoint) is retried once, then recorded as `infra` and kept out of the
-//! success rate.
+//! Executing a plan: one worker thread per backend (a simulator per job, one
+//! per adb phone) takes the next planned episode, has its backend prepare a
+//! phone in the task's initial state, runs it with a fresh agent, and sends
+//! the finished episode with its steps to one writer, which commits it to
+//! the store in one transaction. An episode that dies of infrastructure (the
+//! phone or the endpoint) is retried once, then recorded as `infra` and kept
+//! out of the success rate.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -14,15 +13,12 @@ use std::time::SystemTime;
 
 use super::plan::Planned;
 use super::record::{EpisodeKey, Recording};
-use crate::adb::{AdbPhone, Prepared};
 use crate::agent::Agent;
 use crate::episode::{self, Episode};
 use crate::oracle::Outcome;
-use crate::phone::Phone;
-use crate::sim::SimPhone;
+use crate::phone::{Backend, Prepared};
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
 use crate::task::Instance;
-use std::time::Duration;
 
 /// Builds the agent for one episode (instance, seed); an agent that cannot be
 /// built is an infrastructure failure of that episode.
@@ -31,19 +27,6 @@ pub type AgentFactory<'a> =
 
 /// Attempts per episode: the first, and one retry after an infrastructure failure.
 const ATTEMPTS: u32 = 2;
-
-/// Where episodes run.
-#[derive(Debug)]
-pub enum Phones {
-    /// A fresh simulator per episode, `jobs` episodes at once.
-    Sim { jobs: usize },
-    /// One stream of episodes per adb phone. After a phone is lost, its
-    /// worker waits up to `device_wait` for it before the retry.
-    Adb {
-        phones: Vec<AdbPhone>,
-        device_wait: Duration,
-    },
-}
 
 /// What an attempt produced.
 enum Attempted {
@@ -81,25 +64,15 @@ fn attempt(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
-    adb: Option<&mut AdbPhone>,
+    backend: &mut dyn Backend,
 ) -> Result<Attempted, Failure> {
     let instance = planned.instance;
-    let mut sim;
-    let phone: &mut dyn Phone = match adb {
-        Some(phone) => {
-            match phone.prepare(instance, planned.seed) {
-                Ok(Prepared::Ready) => {}
-                Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
-                Err(e) => return Err(Failure::Infra(format!("phone {}: {e}", phone.serial()))),
-            }
-            phone
-        }
-        None => {
-            sim = SimPhone::new(instance.sim_config(planned.seed))
-                .map_err(|e| Failure::Infra(e.to_string()))?;
-            &mut sim
-        }
-    };
+    match backend.prepare(instance, planned.seed) {
+        Ok(Prepared::Ready) => {}
+        Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
+        Err(e) => return Err(Failure::Infra(e.to_string())),
+    }
+    let phone = backend.phone();
     let mut agent =
         factory(instance, planned.seed).map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let key = EpisodeKey {
@@ -155,13 +128,12 @@ fn run_one(
     planned: &Planned,
     run_id: &str,
     factory: &AgentFactory,
-    mut adb: Option<(&mut AdbPhone, Duration)>,
+    backend: &mut dyn Backend,
 ) -> Result<(EpisodeRecord, Vec<StepRecord>), String> {
     let started_at = now();
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
-        let phone = adb.as_mut().map(|(p, _)| &mut **p);
-        match attempt(planned, run_id, factory, phone) {
+        match attempt(planned, run_id, factory, backend) {
             Ok(Attempted::Skipped(why)) => {
                 let record = unscored(
                     planned,
@@ -209,10 +181,8 @@ fn run_one(
                 last_error = why;
                 // A lost phone: wait for it (bounded) before the retry or the
                 // next episode; if it does not come back, say so.
-                if let Some((phone, wait)) = adb.as_mut() {
-                    if let Err(e) = phone.wait_for_device(*wait) {
-                        last_error = format!("{last_error}; then {e}");
-                    }
+                if let Err(e) = backend.recover() {
+                    last_error = format!("{last_error}; then {e}");
                 }
             }
         }
@@ -230,35 +200,26 @@ fn run_one(
     Ok((record, Vec::new()))
 }
 
-/// Run every planned episode on `jobs` threads; each finished episode is
-/// committed before the next result is taken. Returns the episodes written.
+/// Run every planned episode on one thread per backend; each finished
+/// episode is committed before the next result is taken. Returns the
+/// episodes written.
 pub fn execute(
     store: &Store,
     run_id: &str,
     planned: Vec<Planned>,
-    phones: Phones,
+    backends: Vec<Box<dyn Backend>>,
     factory: &AgentFactory,
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<EpisodeRecord>, RunError> {
-    // One slot per worker: nothing for a simulator worker, its phone for adb.
-    let (workers, device_wait): (Vec<Option<AdbPhone>>, Duration) = match phones {
-        Phones::Sim { jobs } => ((0..jobs.max(1)).map(|_| None).collect(), Duration::ZERO),
-        Phones::Adb {
-            phones,
-            device_wait,
-        } => {
-            if phones.is_empty() {
-                return Err(RunError::Setup("no adb phone to run on".into()));
-            }
-            (phones.into_iter().map(Some).collect(), device_wait)
-        }
-    };
+    if backends.is_empty() {
+        return Err(RunError::Setup("no phone to run on".into()));
+    }
     let queue = Mutex::new(planned.into_iter().collect::<VecDeque<_>>());
     let (send, receive) = mpsc::channel::<Result<(EpisodeRecord, Vec<StepRecord>), String>>();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let mut written = Vec::new();
     std::thread::scope(|scope| -> Result<(), RunError> {
-        for mut phone in workers {
+        for mut backend in backends {
             let send = send.clone();
             let (queue, stop) = (&queue, &stop);
             scope.spawn(move || loop {
@@ -267,8 +228,8 @@ pub fn execute(
                 }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
-                let adb = phone.as_mut().map(|p| (p, device_wait));
-                if send.send(run_one(&planned, run_id, factory, adb)).is_err() {
+                let done = run_one(&planned, run_id, factory, backend.as_mut());
+                if send.send(done).is_err() {
                     break;
                 }
             });

@@ -6,7 +6,7 @@ mod plan;
 mod provenance;
 mod record;
 
-pub use execute::{execute, AgentFactory, Phones, RunError};
+pub use execute::{execute, AgentFactory, RunError};
 pub use plan::{plan, select_variants, Planned, Shard};
 pub use provenance::{provenance, suite_hash};
 pub use record::{EpisodeKey, Recording};

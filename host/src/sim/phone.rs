@@ -5,28 +5,16 @@
 
 use std::collections::BTreeMap;
 
-use super::app::SettingsApp;
 use super::cmd::{ClockTab, Cmd, Dialog, Field, Screen};
 use super::layout::{self, Ctx, Frame, APPS, CLOCK, SETTINGS};
-use super::state::{Alarm, State};
-use super::variant::Variant;
+use super::render;
+use super::state::State;
 use super::view::View;
-use super::{render, SimError};
+use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant, ALARMS_KEY};
 use crate::phone::{
     Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey,
 };
 use crate::uiautomator::{self, Hierarchy};
-
-/// How a simulated phone starts.
-#[derive(Debug, Clone, Default)]
-pub struct SimConfig {
-    pub variant: Variant,
-    /// State on top of the app's defaults (task initial state, then the variant's).
-    pub initial: BTreeMap<String, String>,
-    pub alarms: Vec<Alarm>,
-    /// Picks the status-bar clock; same seed, same pixels.
-    pub seed: u64,
-}
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -61,30 +49,15 @@ fn package_of(screen: &Screen) -> String {
     }
 }
 
-/// The app-data key whose value is the whole alarm list, one line.
-pub const ALARMS_KEY: &str = "app/alarms";
-
 /// Swipes shorter than this (in both axes) are taps, as Android's touch slop.
 const TOUCH_SLOP: i32 = 24;
 
 impl SimPhone {
-    pub fn new(config: SimConfig) -> Result<SimPhone, SimError> {
-        let app = SettingsApp::get();
-        app.check_variant(&config.variant)
-            .map_err(|e| SimError::Variant(config.variant.id.clone(), e))?;
-        let mut values = app.defaults.clone();
-        for decoy in config.variant.decoys.iter().filter(|d| d.switch) {
-            values.insert(decoy.key(), "0".into());
-        }
-        for (key, value) in config.initial.iter() {
-            if !values.contains_key(key) {
-                return Err(SimError::UnknownKey(key.clone()));
-            }
-            values.insert(key.clone(), value.clone());
-        }
+    pub fn new(config: PhoneSetup) -> Result<SimPhone, SetupError> {
+        let values = config.values()?;
         let minutes = (config.seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32;
         Ok(SimPhone {
-            app,
+            app: SettingsApp::get(),
             variant: config.variant,
             state: State::new(values, config.alarms),
             background: BTreeMap::new(),
@@ -574,9 +547,9 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        SimPhone::new(SimConfig {
+        SimPhone::new(PhoneSetup {
             initial,
-            ..SimConfig::default()
+            ..PhoneSetup::default()
         })
         .unwrap()
     }
@@ -847,9 +820,9 @@ mod tests {
     #[test]
     fn an_unknown_initial_key_is_refused_by_name() {
         let initial = [("global/wifi_onn".to_string(), "1".to_string())].into();
-        let err = SimPhone::new(SimConfig {
+        let err = SimPhone::new(PhoneSetup {
             initial,
-            ..SimConfig::default()
+            ..PhoneSetup::default()
         })
         .unwrap_err();
         assert!(err.to_string().contains("global/wifi_onn"), "{err}");

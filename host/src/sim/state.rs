@@ -4,32 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::apps::Alarm;
 use crate::phone::Flip;
-
-/// One alarm in the Clock app.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Alarm {
-    #[serde(skip_deserializing)]
-    pub id: u32,
-    pub hour: u8,
-    pub minute: u8,
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    #[serde(default)]
-    pub label: String,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Alarm {
-    /// The time as the Clock app shows it on a 24-hour phone: `07:30`.
-    pub fn time_text(&self) -> String {
-        format!("{:02}:{:02}", self.hour, self.minute)
-    }
-}
 
 /// The simulator's state. Keys are `global/…`, `system/…`, `secure/…` (settings)
 /// or `app/…` (app data); values are strings as `settings get` prints them.

@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::{Done, Instance, Step, Task};
+use crate::apps::{Alarm, SetupError, Variant, ALARMS_KEY};
 use crate::oracle::{Oracle, PredicateSpec};
-use crate::phone::Phone;
-use crate::sim::{Alarm, SimError, SimPhone, Variant};
 
 /// A task file that could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -202,14 +201,14 @@ fn instantiate(
         solution: spec.solution,
         decoy_solution,
     };
-    // The simulator must accept the instance's initial state and variant, and
-    // the oracle may name only keys that simulated phone holds.
-    let phone = SimPhone::new(instance.sim_config(0)).map_err(|e| match e {
-        SimError::Variant(_, why) => why,
+    // The apps must have what the instance's initial state and variant name,
+    // and the oracle may name only keys a phone in that setup holds.
+    let values = instance.setup(0).values().map_err(|e| match e {
+        SetupError::Variant(_, why) => why,
         other => other.to_string(),
     })?;
-    let mut known: BTreeSet<String> = phone.state().values().keys().cloned().collect();
-    known.extend(phone.app_keys());
+    let mut known: BTreeSet<String> = values.into_keys().collect();
+    known.insert(ALARMS_KEY.to_string());
     instance
         .oracle
         .check_keys(&known)

@@ -11,8 +11,8 @@ pub use step::Step;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::apps::{Alarm, PhoneSetup, Variant};
 use crate::oracle::Oracle;
-use crate::sim::{Alarm, SimConfig, Variant};
 
 /// When an episode's success is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -58,8 +58,8 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// The simulator configuration this instance starts from.
-    pub fn sim_config(&self, seed: u64) -> SimConfig {
+    /// The setup this instance's episodes start from, on any phone.
+    pub fn setup(&self, seed: u64) -> PhoneSetup {
         let mut initial = self.initial.clone();
         initial.extend(self.variant.initial.clone());
         let alarms = self
@@ -67,7 +67,7 @@ impl Instance {
             .alarms
             .clone()
             .unwrap_or_else(|| self.alarms.clone());
-        SimConfig {
+        PhoneSetup {
             variant: self.variant.clone(),
             initial,
             alarms,

@@ -7,6 +7,7 @@
 use base64::Engine;
 
 use super::{instance_phone, DumpFailure, Inner};
+use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
 use crate::phone::{DeviceAction, Intent, Key, Phone, PhoneError};
 use crate::sim::{layout, ALARMS_KEY};
@@ -17,8 +18,6 @@ use crate::uiautomator;
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 /// ADBKeyBoard's input method, as `ime list -s` lists it.
 const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
-/// The content provider serving the simulator's app data.
-pub const APP_DATA_URI: &str = "content://droidscore.sim/app";
 /// Holding a touch this long without moving is a long press (ViewConfiguration).
 const LONG_PRESS_MS: u32 = 400;
 

@@ -25,7 +25,6 @@
 
 mod commands;
 mod jobs;
-pub use commands::APP_DATA_URI;
 pub use jobs::Job;
 pub mod script;
 
@@ -33,7 +32,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::adbd::{Device, ShellOutput};
-use crate::sim::{SimConfig, SimError, SimPhone};
+use crate::apps::{PhoneSetup, SetupError};
+use crate::sim::SimPhone;
 use crate::task::Task;
 
 /// What a dump request answers instead of dumping, in the fail-dumps mode.
@@ -82,17 +82,17 @@ pub struct VirtualPhone {
 
 /// The product name in the CNXN banner and `getprop`; the adb backend knows a
 /// virtual phone by `ro.product.manufacturer`.
-pub const MANUFACTURER: &str = "droidscore";
+pub const MANUFACTURER: &str = crate::adb::VIRTUAL_PHONE_MANUFACTURER;
 pub const MODEL: &str = "droidscore_sim";
 
 impl VirtualPhone {
     /// A phone in the simulator's default state, with `tasks` available to
     /// `droidscore-sim load`.
-    pub fn new(tasks: Vec<Task>) -> Result<VirtualPhone, SimError> {
+    pub fn new(tasks: Vec<Task>) -> Result<VirtualPhone, SetupError> {
         Ok(VirtualPhone {
             tasks,
             inner: Mutex::new(Inner {
-                sim: SimPhone::new(SimConfig::default())?,
+                sim: SimPhone::new(PhoneSetup::default())?,
                 loaded: None,
                 files: BTreeMap::new(),
                 modes: BTreeMap::new(),
@@ -213,7 +213,7 @@ fn instance_phone(
         .ok_or_else(|| format!("no task {task:?}"))?
         .variant(variant)
         .ok_or_else(|| format!("task {task:?} has no variant {variant:?}"))?;
-    let sim = SimPhone::new(instance.sim_config(seed)).map_err(|e| e.to_string())?;
+    let sim = SimPhone::new(instance.setup(seed)).map_err(|e| e.to_string())?;
     let loaded = Loaded {
         task: task.to_string(),
         variant: variant.to_string(),

@@ -35,7 +35,7 @@ fn every_variant_scores_the_same_through_the_adb_backend_except_flip_history_whi
     let (mut same, mut skipped) = (0, 0);
     for inst in tasks.iter().flat_map(|t| &t.variants) {
         let name = format!("{}/{}", inst.task, inst.variant.id);
-        let mut sim = SimPhone::new(inst.sim_config(0)).unwrap();
+        let mut sim = SimPhone::new(inst.setup(0)).unwrap();
         let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
         match phone.prepare(inst, 0).unwrap() {
             Prepared::Skip(why) => {

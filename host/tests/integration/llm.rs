@@ -36,7 +36,7 @@ fn content(reply: &str) -> Reply {
 }
 
 fn run(config: LlmConfig, rt: &Runtime, inst: &Instance) -> (Episode, LlmAgent) {
-    let mut phone = SimPhone::new(inst.sim_config(0)).unwrap();
+    let mut phone = SimPhone::new(inst.setup(0)).unwrap();
     let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
     let ep = episode::run(&mut phone, &mut agent, inst).unwrap();
     (ep, agent)
@@ -79,7 +79,7 @@ Action: {"action_type": "status", "goal_status": "complete"}"#;
 fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
     let inst = instance("bluetooth_on");
     // Find the indexes the model would name by walking a shadow phone.
-    let mut shadow = SimPhone::new(inst.sim_config(0)).unwrap();
+    let mut shadow = SimPhone::new(inst.setup(0)).unwrap();
     let first_screen = element_lines(&elements(&shadow.observe(false).unwrap().hierarchy));
     shadow
         .act(&droidscore::phone::DeviceAction::Launch {

@@ -2,8 +2,9 @@
 //! readable diffs; the one-line form is the same tree) and the element list an
 //! agent reads. A change to any screen shows up here as a reviewed diff.
 
+use droidscore::apps::{Alarm, PhoneSetup, SettingsApp};
 use droidscore::phone::{DeviceAction, Intent, Phone};
-use droidscore::sim::{Alarm, SettingsApp, SimConfig, SimPhone};
+use droidscore::sim::SimPhone;
 use droidscore::uiautomator::{self, Selector, XmlStyle};
 
 fn phone() -> SimPhone {
@@ -23,10 +24,10 @@ fn phone() -> SimPhone {
             label: String::new(),
         },
     ];
-    SimPhone::new(SimConfig {
+    SimPhone::new(PhoneSetup {
         alarms,
         seed: 1,
-        ..SimConfig::default()
+        ..PhoneSetup::default()
     })
     .unwrap()
 }
@@ -98,7 +99,7 @@ fn trace(
     png: bool,
 ) -> Vec<(String, Option<Vec<u8>>)> {
     use droidscore::agent::{Agent, Decision, Solver};
-    let mut phone = SimPhone::new(instance.sim_config(seed)).unwrap();
+    let mut phone = SimPhone::new(instance.setup(seed)).unwrap();
     let mut solver = Solver::new(instance.solution.clone());
     let mut seen = Vec::new();
     for _ in 0..instance.max_steps {

@@ -31,7 +31,7 @@ fn oracle_verdicts_over_fixture_states() {
             .find(|t| t.id == fixture.task)
             .unwrap_or_else(|| panic!("{}: no task {}", path.display(), fixture.task));
         let instance = task.variant(&fixture.variant).unwrap();
-        let mut phone = SimPhone::new(instance.sim_config(0)).unwrap();
+        let mut phone = SimPhone::new(instance.setup(0)).unwrap();
         let ep = episode::run(&mut phone, &mut Solver::new(fixture.steps), instance).unwrap();
         // Keys in name order whatever serde_json's map order (a workspace
         // build with mistral.rs turns on its `preserve_order`).

@@ -7,11 +7,10 @@ mod settings;
 
 use self::clock::{clock, label_dialog, time_picker};
 use self::settings::settings_page;
-use super::app::SettingsApp;
 use super::cmd::{Cmd, Dialog, Screen};
 use super::state::State;
-use super::variant::Variant;
 use super::view::{Style, TextSize, View};
+use crate::apps::{SettingsApp, Variant};
 use crate::uiautomator::{Bounds, Node};
 
 pub const WIDTH: i32 = 1080;
@@ -19,27 +18,8 @@ pub const HEIGHT: i32 = 2400;
 pub const STATUS_BAR: i32 = 118;
 pub const NAV_BAR_TOP: i32 = 2274;
 
-pub const SETTINGS: &str = "com.android.settings";
-pub const CLOCK: &str = "com.google.android.deskclock";
-pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
+pub use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
 const SYSTEMUI: &str = "com.android.systemui";
-
-/// Launcher icons: label, package. Only Settings and Clock are simulated.
-pub const APPS: &[(&str, &str)] = &[
-    ("Phone", "com.google.android.dialer"),
-    ("Messages", "com.google.android.apps.messaging"),
-    ("Chrome", "com.android.chrome"),
-    ("Camera", "com.google.android.GoogleCamera"),
-    ("Photos", "com.google.android.apps.photos"),
-    ("Gmail", "com.google.android.gm"),
-    ("Clock", CLOCK),
-    ("Settings", SETTINGS),
-];
-
-/// The launcher's app labels, in its order: what `open_app` takes.
-pub fn app_labels() -> Vec<&'static str> {
-    APPS.iter().map(|(label, _)| *label).collect()
-}
 
 /// Everything needed to lay out one frame.
 #[derive(Debug)]

@@ -3,8 +3,9 @@
 //! clickable target with `android:id/title`/`summary` TextViews inside.
 
 use super::{blank, clip, v, window, Ctx, NAV_BAR_TOP, SETTINGS, STATUS_BAR, WIDTH};
-use crate::sim::app::{RowDef, RowKind};
+use crate::apps::RowDef;
 use crate::sim::cmd::Cmd;
+use crate::sim::row::{self, RowKind};
 use crate::sim::view::{Style, TextSize, View};
 use crate::uiautomator::Bounds;
 
@@ -199,7 +200,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
         )
         .style(Style::Row)
     };
-    match row.kind() {
+    match row::kind(row) {
         RowKind::Nav(to) => {
             let cmd = match to {
                 Some(to) => Cmd::Open(to),

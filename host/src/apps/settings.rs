@@ -1,10 +1,11 @@
-//! The Settings app as data (`fixtures/sim/settings.toml`), validated once at
-//! first use, and the rows of a screen as a variant reorders and decorates them.
+//! The Settings app as data (`fixtures/sim/settings.toml`): its screens, rows
+//! and the state keys they read and write with their defaults, validated once
+//! at first use; and the rows of a screen as a variant reorders and decorates
+//! them. The simulator draws it; the oracle watches its keys on every phone.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use super::cmd::Scale;
 use super::variant::Variant;
 
 const SETTINGS_TOML: &str = include_str!("../../../fixtures/sim/settings.toml");
@@ -75,86 +76,7 @@ pub struct RowDef {
     pub when: Option<String>,
 }
 
-/// What a row does, resolved from its fields.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RowKind {
-    Nav(Option<String>),
-    Switch {
-        key: String,
-        on: String,
-        off: String,
-    },
-    MainSwitch {
-        key: String,
-        on: String,
-        off: String,
-    },
-    Slider {
-        key: String,
-        scale: Scale,
-    },
-    Radio {
-        key: String,
-        value: String,
-    },
-    ToggleButton {
-        key: String,
-        on: String,
-        off: String,
-        text_on: String,
-        text_off: String,
-    },
-    Info,
-}
-
 impl RowDef {
-    pub fn kind(&self) -> RowKind {
-        let on = || self.on.clone().unwrap_or_else(|| "1".into());
-        let off = || self.off.clone().unwrap_or_else(|| "0".into());
-        if let Some(key) = &self.switch {
-            RowKind::Switch {
-                key: key.clone(),
-                on: on(),
-                off: off(),
-            }
-        } else if let Some(key) = &self.main_switch {
-            RowKind::MainSwitch {
-                key: key.clone(),
-                on: on(),
-                off: off(),
-            }
-        } else if let Some(key) = &self.slider {
-            let scale = match self.curve.as_deref() {
-                Some("android_brightness") => Scale::AndroidBrightness,
-                _ => Scale::Linear {
-                    min: self.min.unwrap_or(0),
-                    max: self.max.unwrap_or(255),
-                },
-            };
-            RowKind::Slider {
-                key: key.clone(),
-                scale,
-            }
-        } else if let Some(key) = &self.radio {
-            RowKind::Radio {
-                key: key.clone(),
-                value: self.value.clone().unwrap_or_default(),
-            }
-        } else if let Some(key) = &self.toggle_button {
-            RowKind::ToggleButton {
-                key: key.clone(),
-                on: on(),
-                off: off(),
-                text_on: self.text_on.clone().unwrap_or_else(|| "Turn off".into()),
-                text_off: self.text_off.clone().unwrap_or_else(|| "Turn on".into()),
-            }
-        } else if self.info {
-            RowKind::Info
-        } else {
-            RowKind::Nav(self.to.clone())
-        }
-    }
-
     /// The state key this row reads or writes, if any.
     pub fn key(&self) -> Option<&str> {
         [
@@ -315,7 +237,7 @@ impl SettingsApp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::variant::{Decoy, Reorder};
+    use crate::apps::{Decoy, Reorder};
 
     #[test]
     fn bundled_settings_fixture_is_valid() {

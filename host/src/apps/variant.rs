@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::state::Alarm;
+use super::Alarm;
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

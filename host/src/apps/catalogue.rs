@@ -1,0 +1,24 @@
+//! The launcher's apps: the labels an agent names in `open_app` and the
+//! packages they launch, on the simulator and on a real phone alike.
+
+pub const SETTINGS: &str = "com.android.settings";
+pub const CLOCK: &str = "com.google.android.deskclock";
+pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
+
+/// Launcher icons: label, package. Only Settings and Clock are simulated;
+/// on a real phone these are the packages `open_app` launches.
+pub const APPS: &[(&str, &str)] = &[
+    ("Phone", "com.google.android.dialer"),
+    ("Messages", "com.google.android.apps.messaging"),
+    ("Chrome", "com.android.chrome"),
+    ("Camera", "com.google.android.GoogleCamera"),
+    ("Photos", "com.google.android.apps.photos"),
+    ("Gmail", "com.google.android.gm"),
+    ("Clock", CLOCK),
+    ("Settings", SETTINGS),
+];
+
+/// The launcher's app labels, in its order: what `open_app` takes.
+pub fn app_labels() -> Vec<&'static str> {
+    APPS.iter().map(|(label, _)| *label).collect()
+}

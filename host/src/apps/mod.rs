@@ -1,0 +1,18 @@
+//! The apps a phone under test runs, as data every backend reads: the
+//! launcher's catalogue (labels and packages), the Settings app's definition
+//! (screens, rows, and the state keys with their defaults, which the oracle
+//! watches on every phone), the Clock app's alarms, what a task variant
+//! changes, and the setup one episode starts from. Nothing here drives a
+//! phone; `sim` draws these apps and `adb` writes their starting state.
+
+mod alarm;
+mod catalogue;
+mod settings;
+mod setup;
+mod variant;
+
+pub use alarm::{Alarm, ALARMS_KEY};
+pub use catalogue::{app_labels, APPS, CLOCK, LAUNCHER, SETTINGS};
+pub use settings::{RowDef, ScreenDef, SettingsApp};
+pub use setup::{PhoneSetup, SetupError};
+pub use variant::{Decoy, Reorder, Variant};

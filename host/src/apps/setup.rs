@@ -1,0 +1,104 @@
+//! How a phone starts one task instance: the variant, the initial state on
+//! top of the apps' defaults, the alarms and the seed. Every backend puts its
+//! phone in this state (the simulator builds it, adb writes it); checking it
+//! here is what the task loader and the simulator share.
+
+use std::collections::BTreeMap;
+
+use super::{Alarm, SettingsApp, Variant};
+
+/// The starting point of one episode.
+#[derive(Debug, Clone, Default)]
+pub struct PhoneSetup {
+    pub variant: Variant,
+    /// State on top of the app's defaults (task initial state, then the variant's).
+    pub initial: BTreeMap<String, String>,
+    pub alarms: Vec<Alarm>,
+    /// Picks the status-bar clock; same seed, same pixels.
+    pub seed: u64,
+}
+
+/// A setup that names something the apps do not have.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("variant {0:?}: {1}")]
+    Variant(String, String),
+    #[error("initial state names {0:?}, which the simulator does not have (see fixtures/sim/settings.toml [defaults])")]
+    UnknownKey(String),
+}
+
+impl PhoneSetup {
+    /// Every state key and its starting value: the Settings app's defaults,
+    /// each switch decoy off, then the initial state. The variant must name
+    /// only screens and rows that exist, the initial state only known keys.
+    pub fn values(&self) -> Result<BTreeMap<String, String>, SetupError> {
+        let app = SettingsApp::get();
+        app.check_variant(&self.variant)
+            .map_err(|e| SetupError::Variant(self.variant.id.clone(), e))?;
+        let mut values = app.defaults.clone();
+        for decoy in self.variant.decoys.iter().filter(|d| d.switch) {
+            values.insert(decoy.key(), "0".into());
+        }
+        for (key, value) in self.initial.iter() {
+            if !values.contains_key(key) {
+                return Err(SetupError::UnknownKey(key.clone()));
+            }
+            values.insert(key.clone(), value.clone());
+        }
+        Ok(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::Decoy;
+
+    #[test]
+    fn a_switch_decoy_starts_off_and_the_initial_state_overrides_defaults() {
+        let setup = PhoneSetup {
+            variant: Variant {
+                id: "decoy".into(),
+                decoys: vec![Decoy {
+                    screen: "settings.network".into(),
+                    after: None,
+                    title: "Wi-Fi calling".into(),
+                    summary: None,
+                    switch: true,
+                }],
+                ..Variant::default()
+            },
+            initial: [("global/wifi_on".to_string(), "0".to_string())].into(),
+            ..PhoneSetup::default()
+        };
+        let values = setup.values().unwrap();
+        assert_eq!(values["app/decoy.wi_fi_calling"], "0");
+        assert_eq!(values["global/wifi_on"], "0");
+        assert_eq!(values["global/bluetooth_on"], "0", "a default");
+    }
+
+    #[test]
+    fn an_unknown_initial_key_or_a_missing_screen_is_refused() {
+        let unknown = PhoneSetup {
+            initial: [("global/nope".to_string(), "1".to_string())].into(),
+            ..PhoneSetup::default()
+        };
+        assert!(matches!(unknown.values(), Err(SetupError::UnknownKey(k)) if k == "global/nope"));
+        let missing = PhoneSetup {
+            variant: Variant {
+                id: "v".into(),
+                decoys: vec![Decoy {
+                    screen: "settings.nowhere".into(),
+                    after: None,
+                    title: "x".into(),
+                    summary: None,
+                    switch: false,
+                }],
+                ..Variant::default()
+            },
+            ..PhoneSetup::default()
+        };
+        let err = missing.values().unwrap_err().to_string();
+        assert!(err.contains("settings.nowhere"), "{err}");
+    }
+}

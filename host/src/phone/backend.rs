@@ -1,0 +1,32 @@
+//! Backends: where episodes run. A backend hands one worker a phone in a task
+//! instance's initial state for each episode — the simulator builds a fresh
+//! phone, adb resets the worker's own phone — or says plainly why this
+//! instance cannot run there. `run/` holds backends only through this trait,
+//! so a new kind of phone needs no change there.
+
+use super::{Phone, PhoneError};
+use crate::task::Instance;
+
+/// Whether an episode can run on the phone a backend prepared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prepared {
+    /// [`Backend::phone`] is in the instance's initial state.
+    Ready,
+    /// The episode is skipped; the reason is recorded with it.
+    Skip(String),
+}
+
+/// One worker's source of phones. Errors are infrastructure failures: the
+/// episode is retried once after [`Backend::recover`].
+pub trait Backend: Send {
+    /// Put a phone in `instance`'s initial state (its variant, initial
+    /// values and alarms, with `seed`) and on the home screen.
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError>;
+    /// The phone the last [`Prepared::Ready`] prepared, for the episode.
+    fn phone(&mut self) -> &mut dyn Phone;
+    /// After an infrastructure failure: wait (bounded) until the phone can
+    /// be used again, or say why it cannot.
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        Ok(())
+    }
+}
