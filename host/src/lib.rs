@@ -26,5 +26,7 @@ pub mod run;
 pub mod sim;
 pub mod store;
 pub mod task;
+#[cfg(test)]
+mod test_phone;
 pub mod uiautomator;
 pub mod vphone;

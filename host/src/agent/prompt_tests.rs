@@ -4,7 +4,7 @@
 use super::*;
 use crate::agent::dialogue::Dialogue;
 use crate::agent::prompt_stats::{estimate_tokens, prompt_text, CHARS_PER_TOKEN, TEMPLATE_TOKENS};
-use crate::phone::{DeviceAction, Phone};
+use crate::phone::DeviceAction;
 use crate::uiautomator::{elements, Bounds};
 
 fn el(index: usize, class: &str, label: &str) -> Element {
@@ -149,7 +149,7 @@ fn typical_requests(constrain: Constrain) -> Vec<Value> {
         .variant("base")
         .unwrap()
         .clone();
-    let mut phone = crate::sim::SimPhone::new(inst.setup(0)).unwrap();
+    let mut phone = crate::test_phone::for_instance(&inst);
     let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
     config.constrain = constrain;
     let mut dialogue = Dialogue::new();

@@ -82,10 +82,9 @@ mod tests {
     use super::*;
     use crate::apps::PhoneSetup;
     use crate::phone::Phone;
-    use crate::sim::SimPhone;
 
-    fn phone() -> SimPhone {
-        SimPhone::new(PhoneSetup::default()).unwrap()
+    fn phone() -> Box<dyn Phone> {
+        crate::test_phone::with_setup(PhoneSetup::default())
     }
 
     #[test]

@@ -302,13 +302,13 @@ fn every_reference_action_of_the_suite_is_valid_under_its_steps_schema() {
     let (mut episodes, mut actions) = (0, 0);
     for task in &tasks {
         for inst in &task.variants {
-            let mut phone = crate::sim::SimPhone::new(inst.setup(0)).unwrap();
+            let mut phone = crate::test_phone::for_instance(inst);
             let mut agent = Checked {
                 solver: Solver::new(inst.solution.clone()),
                 failures: Vec::new(),
                 actions: 0,
             };
-            let ep = crate::episode::run(&mut phone, &mut agent, inst).unwrap();
+            let ep = crate::episode::run(phone.as_mut(), &mut agent, inst).unwrap();
             assert!(
                 ep.success,
                 "{}/{}: {}",

@@ -468,7 +468,6 @@ mod tests {
     use super::*;
     use crate::apps::{Alarm, PhoneSetup};
     use crate::oracle::Baseline;
-    use crate::sim::SimPhone;
 
     /// Regression: counting by content alone merged identical alarms, and a card
     /// cut off at the list's edge was counted again where it showed whole.
@@ -490,12 +489,11 @@ mod tests {
             enabled: true,
             label: String::new(),
         });
-        let mut phone = SimPhone::new(PhoneSetup {
+        let mut phone = crate::test_phone::with_setup(PhoneSetup {
             alarms,
             ..PhoneSetup::default()
-        })
-        .unwrap();
-        let baseline = Baseline::capture(&mut phone);
+        });
+        let baseline = Baseline::capture(phone.as_mut());
         for hour in 5..=22 {
             let time = format!("{hour:02}:40");
             let want = if hour == 9 { 2 } else { 1 };
@@ -508,7 +506,7 @@ mod tests {
                 select: Box::new(select),
                 count: Count::Exactly(want),
             };
-            let result = check.evaluate(&mut phone, &baseline);
+            let result = check.evaluate(phone.as_mut(), &baseline);
             assert_eq!(result.outcome, Outcome::Pass, "{time}: {}", result.detail);
         }
     }
