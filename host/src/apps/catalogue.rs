@@ -1,8 +1,11 @@
 //! The launcher's apps: the labels an agent names in `open_app` and the
 //! packages they launch, on the simulator and on a real phone alike.
 
+/// The Settings app.
 pub const SETTINGS: &str = "com.android.settings";
+/// The Clock app (alarms).
 pub const CLOCK: &str = "com.google.android.deskclock";
+/// The home screen's launcher.
 pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
 
 /// Launcher icons: label, package. Only Settings and Clock are simulated;

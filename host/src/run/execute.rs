@@ -258,3 +258,101 @@ pub fn execute(
     })?;
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Solver;
+    use crate::phone::{Phone, PhoneError};
+    use crate::store::test_support::{self, ScratchDir};
+
+    /// A backend of the kind a new phone would add: here it fails to prepare
+    /// `failures` times, or skips every instance, around a simulated phone.
+    struct Scripted {
+        phone: Box<dyn Phone>,
+        failures: u32,
+        skip: Option<String>,
+    }
+
+    impl Backend for Scripted {
+        fn prepare(&mut self, instance: &Instance, _seed: u64) -> Result<Prepared, PhoneError> {
+            if let Some(why) = &self.skip {
+                return Ok(Prepared::Skip(why.clone()));
+            }
+            if self.failures > 0 {
+                self.failures -= 1;
+                return Err(PhoneError::Device("phone S: unplugged".into()));
+            }
+            self.phone = crate::test_phone::for_instance(instance);
+            Ok(Prepared::Ready)
+        }
+
+        fn phone(&mut self) -> &mut dyn Phone {
+            self.phone.as_mut()
+        }
+
+        fn recover(&mut self) -> Result<(), PhoneError> {
+            Err(PhoneError::Device("phone S: still away".into()))
+        }
+    }
+
+    fn run_wifi_on(backend: Scripted) -> EpisodeRecord {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::task::load_dir(&dir).unwrap();
+        let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
+        let scratch = ScratchDir::new("execute");
+        let store = Store::open(scratch.join("runs.sqlite")).unwrap();
+        store
+            .create_run(&test_support::run("r", "2026-12-01T00:00:00Z"))
+            .unwrap();
+        let planned = vec![Planned {
+            instance: &instance,
+            repeat: 0,
+            seed: 0,
+        }];
+        let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
+            Ok(Box::new(Solver::new(inst.solution.clone())))
+        };
+        let bar = indicatif::ProgressBar::hidden();
+        let mut written = execute(
+            &store,
+            "r",
+            planned,
+            vec![Box::new(backend)],
+            &factory,
+            &bar,
+        )
+        .unwrap();
+        assert_eq!(written.len(), 1);
+        written.remove(0)
+    }
+
+    fn scripted(failures: u32, skip: Option<&str>) -> Scripted {
+        Scripted {
+            phone: crate::test_phone::with_setup(Default::default()),
+            failures,
+            skip: skip.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_failed_prepare_is_recovered_from_and_retried_once_then_recorded_as_infra() {
+        let once = run_wifi_on(scripted(1, None));
+        assert_eq!(once.status, EpisodeStatus::Success, "{}", once.reason);
+        assert_eq!(once.attempts, 2);
+        let twice = run_wifi_on(scripted(2, None));
+        assert_eq!(twice.status, EpisodeStatus::Infra);
+        assert_eq!(
+            twice.reason,
+            "infrastructure failure, 2 attempts: phone S: unplugged; then phone S: still away"
+        );
+    }
+
+    #[test]
+    fn an_instance_the_backend_cannot_set_up_is_skipped_with_its_reason() {
+        let record = run_wifi_on(scripted(0, Some("no Wi-Fi on this phone")));
+        assert_eq!(record.status, EpisodeStatus::Skipped);
+        assert_eq!(record.reason, "no Wi-Fi on this phone");
+        assert_eq!(record.steps, 0);
+    }
+}

@@ -17,7 +17,7 @@ mod records;
 mod rows;
 mod schema;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use codec::{gunzip, gzip, sha256_hex};
 pub use db::{EpisodeKey, Store};

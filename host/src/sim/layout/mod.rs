@@ -13,12 +13,14 @@ use super::view::{Style, TextSize, View};
 use crate::apps::{SettingsApp, Variant};
 use crate::uiautomator::{Bounds, Node};
 
+/// The launcher's packages, which the layout draws (`crate::apps` owns them).
+pub use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
+
 pub const WIDTH: i32 = 1080;
 pub const HEIGHT: i32 = 2400;
 pub const STATUS_BAR: i32 = 118;
 pub const NAV_BAR_TOP: i32 = 2274;
 
-pub use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
 const SYSTEMUI: &str = "com.android.systemui";
 
 /// Everything needed to lay out one frame.
