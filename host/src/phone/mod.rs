@@ -5,6 +5,8 @@
 //! program is pushed to.
 
 mod backend;
+#[cfg(test)]
+mod boundary_test;
 mod deploy;
 mod setting;
 
