@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::commands::out;
+use super::shared::out;
 use super::CliError;
 use crate::bench::check::{self, Expectations};
 use crate::bench::probes::{init_memory, ledger};
