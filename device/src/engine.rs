@@ -101,6 +101,30 @@ impl Dtype {
     }
 }
 
+/// The 4-bit path, weights and tokenizer: the same flags on every command
+/// that loads a model.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PathArgs {
+    /// GGUF: `packed` (the file's own quantized blocks), or every weight
+    /// dequantized at load to dense `f16` / `f32` (process-wide: candle
+    /// reads CANDLE_DEQUANTIZE_ALL[_F16] once).
+    #[arg(long, value_enum, default_value = "packed")]
+    pub weights: crate::weights::Weights,
+    /// GGUF: `gguf` (built from the file's own vocabulary and
+    /// tokenizer.ggml.pre, as llama.cpp tokenizes) or `mistralrs` (its
+    /// built-in conversion, one Qwen2-style pre-tokenizer for every file).
+    #[arg(long, value_enum, default_value = "gguf")]
+    pub tokenizer: crate::tokenizer::Source,
+    /// A GGUF file is re-quantized into the cache first (`none` or absent:
+    /// as it is); a safetensors model is quantized in situ (default q4k).
+    #[arg(long, value_enum)]
+    pub quant: Option<Quant>,
+    /// A re-quantized GGUF file's output head: `same` (default: as in the
+    /// source), `q8_0`, `f16`, or `no` (with the body).
+    #[arg(long, value_enum)]
+    pub keep_output: Option<KeepOutput>,
+}
+
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     pub model: PathBuf,

@@ -47,7 +47,7 @@ pub struct SpeedArgs {
     #[arg(short = 't', long)]
     pub threads: Option<usize>,
     #[command(flatten)]
-    pub path: crate::cli::PathArgs,
+    pub path: crate::engine::PathArgs,
     /// Activations and unquantized weights (bf16: GGUF only, see `serve`).
     #[arg(long, value_enum, default_value = "f32")]
     pub dtype: Dtype,

@@ -9,13 +9,14 @@
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
 //! `report` prints tables, `cli` is the command line. `adbd` serves a phone
 //! over adb's own wire protocol, so the real `adb` can drive the simulator.
-//! `bench` runs and judges memory and speed comparisons (arms as subprocesses).
+//! `cli::bench` is `droidscore bench`, a front for the harness crate
+//! `droidscore-bench` (`host/bench/`), which runs and judges memory and speed
+//! comparisons (arms as subprocesses).
 
 pub mod adb;
 pub mod adbd;
 pub mod agent;
 pub mod apps;
-pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod episode;

@@ -34,6 +34,26 @@ pub struct ShellOutput {
     pub exit: u8,
 }
 
+impl ShellOutput {
+    /// Exit status 0 with `stdout`.
+    pub fn ok(stdout: impl Into<Vec<u8>>) -> Self {
+        Self {
+            stdout: stdout.into(),
+            stderr: Vec::new(),
+            exit: 0,
+        }
+    }
+
+    /// Exit status `exit` with `stderr` and a newline.
+    pub fn fail(exit: u8, stderr: impl std::fmt::Display) -> Self {
+        Self {
+            stdout: Vec::new(),
+            stderr: format!("{stderr}\n").into_bytes(),
+            exit,
+        }
+    }
+}
+
 /// The phone behind the wire: everything device-specific. Called from the
 /// connection threads, so Send + Sync; implementors lock their own state.
 pub trait Device: Send + Sync {

@@ -170,7 +170,7 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         parts,
     };
     if args.json {
-        return super::commands::json(&result);
+        return super::shared::json(&result);
     }
     let rows: Vec<Vec<String>> = result
         .parts
@@ -207,5 +207,5 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         &rows,
     ));
     text.push_str("Each part is one or more adb shell round trips; the `echo` line is the round trip alone.\n");
-    super::commands::out(&text)
+    super::shared::out(&text)
 }

@@ -84,7 +84,7 @@ pub fn agent(command: AgentCommand) -> Result<(), CliError> {
 }
 
 fn prompts(args: PromptsArgs) -> Result<(), CliError> {
-    let tasks = super::commands::load(&args.suite)?;
+    let tasks = super::shared::load(&args.suite)?;
     let instances =
         crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
     std::fs::create_dir_all(&args.out)
@@ -122,6 +122,6 @@ fn prompts(args: PromptsArgs) -> Result<(), CliError> {
     file.flush()
         .map_err(|e| CliError::Io(format!("write {}: {e}", path.display())))?;
     let stats = prompt_stats::PromptStats::of(&episodes);
-    super::commands::out(&stats.lines(config.constrain, &path).join("\n"))?;
-    super::commands::out("\n")
+    super::shared::out(&stats.lines(config.constrain, &path).join("\n"))?;
+    super::shared::out("\n")
 }

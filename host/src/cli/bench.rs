@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::commands::out;
+use super::shared::out;
 use super::CliError;
-use crate::bench::check::{self, Expectations};
-use crate::bench::probes::{init_memory, ledger};
-use crate::bench::runner::{ArmRun, Observer};
-use crate::bench::{self, cpu, output, BenchError};
+use droidscore_bench::check::{self, Expectations};
+use droidscore_bench::probes::{init_memory, ledger};
+use droidscore_bench::runner::{ArmRun, Observer};
+use droidscore_bench::{self as bench, cpu, output, BenchError};
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {

@@ -1,10 +1,9 @@
 //! What each subcommand does: load, call the library, print data on stdout.
 
-use std::io::Write;
-
+use super::shared::{json, load, out};
 use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
-    RunArgs, SimCommand, SuiteArgs, TasksCommand, UiArgs,
+    RunArgs, SimCommand, TasksCommand, UiArgs,
 };
 use crate::adb::AdbBackend;
 use crate::agent::local::LocalServer;
@@ -34,35 +33,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(command) => super::bench::bench(command),
         Command::Agent(command) => super::agent::agent(command),
     }
-}
-
-pub(super) fn out(text: &str) -> Result<(), CliError> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-        .map_err(|e| CliError::Io(format!("failed to write to stdout: {e}")))
-}
-
-pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Io(e.to_string()))?;
-    out(&(text + "\n"))
-}
-
-pub(super) fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
-    let mut tasks = task::load_dir(&suite.suite)?;
-    if let Some(glob) = &suite.tasks {
-        let pattern = glob::Pattern::new(glob)
-            .map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
-        tasks.retain(|t| pattern.matches(&t.id));
-        if tasks.is_empty() {
-            return Err(CliError::BadInput(format!(
-                "--tasks {glob:?} matches no task in {}",
-                suite.suite.display()
-            )));
-        }
-    }
-    Ok(tasks)
 }
 
 #[derive(serde::Serialize)]

@@ -79,7 +79,7 @@ pub fn deploy(args: DeployArgs) -> Result<(), CliError> {
     let mut phone = one_phone(args.serial)?;
     let runtime = runtime()?;
     let server = deploy_to(&mut phone, &options, runtime.handle(), false)?;
-    super::commands::out(&format!("{}\n", server.base_url))
+    super::shared::out(&format!("{}\n", server.base_url))
 }
 
 /// `droidscore device stop`.

@@ -7,9 +7,11 @@ mod bench;
 mod commands;
 mod device;
 mod error;
+mod shared;
 
 pub use commands::run;
 pub use error::CliError;
+pub use shared::{ConstrainArg, SuiteArgs};
 
 use std::path::PathBuf;
 
@@ -61,16 +63,6 @@ pub enum TasksCommand {
     /// Prove every oracle false at the start, under a do-nothing agent and a
     /// decoy agent, and true under the reference solution.
     Check(CheckArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct SuiteArgs {
-    /// Directory of task files.
-    #[arg(long, default_value = "tasks")]
-    pub suite: PathBuf,
-    /// Only tasks whose id matches this glob.
-    #[arg(long, value_name = "GLOB")]
-    pub tasks: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -256,26 +248,6 @@ impl WeightsArg {
             WeightsArg::Packed => "packed",
             WeightsArg::F16 => "f16",
             WeightsArg::F32 => "f32",
-        }
-    }
-}
-
-/// `--constrain`: whether each request carries the step's action schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConstrainArg {
-    /// `response_format` json_schema of the step's valid actions: the
-    /// answer is one JSON object, valid by construction on servers that
-    /// decode under the schema.
-    Schema,
-    /// No `response_format`: the answer is `Reason: …` then `Action: {…}`.
-    Off,
-}
-
-impl From<ConstrainArg> for crate::agent::Constrain {
-    fn from(c: ConstrainArg) -> Self {
-        match c {
-            ConstrainArg::Schema => crate::agent::Constrain::Schema,
-            ConstrainArg::Off => crate::agent::Constrain::Off,
         }
     }
 }

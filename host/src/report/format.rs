@@ -1,7 +1,8 @@
 //! Renderings of a run summary and of a two-run comparison: an aligned text
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
-use super::summary::{Comparison, Line, Summary};
+use super::escape::escape;
+use super::summary::{counts, Comparison, Line, Summary};
 use super::table;
 
 /// Output formats of `droidscore report`.
@@ -13,39 +14,6 @@ pub enum Format {
     /// One self-contained page with a trajectory viewer (`report::html`); as
     /// a summary rendering alone, its summary section.
     Html,
-}
-
-pub(super) fn counts(s: &Summary) -> String {
-    let mut out = String::new();
-    if let Some(setup) = s.setup.as_deref().filter(|l| !l.is_empty()) {
-        out += &format!("setup: {setup}\n");
-    }
-    out += &format!(
-        "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
-        s.episodes, s.overall.n, s.skipped, s.infra
-    );
-    out += &format!(
-        "steps: {}, invalid model answers: {}\n",
-        s.steps, s.invalid_steps
-    );
-    if let Some(p) = s.pass_hat_k {
-        out += &format!(
-            "pass^{} (all {} repeats succeed), mean over task variants: {:.1}%\n",
-            s.repeats,
-            s.repeats,
-            100.0 * p
-        );
-    }
-    if s.flips.is_empty() {
-        out += "verdicts stable across repeats\n";
-    } else {
-        out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
-    }
-    for line in s.usage.lines() {
-        out += &line;
-        out += "\n";
-    }
-    out
 }
 
 fn rows(lines: &[Line]) -> Vec<Vec<String>> {
@@ -108,7 +76,7 @@ pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format)
         }
         Format::Html => format!(
             "<pre>{}</pre>\n",
-            super::html::escape(&comparison(a, b, rows, Format::Table))
+            escape(&comparison(a, b, rows, Format::Table))
         ),
         Format::Table | Format::Md => {
             let cells: Vec<Vec<String>> = rows

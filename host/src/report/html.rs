@@ -3,25 +3,10 @@
 //! the run's summary and a trajectory viewer (`trajectory`). Every string that
 //! came from a task, the phone or the model goes through [`escape`].
 
-use super::format;
+use super::escape::escape;
+use super::summary::counts;
 use super::summary::{Line, Summary};
 use super::trajectory::{self, EpisodeView};
-
-/// Text made safe for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = r#"
 body { font: 14px/1.4 system-ui, sans-serif; margin: 16px 24px; color: #1d1d1f; background: #fafafa; }
@@ -85,7 +70,7 @@ pub fn summary_section(s: &Summary) -> String {
         "<p class=\"headline\">Success: <b>{}</b></p>\n<ul class=\"counts\">\n",
         escape(&s.overall.display())
     );
-    for line in format::counts(s).lines() {
+    for line in counts(s).lines() {
         out += &format!("<li>{}</li>\n", escape(line));
     }
     out += "</ul>\n<div class=\"tables\">\n";
@@ -105,18 +90,4 @@ pub fn page(s: &Summary, episodes: &[EpisodeView]) -> String {
     out += &summary_section(s);
     out += &trajectory::section(episodes);
     out + "</body>\n</html>\n"
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escape_neutralises_markup_and_quotes() {
-        assert_eq!(
-            escape("<script>alert(\"x\" & 'y')</script>"),
-            "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;"
-        );
-        assert_eq!(escape("Wi‑Fi — ok"), "Wi‑Fi — ok");
-    }
 }

@@ -6,6 +6,7 @@
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
+mod escape;
 pub mod format;
 pub mod html;
 pub mod stats;

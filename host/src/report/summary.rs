@@ -233,6 +233,41 @@ pub fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
     rows
 }
 
+/// The run's counts, one line each (episodes scored, skipped and failed,
+/// steps, pass^k, verdict flips, tokens and latency), for every rendering.
+pub(super) fn counts(s: &Summary) -> String {
+    let mut out = String::new();
+    if let Some(setup) = s.setup.as_deref().filter(|l| !l.is_empty()) {
+        out += &format!("setup: {setup}\n");
+    }
+    out += &format!(
+        "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
+        s.episodes, s.overall.n, s.skipped, s.infra
+    );
+    out += &format!(
+        "steps: {}, invalid model answers: {}\n",
+        s.steps, s.invalid_steps
+    );
+    if let Some(p) = s.pass_hat_k {
+        out += &format!(
+            "pass^{} (all {} repeats succeed), mean over task variants: {:.1}%\n",
+            s.repeats,
+            s.repeats,
+            100.0 * p
+        );
+    }
+    if s.flips.is_empty() {
+        out += "verdicts stable across repeats\n";
+    } else {
+        out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
+    }
+    for line in s.usage.lines() {
+        out += &line;
+        out += "\n";
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

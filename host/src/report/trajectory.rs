@@ -7,7 +7,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::html::escape;
+use super::escape::escape;
 use crate::store::{gunzip, EpisodeRecord, EpisodeStatus, StepRecord};
 use crate::uiautomator;
 

@@ -70,7 +70,11 @@ impl Store {
             });
         }
         let provenance = serde_json::to_string(&run.provenance).map_err(|err| {
-            self.corrupt(format!("provenance of run {}", run.id), err.to_string())
+            StoreError::corrupt(
+                &self.path,
+                format!("provenance of run {}", run.id),
+                err.to_string(),
+            )
         })?;
         self.conn
             .execute(
@@ -163,14 +167,6 @@ impl Store {
             path: self.path.clone(),
             doing,
             source,
-        }
-    }
-
-    pub(super) fn corrupt(&self, what: impl Into<String>, detail: impl Into<String>) -> StoreError {
-        StoreError::Corrupt {
-            path: self.path.clone(),
-            what: what.into(),
-            detail: detail.into(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What can go wrong with a run store. Every message names the store file, so
 //! "failed to …: <message>" tells the user which of several `.db` files to look at.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An error from the run store.
 #[derive(Debug, thiserror::Error)]
@@ -96,4 +96,15 @@ pub enum StoreError {
         what: String,
         detail: String,
     },
+}
+
+impl StoreError {
+    /// A row or column of the store at `path` that cannot be read back.
+    pub(super) fn corrupt(path: &Path, what: impl Into<String>, detail: impl Into<String>) -> Self {
+        StoreError::Corrupt {
+            path: path.to_owned(),
+            what: what.into(),
+            detail: detail.into(),
+        }
+    }
 }

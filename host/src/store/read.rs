@@ -37,7 +37,7 @@ impl Store {
             )
             .optional()
             .map_err(self.sql("read a run"))?;
-        raw.map(|raw| raw.decode(self)).transpose()
+        raw.map(|raw| raw.decode(self.path())).transpose()
     }
 
     /// Every run, newest first.
@@ -64,7 +64,9 @@ impl Store {
             .query_map([], rows::RawRun::from_row)
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(self.sql("list runs"))?;
-        raws.into_iter().map(|raw| raw.decode(self)).collect()
+        raws.into_iter()
+            .map(|raw| raw.decode(self.path()))
+            .collect()
     }
 
     /// The episodes of `run_id` already recorded: what `--resume` skips.
@@ -101,7 +103,7 @@ impl Store {
             )
             .optional()
             .map_err(self.sql("read an episode"))?;
-        raw.map(|raw| raw.decode(self)).transpose()
+        raw.map(|raw| raw.decode(self.path())).transpose()
     }
 
     /// The episodes of a run, ordered by task, variant and repeat.
@@ -117,7 +119,9 @@ impl Store {
             .query_map([run_id], rows::RawEpisode::from_row)
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(self.sql("list episodes"))?;
-        raws.into_iter().map(|raw| raw.decode(self)).collect()
+        raws.into_iter()
+            .map(|raw| raw.decode(self.path()))
+            .collect()
     }
 
     /// The steps of one episode, in order.
@@ -144,7 +148,9 @@ impl Store {
             )
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(self.sql("list steps"))?;
-        raws.into_iter().map(|raw| raw.decode(self)).collect()
+        raws.into_iter()
+            .map(|raw| raw.decode(self.path()))
+            .collect()
     }
 
     /// Tokens, latency and validity of every step of a run, ordered by task,

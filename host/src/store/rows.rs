@@ -3,7 +3,9 @@
 
 use rusqlite::{params, CachedStatement, Connection, Row};
 
-use super::{EpisodeRecord, EpisodeStatus, RunRecord, StepRecord, Store, StoreError};
+use std::path::Path;
+
+use super::{EpisodeRecord, EpisodeStatus, RunRecord, StepRecord, StoreError};
 
 pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
 
@@ -96,11 +98,11 @@ pub(super) fn insert_step(
 
 /// Decode a JSON column; `what` names the column and row for the error.
 fn json<T: serde::de::DeserializeOwned>(
-    store: &Store,
+    store: &Path,
     what: impl FnOnce() -> String,
     text: &str,
 ) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|err| store.corrupt(what(), err.to_string()))
+    serde_json::from_str(text).map_err(|err| StoreError::corrupt(store, what(), err.to_string()))
 }
 
 /// A `runs` row before its JSON columns are decoded.
@@ -121,7 +123,7 @@ impl RawRun {
         })
     }
 
-    pub(super) fn decode(self, store: &Store) -> Result<RunRecord, StoreError> {
+    pub(super) fn decode(self, store: &Path) -> Result<RunRecord, StoreError> {
         let config = json(store, || format!("config of run {}", self.id), &self.config)?;
         let provenance = json(
             store,
@@ -170,7 +172,7 @@ impl RawEpisode {
         })
     }
 
-    pub(super) fn decode(self, store: &Store) -> Result<EpisodeRecord, StoreError> {
+    pub(super) fn decode(self, store: &Path) -> Result<EpisodeRecord, StoreError> {
         let r = &self.record;
         let what = |column: &str| {
             format!(
@@ -179,7 +181,11 @@ impl RawEpisode {
             )
         };
         let status = status_from_name(&self.status).ok_or_else(|| {
-            store.corrupt(what("status"), format!("unknown status {:?}", self.status))
+            StoreError::corrupt(
+                store,
+                what("status"),
+                format!("unknown status {:?}", self.status),
+            )
         })?;
         let end = json(store, || what("end_json"), &self.end)?;
         let verdict = json(store, || what("verdict_json"), &self.verdict)?;
@@ -228,7 +234,7 @@ impl RawStep {
         })
     }
 
-    pub(super) fn decode(self, store: &Store) -> Result<StepRecord, StoreError> {
+    pub(super) fn decode(self, store: &Path) -> Result<StepRecord, StoreError> {
         let r = &self.record;
         let what = || {
             format!(

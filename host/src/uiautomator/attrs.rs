@@ -11,8 +11,8 @@ use std::borrow::Cow;
 
 use quick_xml::events::BytesStart;
 
+use super::error::ParseError;
 use super::node::{Bounds, CompactString, ExtraAttr, Hierarchy, Node};
-use super::parse::ParseError;
 
 /// Up to 40 characters of `s`, for error messages.
 pub(super) fn clip(s: &str) -> Cow<'_, str> {

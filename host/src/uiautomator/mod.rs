@@ -4,6 +4,7 @@
 
 mod attrs;
 mod elements;
+mod error;
 mod node;
 mod parse;
 mod select;
@@ -12,8 +13,9 @@ mod serialize;
 #[cfg(test)]
 pub(crate) use elements::test_element;
 pub use elements::{elements, push_state, quote_into, render, Element, MAX_LABEL_CHARS};
+pub use error::ParseError;
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
-pub use parse::{parse, parse_xml, Dump, DumpFailure, ParseError, MAX_DEPTH};
+pub use parse::{parse, parse_xml, Dump, DumpFailure, MAX_DEPTH};
 pub use select::{FullMatch, Selector, SelectorError};
 pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
 

@@ -16,6 +16,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::attrs::{clip, lower_first, parse_hierarchy_attrs, parse_node, tag_offset};
+use super::error::ParseError;
 use super::node::{Hierarchy, Node};
 
 /// Deeper nesting than this is refused rather than risking the stack later on
@@ -51,24 +52,6 @@ pub enum DumpFailure {
     NullRoot,
     /// Any other line starting `ERROR:`, verbatim.
     Other(String),
-}
-
-/// Input that is not a uiautomator dump. `message` is a lowercase fragment that
-/// already names the byte offset; `offset` is the same position for callers.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ParseError {
-    pub offset: usize,
-    pub message: String,
-}
-
-impl ParseError {
-    pub(super) fn new(offset: usize, message: impl Into<String>) -> Self {
-        Self {
-            offset,
-            message: message.into(),
-        }
-    }
 }
 
 /// Parse the stdout of `uiautomator dump` (or a dump file read back).

@@ -21,32 +21,16 @@ const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 /// Holding a touch this long without moving is a long press (ViewConfiguration).
 const LONG_PRESS_MS: u32 = 400;
 
-pub(super) fn ok(stdout: impl Into<Vec<u8>>) -> ShellOutput {
-    ShellOutput {
-        stdout: stdout.into(),
-        stderr: Vec::new(),
-        exit: 0,
-    }
-}
-
-pub(super) fn fail(exit: u8, stderr: impl std::fmt::Display) -> ShellOutput {
-    ShellOutput {
-        stdout: Vec::new(),
-        stderr: format!("{stderr}\n").into_bytes(),
-        exit,
-    }
-}
-
 /// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
 pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u8]) -> ShellOutput {
     let Some(name) = args.first() else {
-        return ok(Vec::new());
+        return ShellOutput::ok(Vec::new());
     };
     let rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
     match name.as_str() {
         "echo" => echo(&rest),
-        "true" => ok(Vec::new()),
-        "false" => fail(1, ""),
+        "true" => ShellOutput::ok(Vec::new()),
+        "false" => ShellOutput::fail(1, ""),
         "cat" => cat(inner, &rest, stdin),
         "rm" => rm(inner, &rest),
         "grep" => grep(&rest, stdin),
@@ -70,7 +54,7 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "pm" => pm(inner, &rest),
         "content" => content(inner, &rest),
         "droidscore-sim" => control(inner, tasks, &rest),
-        other => fail(
+        other => ShellOutput::fail(
             127,
             format_args!("/system/bin/sh: {other}: inaccessible or not found"),
         ),
@@ -86,12 +70,12 @@ fn echo(args: &[&str]) -> ShellOutput {
     if newline {
         text.push('\n');
     }
-    ok(text)
+    ShellOutput::ok(text)
 }
 
 fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
     if files.is_empty() {
-        return ok(stdin.to_vec());
+        return ShellOutput::ok(stdin.to_vec());
     }
     let mut out = Vec::new();
     for f in files {
@@ -103,33 +87,34 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
         {
             Some(data) => out.extend_from_slice(&data),
             None => {
-                let mut r = fail(1, format_args!("cat: {f}: No such file or directory"));
+                let mut r =
+                    ShellOutput::fail(1, format_args!("cat: {f}: No such file or directory"));
                 r.stdout = out;
                 return r;
             }
         }
     }
-    ok(out)
+    ShellOutput::ok(out)
 }
 
 fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let force = args.contains(&"-f");
     for f in args.iter().filter(|a| !a.starts_with('-')) {
         if inner.files.remove(*f).is_none() && !force {
-            return fail(1, format_args!("rm: {f}: No such file or directory"));
+            return ShellOutput::fail(1, format_args!("rm: {f}: No such file or directory"));
         }
     }
-    ok(Vec::new())
+    ShellOutput::ok(Vec::new())
 }
 
 /// `grep [-E] PATTERN` over a pipe: the matching lines, status 1 for none.
 fn grep(args: &[&str], stdin: &[u8]) -> ShellOutput {
     let Some(pattern) = args.iter().find(|a| !a.starts_with('-')) else {
-        return fail(2, "usage: grep [-E] PATTERN");
+        return ShellOutput::fail(2, "usage: grep [-E] PATTERN");
     };
     let re = match regex::Regex::new(pattern) {
         Ok(re) => re,
-        Err(e) => return fail(2, format_args!("grep: bad regex: {e}")),
+        Err(e) => return ShellOutput::fail(2, format_args!("grep: bad regex: {e}")),
     };
     let text = String::from_utf8_lossy(stdin);
     let lines: String = text
@@ -150,9 +135,9 @@ fn sleep(args: &[&str]) -> ShellOutput {
         // A virtual phone has no reason to hold a connection for long.
         Some(s) if s >= 0.0 => {
             std::thread::sleep(std::time::Duration::from_secs_f64(s.min(10.0)));
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
-        _ => fail(1, "sleep: bad number"),
+        _ => ShellOutput::fail(1, "sleep: bad number"),
     }
 }
 
@@ -179,38 +164,40 @@ fn write(inner: &mut Inner, key: &str, value: &str) {
 
 fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
     match args.first() {
-        Some(&"ro.product.manufacturer") if inner.pose_as_phone => ok("Google\n"),
+        Some(&"ro.product.manufacturer") if inner.pose_as_phone => ShellOutput::ok("Google\n"),
         Some(key) => {
             let value = PROPS.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v);
-            ok(format!("{value}\n"))
+            ShellOutput::ok(format!("{value}\n"))
         }
-        None => ok(PROPS
-            .iter()
-            .map(|(k, v)| format!("[{k}]: [{v}]\n"))
-            .collect::<String>()),
+        None => ShellOutput::ok(
+            PROPS
+                .iter()
+                .map(|(k, v)| format!("[{k}]: [{v}]\n"))
+                .collect::<String>(),
+        ),
     }
 }
 
 fn wm(args: &[&str]) -> ShellOutput {
     match args.first() {
-        Some(&"size") => ok(format!(
+        Some(&"size") => ShellOutput::ok(format!(
             "Physical size: {}x{}\n",
             layout::WIDTH,
             layout::HEIGHT
         )),
-        Some(&"density") => ok("Physical density: 420\n"),
-        _ => fail(255, "Unknown command"),
+        Some(&"density") => ShellOutput::ok("Physical density: 420\n"),
+        _ => ShellOutput::fail(255, "Unknown command"),
     }
 }
 
 fn uiautomator_cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     if args.first() != Some(&"dump") {
-        return fail(1, "Usage: uiautomator <subcommand> [options]");
+        return ShellOutput::fail(1, "Usage: uiautomator <subcommand> [options]");
     }
     // uiautomator prints its failures on stdout and exits 0.
     if inner.fail_dumps > 0 {
         inner.fail_dumps -= 1;
-        return ok(match inner.failure {
+        return ShellOutput::ok(match inner.failure {
             DumpFailure::Idle => "ERROR: could not get idle state.\n",
             DumpFailure::NullRoot => "ERROR: null root node returned by UiTestAutomationBridge.\n",
         });
@@ -223,10 +210,10 @@ fn uiautomator_cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let xml = uiautomator::to_xml(&inner.sim.hierarchy());
     let done = format!("UI hierchary dumped to: {path}\n");
     if path == "/dev/tty" {
-        return ok(format!("{xml}{done}"));
+        return ShellOutput::ok(format!("{xml}{done}"));
     }
     inner.files.insert(path.to_string(), xml.into_bytes());
-    ok(done)
+    ShellOutput::ok(done)
 }
 
 /// `screencap [-p] [FILE]`: raw (16-byte header, RGBA_8888) or PNG.
@@ -249,9 +236,9 @@ fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match file {
         Some(f) => {
             inner.files.insert(f.to_string(), bytes);
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
-        None => ok(bytes),
+        None => ShellOutput::ok(bytes),
     }
 }
 
@@ -265,7 +252,7 @@ fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let action = match args {
         ["tap", x, y] => match (number(Some(x)), number(Some(y))) {
             (Some(x), Some(y)) => DeviceAction::Tap { x, y },
-            _ => return fail(1, USAGE),
+            _ => return ShellOutput::fail(1, USAGE),
         },
         ["swipe", x1, y1, x2, y2, rest @ ..] => {
             let p: Vec<i32> = [x1, y1, x2, y2]
@@ -274,7 +261,7 @@ fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                 .collect();
             let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
             if p.len() != 4 {
-                return fail(1, USAGE);
+                return ShellOutput::fail(1, USAGE);
             }
             let still = (p[0] - p[2]).abs() < 24 && (p[1] - p[3]).abs() < 24;
             if still && duration_ms >= LONG_PRESS_MS {
@@ -294,12 +281,14 @@ fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             "4" | "KEYCODE_BACK" => DeviceAction::Key { key: Key::Back },
             "66" | "KEYCODE_ENTER" => DeviceAction::Key { key: Key::Enter },
             // Other keys (volume, power, …) reach no simulated control.
-            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => return ok(Vec::new()),
-            _ => return fail(1, USAGE),
+            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => {
+                return ShellOutput::ok(Vec::new())
+            }
+            _ => return ShellOutput::fail(1, USAGE),
         },
         ["text", text] => {
             if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
-                return fail(
+                return ShellOutput::fail(
                     1,
                     format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
                 );
@@ -308,15 +297,15 @@ fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                 text: text.replace("%s", " "),
             }
         }
-        _ => return fail(1, USAGE),
+        _ => return ShellOutput::fail(1, USAGE),
     };
     act(inner, &action)
 }
 
 fn act(inner: &mut Inner, action: &DeviceAction) -> ShellOutput {
     match inner.sim.act(action) {
-        Ok(()) => ok(Vec::new()),
-        Err(e) => fail(1, e),
+        Ok(()) => ShellOutput::ok(Vec::new()),
+        Err(e) => ShellOutput::fail(1, e),
     }
 }
 
@@ -325,19 +314,19 @@ fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["get", ns, key] if NAMESPACES.contains(ns) => {
             let value = inner.sim.state().get(&format!("{ns}/{key}")).unwrap_or("null");
-            ok(format!("{value}\n"))
+            ShellOutput::ok(format!("{value}\n"))
         }
         ["put", ns, key, value, ..] if NAMESPACES.contains(ns) => {
             write(inner, &format!("{ns}/{key}"), value);
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
         ["delete", ns, key] if NAMESPACES.contains(ns) => {
             write(inner, &format!("{ns}/{key}"), "null");
-            ok("Deleted 1 rows\n")
+            ShellOutput::ok("Deleted 1 rows\n")
         }
         ["list", ns] if NAMESPACES.contains(ns) => {
             let prefix = format!("{ns}/");
-            ok(inner
+            ShellOutput::ok(inner
                 .sim
                 .state()
                 .values()
@@ -345,7 +334,7 @@ fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                 .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| format!("{k}={v}\n")))
                 .collect::<String>())
         }
-        _ => fail(
+        _ => ShellOutput::fail(
             1,
             "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value",
         ),
@@ -357,14 +346,14 @@ fn svc(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let key = match args.first() {
         Some(&"wifi") => "global/wifi_on",
         Some(&"bluetooth") => "global/bluetooth_on",
-        _ => return fail(1, "Available commands: svc wifi|bluetooth enable|disable"),
+        _ => return ShellOutput::fail(1, "Available commands: svc wifi|bluetooth enable|disable"),
     };
     match args.get(1) {
         Some(&"enable") => write(inner, key, "1"),
         Some(&"disable") => write(inner, key, "0"),
-        _ => return fail(1, format_args!("usage: svc {} [enable|disable]", args[0])),
+        _ => return ShellOutput::fail(1, format_args!("usage: svc {} [enable|disable]", args[0])),
     }
-    ok(Vec::new())
+    ShellOutput::ok(Vec::new())
 }
 
 /// `cmd connectivity airplane-mode [enable|disable]`.
@@ -372,18 +361,18 @@ fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["connectivity", "airplane-mode"] => {
             let on = inner.sim.state().get("global/airplane_mode_on") == Some("1");
-            ok(if on { "enabled\n" } else { "disabled\n" })
+            ShellOutput::ok(if on { "enabled\n" } else { "disabled\n" })
         }
         ["connectivity", "airplane-mode", "enable"] => {
             write(inner, "global/airplane_mode_on", "1");
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
         ["connectivity", "airplane-mode", "disable"] => {
             write(inner, "global/airplane_mode_on", "0");
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
-        [service, ..] => fail(255, format_args!("cmd: Can't find service: {service}")),
-        [] => fail(
+        [service, ..] => ShellOutput::fail(255, format_args!("cmd: Can't find service: {service}")),
+        [] => ShellOutput::fail(
             255,
             "cmd: No service specified; use -l to list all running services.",
         ),
@@ -396,9 +385,9 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         Some(&"force-stop") => match args.get(1) {
             Some(pkg) => {
                 inner.sim.force_stop(pkg);
-                ok(Vec::new())
+                ShellOutput::ok(Vec::new())
             }
-            None => fail(255, "Error: no package specified"),
+            None => ShellOutput::fail(255, "Error: no package specified"),
         },
         Some(&"broadcast") => broadcast(inner, &args[1..]),
         Some(&"start") => {
@@ -410,7 +399,12 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                     "-a" => intent.0 = it.next().copied(),
                     "-c" => intent.1 = it.next().copied(),
                     "-n" => intent.2 = it.next().copied(),
-                    other => return fail(255, format_args!("Error: Unknown option: {other}")),
+                    other => {
+                        return ShellOutput::fail(
+                            255,
+                            format_args!("Error: Unknown option: {other}"),
+                        )
+                    }
                 }
             }
             let (action, category, component) = intent;
@@ -425,10 +419,10 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                     "android.intent.category.HOME".into()
                 }
                 (None, _, Some(a)) => a.to_string(),
-                _ => return fail(255, "Error: Intent does not match any activities"),
+                _ => return ShellOutput::fail(255, "Error: Intent does not match any activities"),
             };
             match inner.sim.open(&Intent(name)) {
-                Ok(()) => ok(format!("Starting: Intent {{ {described} }}\nStatus: ok\n")),
+                Ok(()) => ShellOutput::ok(format!("Starting: Intent {{ {described} }}\nStatus: ok\n")),
                 Err(PhoneError::UnknownIntent(_)) => ShellOutput {
                     stdout: format!("Starting: Intent {{ {described} }}\n").into_bytes(),
                     stderr: format!(
@@ -437,10 +431,10 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                     .into_bytes(),
                     exit: 1,
                 },
-                Err(e) => fail(1, e),
+                Err(e) => ShellOutput::fail(1, e),
             }
         }
-        _ => fail(255, "usage: am [start|force-stop] ..."),
+        _ => ShellOutput::fail(255, "usage: am [start|force-stop] ..."),
     }
 }
 
@@ -451,12 +445,12 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         .position(|a| *a == "-p")
         .and_then(|i| args.get(i + 1));
     let Some(package) = package else {
-        return fail(1, "** Error: you must specify a package with -p");
+        return ShellOutput::fail(1, "** Error: you must specify a package with -p");
     };
     match inner.sim.act(&DeviceAction::Launch {
         package: package.to_string(),
     }) {
-        Ok(()) => ok("Events injected: 1\n## Network stats: elapsed time=12ms\n"),
+        Ok(()) => ShellOutput::ok("Events injected: 1\n## Network stats: elapsed time=12ms\n"),
         Err(_) => ShellOutput {
             stdout: b"** No activities found to run, monkey aborted.\n".to_vec(),
             stderr: Vec::new(),
@@ -473,14 +467,14 @@ fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         format!("{package}/{activity}")
     };
     match args.first() {
-        Some(&"window") => ok(format!(
+        Some(&"window") => ShellOutput::ok(format!(
             "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{5e1a9c0 u0 {component}}}\n  mFocusedApp=ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
         )),
-        Some(&"activity") => ok(format!(
+        Some(&"activity") => ShellOutput::ok(format!(
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
         )),
-        Some(other) => ok(format!("Can't find service: {other}\n")),
-        None => ok("Currently running services:\n  activity\n  window\n"),
+        Some(other) => ShellOutput::ok(format!("Can't find service: {other}\n")),
+        None => ShellOutput::ok("Currently running services:\n  activity\n  window\n"),
     }
 }
 
@@ -491,9 +485,9 @@ fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             if inner.adbkeyboard {
                 list.push_str(&format!("{ADBKEYBOARD_IME}\n"));
             }
-            ok(list)
+            ShellOutput::ok(list)
         }
-        _ => fail(255, "usage: ime list -s"),
+        _ => ShellOutput::fail(255, "usage: ime list -s"),
     }
 }
 
@@ -505,12 +499,14 @@ fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             if inner.adbkeyboard {
                 packages.push("com.android.adbkeyboard");
             }
-            ok(packages
-                .iter()
-                .map(|p| format!("package:{p}\n"))
-                .collect::<String>())
+            ShellOutput::ok(
+                packages
+                    .iter()
+                    .map(|p| format!("package:{p}\n"))
+                    .collect::<String>(),
+            )
         }
-        _ => fail(255, "usage: pm list packages"),
+        _ => ShellOutput::fail(255, "usage: pm list packages"),
     }
 }
 
@@ -524,7 +520,7 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     };
     let uri = flag("--uri").unwrap_or("");
     if uri != APP_DATA_URI {
-        return fail(
+        return ShellOutput::fail(
             1,
             format_args!("Error while accessing provider:{}\njava.lang.IllegalArgumentException: Unknown authority", uri.trim_start_matches("content://").split('/').next().unwrap_or("")),
         );
@@ -534,7 +530,12 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             let wanted = match flag("--where") {
                 Some(w) => match w.strip_prefix("name='").and_then(|w| w.strip_suffix('\'')) {
                     Some(name) => Some(name.to_string()),
-                    None => return fail(1, "Error: only --where \"name='KEY'\" is supported"),
+                    None => {
+                        return ShellOutput::fail(
+                            1,
+                            "Error: only --where \"name='KEY'\" is supported",
+                        )
+                    }
                 },
                 None => None,
             };
@@ -567,7 +568,7 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             if n == 0 {
                 out.push_str("No result found.\n");
             }
-            ok(out)
+            ShellOutput::ok(out)
         }
         Some(&"insert") | Some(&"update") => {
             let mut name = None;
@@ -584,15 +585,15 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                 }
             }
             match (name, value) {
-                (Some(ALARMS_KEY), _) => fail(1, "Error: app/alarms is read-only"),
+                (Some(ALARMS_KEY), _) => ShellOutput::fail(1, "Error: app/alarms is read-only"),
                 (Some(n), Some(v)) if n.starts_with("app/") => {
                     write(inner, n, v);
-                    ok(Vec::new())
+                    ShellOutput::ok(Vec::new())
                 }
-                _ => fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
+                _ => ShellOutput::fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
             }
         }
-        _ => fail(1, "usage: content [query|insert] --uri URI ..."),
+        _ => ShellOutput::fail(1, "usage: content [query|insert] --uri URI ..."),
     }
 }
 
@@ -601,21 +602,21 @@ fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
     match args {
         ["load", task, variant, seed] => {
             let Ok(seed) = seed.parse() else {
-                return fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
+                return ShellOutput::fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
             };
             match instance_phone(tasks, task, variant, seed) {
                 Ok((sim, loaded)) => {
                     inner.sim = sim;
                     inner.loaded = Some(loaded);
-                    ok(format!("loaded {task}/{variant} seed {seed}\n"))
+                    ShellOutput::ok(format!("loaded {task}/{variant} seed {seed}\n"))
                 }
-                Err(e) => fail(1, format_args!("droidscore-sim: {e}")),
+                Err(e) => ShellOutput::fail(1, format_args!("droidscore-sim: {e}")),
             }
         }
-        ["flips"] => ok(serde_json::to_string(inner.sim.flip_history().unwrap_or_default())
+        ["flips"] => ShellOutput::ok(serde_json::to_string(inner.sim.flip_history().unwrap_or_default())
             .unwrap_or_default()
             + "\n"),
-        ["state"] => ok(serde_json::json!({
+        ["state"] => ShellOutput::ok(serde_json::json!({
             "loaded": inner.loaded,
             "values": inner.sim.state().values(),
             "alarms": inner.sim.state().alarms_digest(),
@@ -624,29 +625,29 @@ fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
             + "\n"),
         ["fail-dumps", n, rest @ ..] => {
             let Ok(n) = n.parse() else {
-                return fail(2, "droidscore-sim: fail-dumps N [idle|null]");
+                return ShellOutput::fail(2, "droidscore-sim: fail-dumps N [idle|null]");
             };
             inner.fail_dumps = n;
             inner.failure = match rest.first() {
                 Some(&"null") => DumpFailure::NullRoot,
                 _ => DumpFailure::Idle,
             };
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
         ["adbkeyboard", on] => {
             inner.adbkeyboard = *on == "on";
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
         ["pose-as-phone", on] => {
             inner.pose_as_phone = *on == "on";
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
         ["ignore-writes", key] => {
             inner.ignored_writes.insert(key.to_string());
-            ok(Vec::new())
+            ShellOutput::ok(Vec::new())
         }
-        ["jobs"] => ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
-        _ => fail(
+        ["jobs"] => ShellOutput::ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
+        _ => ShellOutput::fail(
             2,
             "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
         ),
@@ -676,5 +677,5 @@ fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             let _ = inner.sim.act(&DeviceAction::Text { text });
         }
     }
-    ok(done)
+    ShellOutput::ok(done)
 }

@@ -12,7 +12,6 @@
 
 use sha2::{Digest, Sha256};
 
-use super::commands::{fail, ok};
 use super::script::{Redirect, Word};
 use super::Inner;
 use crate::adbd::ShellOutput;
@@ -69,7 +68,7 @@ pub(super) fn absolute(cwd: &str, path: &str) -> String {
 pub(super) fn cd(inner: &Inner, cwd: &mut String, dir: Option<&str>) -> ShellOutput {
     let target = absolute(cwd, dir.unwrap_or("/"));
     if !inner.is_dir(&target) {
-        return fail(
+        return ShellOutput::fail(
             2,
             format_args!(
                 "/system/bin/sh: cd: {}: No such file or directory",
@@ -78,7 +77,7 @@ pub(super) fn cd(inner: &Inner, cwd: &mut String, dir: Option<&str>) -> ShellOut
         );
     }
     *cwd = target;
-    ok(Vec::new())
+    ShellOutput::ok(Vec::new())
 }
 
 /// Record a background command; its pid.
@@ -171,9 +170,9 @@ pub(super) fn kill(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         }
     }
     if pids.is_empty() {
-        return fail(1, "usage: kill [-s SIGNAL | -SIGNAL] PID...");
+        return ShellOutput::fail(1, "usage: kill [-s SIGNAL | -SIGNAL] PID...");
     }
-    let mut out = ok(Vec::new());
+    let mut out = ShellOutput::ok(Vec::new());
     for pid in pids {
         let job = pid
             .parse::<u32>()
@@ -214,23 +213,23 @@ pub(super) fn proc_cmdline(inner: &Inner, path: &str) -> Option<Vec<u8>> {
 /// `chmod MODE FILE…` (octal modes only).
 pub(super) fn chmod(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let Some((mode, files)) = args.split_first() else {
-        return fail(1, "usage: chmod MODE FILE...");
+        return ShellOutput::fail(1, "usage: chmod MODE FILE...");
     };
     let Ok(mode) = u32::from_str_radix(mode, 8) else {
-        return fail(1, format_args!("chmod: bad mode '{mode}'"));
+        return ShellOutput::fail(1, format_args!("chmod: bad mode '{mode}'"));
     };
     for f in files {
         if !inner.files.contains_key(*f) {
-            return fail(1, format_args!("chmod: {f}: No such file or directory"));
+            return ShellOutput::fail(1, format_args!("chmod: {f}: No such file or directory"));
         }
         inner.modes.insert(f.to_string(), mode);
     }
-    ok(Vec::new())
+    ShellOutput::ok(Vec::new())
 }
 
 /// `sha256sum FILE…`: `HEX  FILE` lines, as toybox prints them.
 pub(super) fn sha256sum(inner: &Inner, files: &[&str]) -> ShellOutput {
-    let mut out = ok(Vec::new());
+    let mut out = ShellOutput::ok(Vec::new());
     for f in files {
         match inner.files.get(*f) {
             Some(data) => out
@@ -256,7 +255,7 @@ pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
         match *arg {
             "-n" => match it.next().and_then(|v| v.parse().ok()) {
                 Some(v) => n = v,
-                None => return fail(1, "tail: bad -n"),
+                None => return ShellOutput::fail(1, "tail: bad -n"),
             },
             f => file = Some(f),
         }
@@ -265,7 +264,9 @@ pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
         None => stdin,
         Some(f) => match inner.files.get(f) {
             Some(data) => data.as_slice(),
-            None => return fail(1, format_args!("tail: {f}: No such file or directory")),
+            None => {
+                return ShellOutput::fail(1, format_args!("tail: {f}: No such file or directory"))
+            }
         },
     };
     let text = String::from_utf8_lossy(data);
@@ -274,7 +275,7 @@ pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
         .iter()
         .map(|l| format!("{l}\n"))
         .collect();
-    ok(kept)
+    ShellOutput::ok(kept)
 }
 
 #[cfg(test)]

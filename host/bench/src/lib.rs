@@ -1,4 +1,5 @@
-//! `droidscore bench`: a harness that runs arms (subprocesses) in rotated
+//! The harness behind `droidscore bench` (its command line is the
+//! `droidscore` crate's `cli/bench.rs`): it runs arms (subprocesses) in rotated
 //! order over several passes, reads each arm's figures from its stdout, and
 //! judges them — the best sample in each key's declared direction, NOT A
 //! RANKING where the gap is inside the arms' own spread, passes labelled

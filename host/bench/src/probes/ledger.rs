@@ -21,8 +21,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::bench::smaps::{self, Mapping};
-use crate::bench::sys::{self, Residency};
+use crate::smaps::{self, Mapping};
+use crate::sys::{self, Residency};
 
 pub const CATEGORIES: [&str; 6] = [
     "model",

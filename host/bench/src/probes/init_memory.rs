@@ -36,8 +36,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::bench::process;
-use crate::bench::smaps::{self, Resident};
+use crate::process;
+use crate::smaps::{self, Resident};
 
 /// What says the server is ready.
 #[derive(Debug, Clone)]

@@ -435,8 +435,8 @@ mod tests {
 
     #[test]
     fn a_regression_on_a_machine_that_was_not_quiet_is_inconclusive() {
-        use crate::bench::spec::Direction;
-        use crate::bench::summary::{ArmSummary, KeyStats, Sample};
+        use crate::spec::Direction;
+        use crate::summary::{ArmSummary, KeyStats, Sample};
         let samples = [20.0, 21.0, 22.0]
             .iter()
             .enumerate()
@@ -456,7 +456,7 @@ mod tests {
             .into(),
         }];
         let e = expectations(serde_json::json!([{"arm": "a", "key": "gen_ts", "min": 30}]));
-        let p = crate::bench::provenance::at_start(
+        let p = crate::provenance::at_start(
             "arms.json".as_ref(),
             b"{}",
             &[],

@@ -321,11 +321,11 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::bench::check::{self, Expectations};
-    use crate::bench::provenance::Provenance;
-    use crate::bench::runner::{ArmRun, BusyCheck, Contention, Pass};
-    use crate::bench::spec::Spec;
-    use crate::bench::summary;
+    use crate::check::{self, Expectations};
+    use crate::provenance::Provenance;
+    use crate::runner::{ArmRun, BusyCheck, Contention, Pass};
+    use crate::spec::Spec;
+    use crate::summary;
 
     fn spec() -> Spec {
         serde_json::from_value(serde_json::json!({"arms": [
@@ -463,8 +463,8 @@ mod tests {
 
     #[test]
     fn a_third_arm_inside_the_seconds_spread_shares_its_place() {
-        use crate::bench::spec::Direction;
-        use crate::bench::summary::{ArmSummary, KeyStats, Sample};
+        use crate::spec::Direction;
+        use crate::summary::{ArmSummary, KeyStats, Sample};
         let arm = |tag: &str, values: [f64; 3]| ArmSummary {
             tag: tag.into(),
             keys: BTreeMap::from([(

@@ -3,8 +3,9 @@
 //! `kill(2)` for process groups, and `waitid(2)` to see a child exit without
 //! reaping it. Everything else reads `/proc`.
 //!
-//! The workspace denies `unsafe_code`; this module allows it, and each block
-//! says why it is sound.
+//! The harness crate denies `unsafe_code` (every other crate of the
+//! workspace forbids it); this module alone allows it, and each block says
+//! why it is sound.
 #![allow(unsafe_code)]
 
 use std::fs::File;
