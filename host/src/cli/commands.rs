@@ -48,15 +48,15 @@ pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 }
 
 pub(super) fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
-    let mut tasks = task::load_dir(&suite.suite)?;
+    let source = suite.source();
+    let mut tasks = source.load()?;
     if let Some(glob) = &suite.tasks {
         let pattern = glob::Pattern::new(glob)
             .map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
         tasks.retain(|t| pattern.matches(&t.id));
         if tasks.is_empty() {
             return Err(CliError::BadInput(format!(
-                "--tasks {glob:?} matches no task in {}",
-                suite.suite.display()
+                "--tasks {glob:?} matches no task in {source}"
             )));
         }
     }
@@ -152,7 +152,7 @@ fn instance<'a>(
 }
 
 fn dump(args: DumpArgs) -> Result<(), CliError> {
-    let tasks = task::load_dir(&args.suite)?;
+    let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
     let mut phone =
         SimPhone::new(inst.sim_config(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -209,7 +209,7 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
         "max_steps": args.max_steps,
         "phone": format!("{:?}", args.phone).to_lowercase(),
         "serial": args.device.serial,
-        "suite": args.suite.suite.display().to_string(),
+        "suite": args.suite.source().to_string(),
         "tasks": args.suite.tasks,
         "variants": args.variants,
         "repeat": args.repeat,
@@ -299,8 +299,11 @@ fn start_run(
                 differs.join("; ")
             )));
         }
-        let hash =
-            crate::run::suite_hash(&args.suite.suite).map_err(|e| CliError::Io(e.to_string()))?;
+        let hash = args
+            .suite
+            .source()
+            .hash()
+            .map_err(|e| CliError::Io(e.to_string()))?;
         if hash != run.provenance.suite_hash {
             return Err(CliError::BadInput(format!("--resume {id:?}: the task suite changed since the run started (suite hash differs)")));
         }
@@ -316,7 +319,7 @@ fn start_run(
     });
     // The endpoint's URL stays out of the provenance (a local server's
     // port changes each start); what its /health said goes in.
-    let mut provenance = crate::run::provenance(&args.suite.suite, None, None)
+    let mut provenance = crate::run::provenance(&args.suite.source(), None, None)
         .map_err(|e| CliError::Io(e.to_string()))?;
     provenance.endpoint_health = endpoint.and_then(|(_, health)| health);
     let record = RunRecord {
