@@ -5,8 +5,9 @@
 //! `task` loads task files, `phone` is the boundary trait, `sim` the simulator
 //! behind it, `uiautomator` the dump format, `agent` decides actions, `episode`
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
-//! `report` prints tables, `cli` is the command line. `adbd` serves a phone
-//! over adb's own wire protocol, so the real `adb` can drive the simulator.
+//! `report` prints tables, `cli` is the command line, `exit` its exit codes.
+//! `adbd` serves a phone over adb's own wire protocol, so the real `adb` can
+//! drive the simulator.
 //! `bench` runs and judges memory and speed comparisons (arms as subprocesses).
 
 pub mod adb;
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod episode;
+pub mod exit;
 pub mod oracle;
 pub mod phone;
 pub mod report;

@@ -72,7 +72,7 @@ pub fn kill_arm_on_interrupt() {
                     super::sys::kill_process_group(group);
                 }
                 eprintln!("interrupted: killed the running arm's process group");
-                std::process::exit(128 + signal);
+                std::process::exit(crate::exit::SIGNALLED + signal);
             }
         });
     });

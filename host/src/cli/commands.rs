@@ -599,10 +599,29 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     })?;
     let episodes = store.episodes(&run_id).map_err(store_err)?;
     if args.json {
-        return json(&episodes);
+        json(&episodes)?;
+    } else {
+        let name = format!("{kind:?}").to_lowercase();
+        out(&report::run_table(&name, &run_id, &args.store, &episodes))?;
     }
-    let name = format!("{kind:?}").to_lowercase();
-    out(&report::run_table(&name, &run_id, &args.store, &episodes))
+    nothing_scored(&run_id, &episodes)
+}
+
+/// A run that has episodes but scored none of them is no result, not 0 %:
+/// its own exit code, and why in words.
+fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Result<(), CliError> {
+    use crate::store::EpisodeStatus::{Failure, Infra, Skipped, Success};
+    let count = |s| episodes.iter().filter(|e| e.status == s).count();
+    if episodes.is_empty() || count(Success) + count(Failure) > 0 {
+        return Ok(());
+    }
+    Err(CliError::NothingScored(format!(
+        "run {run_id}: no episode could be scored: {} infrastructure failures, {} skipped, \
+         of {} (each episode's reason says why)",
+        count(Infra),
+        count(Skipped),
+        episodes.len()
+    )))
 }
 
 fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
