@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure in README.md "Results" and docs/results.md, from one command.
+# Every figure in docs/results.md (README.md "Results" quotes a few), from one command.
 # Each part writes its raw outputs under OUT/PART/; then
 # scripts/results-table.py OUT prints every table from them.
 #

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 
 use crate::engine::{Dtype, Engine, LoadOptions, ModelInfo, PathArgs};
+use crate::exit::{self, Failure};
 use crate::quantize::{KeepOutput, Target};
 use crate::{api, kld, model};
 
@@ -166,7 +167,7 @@ pub struct ServeArgs {
     pub prefix_cache_mib: u64,
 }
 
-/// Run the command line; the process exit code.
+/// Run the command line; the process exit code (one of [`crate::exit`]).
 pub fn main() -> i32 {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
@@ -186,15 +187,15 @@ pub fn main() -> i32 {
         Command::Quantize(args) => quantize(args),
     };
     match result {
-        Ok(()) => 0,
+        Ok(()) => exit::SUCCESS,
         Err(e) => {
             eprintln!("droidscore-device: {e}");
-            3
+            e.code
         }
     }
 }
 
-fn fetch_model(args: FetchArgs) -> Result<(), String> {
+fn fetch_model(args: FetchArgs) -> Result<(), Failure> {
     let cache = model::cache_dir();
     if args.list {
         for m in model::MODELS {
@@ -220,14 +221,14 @@ fn fetch_model(args: FetchArgs) -> Result<(), String> {
             model::names()
         )
     })?;
-    let path = known.fetch(&cache).map_err(|e| e.to_string())?;
+    let path = known.fetch(&cache)?;
     println!("{}", path.display());
     Ok(())
 }
 
 /// The ids through mistral.rs's own tokenize request on the loaded model:
 /// the server's tokenizer by construction, not a copy of it.
-fn tokenize(args: TokenizeArgs) -> Result<(), String> {
+fn tokenize(args: TokenizeArgs) -> Result<(), Failure> {
     let text =
         std::fs::read_to_string(&args.file).map_err(|e| format!("{}: {e}", args.file.display()))?;
     let (threads, path, runtime) = prepare(
@@ -265,9 +266,9 @@ fn tokenize(args: TokenizeArgs) -> Result<(), String> {
         }
     }
     use std::io::Write;
-    std::io::stdout()
+    Ok(std::io::stdout()
         .write_all(out.as_bytes())
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?)
 }
 
 /// What `serve` and `speed` set up alike: the thread count (before anything
@@ -278,7 +279,7 @@ fn prepare(
     threads: Option<usize>,
     model: Option<&str>,
     weights: crate::weights::Weights,
-) -> Result<(usize, PathBuf, tokio::runtime::Runtime), String> {
+) -> Result<(usize, PathBuf, tokio::runtime::Runtime), Failure> {
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
@@ -286,7 +287,7 @@ fn prepare(
     if std::env::var_os("HF_HOME").is_none() {
         std::env::set_var("HF_HOME", model::cache_dir().join("hf"));
     }
-    let path = model::resolve(model, &model::cache_dir()).map_err(|e| e.to_string())?;
+    let path = model::resolve(model, &model::cache_dir())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -294,9 +295,9 @@ fn prepare(
     Ok((threads, path, runtime))
 }
 
-fn speed(args: crate::speed::SpeedArgs) -> Result<(), String> {
+fn speed(args: crate::speed::SpeedArgs) -> Result<(), Failure> {
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
-    runtime.block_on(crate::speed::run(&args, path, threads))
+    Ok(runtime.block_on(crate::speed::run(&args, path, threads))?)
 }
 
 /// A model loaded for teacher-forced logits: no prefix cache (a hit would
@@ -335,14 +336,14 @@ struct KldResult<'a> {
     model: &'a ModelInfo,
 }
 
-fn kld(args: KldArgs) -> Result<(), String> {
+fn kld(args: KldArgs) -> Result<(), Failure> {
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     let base_err = |e: std::io::Error| format!("{}: {e}", args.base.display());
     let file = std::fs::File::open(&args.base).map_err(base_err)?;
     let mut reader = std::io::BufReader::new(file);
     let header = kld::BaseHeader::read(&mut reader).map_err(base_err)?;
     let chunks = args.chunks.unwrap_or(header.n_chunk).min(header.n_chunk);
-    runtime.block_on(async move {
+    Ok(runtime.block_on(async move {
         let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
         let n_ctx = header.n_ctx;
         let first = kld::first_scored(n_ctx);
@@ -398,10 +399,10 @@ fn kld(args: KldArgs) -> Result<(), String> {
             }
         }
         Ok(())
-    })
+    })?)
 }
 
-fn logits(args: LogitsArgs) -> Result<(), String> {
+fn logits(args: LogitsArgs) -> Result<(), Failure> {
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
     let text =
         std::fs::read_to_string(&args.text).map_err(|e| format!("{}: {e}", args.text.display()))?;
@@ -409,9 +410,10 @@ fn logits(args: LogitsArgs) -> Result<(), String> {
         return Err(format!(
             "-c {}: a chunk needs an even number of tokens, at least 4",
             args.n_ctx
-        ));
+        )
+        .into());
     }
-    runtime.block_on(async move {
+    Ok(runtime.block_on(async move {
         let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
         let tokens = engine
             .tokenize(&text)
@@ -470,10 +472,10 @@ fn logits(args: LogitsArgs) -> Result<(), String> {
         });
         println!("{summary}");
         Ok(())
-    })
+    })?)
 }
 
-fn quantize(args: QuantizeArgs) -> Result<(), String> {
+fn quantize(args: QuantizeArgs) -> Result<(), Failure> {
     let report =
         crate::quantize::quantize(&args.input, &args.output, args.target, args.keep_output)
             .map_err(|e| e.to_string())?;
@@ -489,7 +491,7 @@ fn quantize(args: QuantizeArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn serve(args: ServeArgs) -> Result<(), String> {
+fn serve(args: ServeArgs) -> Result<(), Failure> {
     // Prefix-cache resets start engine threads; bound glibc's arenas first.
     crate::runner::one_malloc_arena()?;
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
@@ -522,7 +524,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("the model loaded but did not answer: {}", e.message))?;
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
-            .map_err(|e| format!("failed to listen on {}: {e}", args.listen))?;
+            .map_err(|e| {
+                Failure::new(
+                    exit::LISTEN,
+                    format!("failed to listen on {}: {e}", args.listen),
+                )
+            })?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         let info = serde_json::to_string(&engine.info).unwrap_or_default();
         // The base URL on stdout, so a script can wait for it.
@@ -530,6 +537,6 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::info!("ready: {info}");
         axum::serve(listener, crate::server::router(Arc::new(engine)))
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| Failure::new(exit::FAILED, e.to_string()))
     })
 }

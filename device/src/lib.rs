@@ -8,12 +8,14 @@
 //! OpenAI wire format, `logprobs` its log probabilities, `chat` one chat
 //! completion through the engine, `sampling` the token choice, `runner` the
 //! mistral.rs engine and its replacement, `prefix_cache` the prefix cache's
-//! budget and bookkeeping, `server` the HTTP routes, `cli` the command line.
+//! budget and bookkeeping, `server` the HTTP routes, `cli` the command line,
+//! `exit` its exit codes.
 
 pub mod api;
 pub mod chat;
 pub mod cli;
 pub mod engine;
+pub mod exit;
 pub mod gguf;
 pub mod kld;
 pub mod logprobs;

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
+use droidscore_device::exit;
 use droidscore_device::kld;
 use support::server::bin;
 
@@ -399,7 +400,7 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
         .env("DROIDSCORE_CACHE", &dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("--keep-output") && err.contains("--quant"),

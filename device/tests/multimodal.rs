@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use base64::Engine;
+use droidscore_device::exit;
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
 use support::server::{bin, chat, http, start};
@@ -272,7 +273,7 @@ fn bf16_is_refused_for_a_multimodal_model_before_any_port_opens() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     assert!(out.stdout.is_empty(), "a port opened");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

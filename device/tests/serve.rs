@@ -8,6 +8,7 @@ mod support {
     pub mod server;
 }
 
+use droidscore_device::exit;
 use support::server::{bin, chat, http, start};
 
 #[test]
@@ -20,7 +21,7 @@ fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before
         .arg(&missing)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     assert!(out.stdout.is_empty(), "a port opened");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(missing.to_str().unwrap()), "{err}");
@@ -32,7 +33,7 @@ fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before
         .arg(&corrupt)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     assert!(out.stdout.is_empty(), "a port opened");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(corrupt.to_str().unwrap()), "{err}");
@@ -43,7 +44,7 @@ fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before
         .args(["serve", "--listen", "127.0.0.1:0", "--model", "qwen-coder"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("qwen2.5-coder-0.5b"), "{err}");
     let vlm = dir.join("vlm");
@@ -61,7 +62,7 @@ fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before
         .arg(&vlm)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     assert!(out.stdout.is_empty(), "a port opened");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--quant none"), "{err}");

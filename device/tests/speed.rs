@@ -6,6 +6,8 @@
 
 use std::process::Command;
 
+use droidscore_device::exit;
+
 #[test]
 fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
     let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
@@ -71,14 +73,14 @@ fn speed_refuses_zero_repetitions_and_a_missing_model() {
         .args(["speed", "-r", "0", "-m", "/nonexistent/model.gguf"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("-r must be at least 1"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
         .args(["speed", "-m", "/nonexistent/model.gguf"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(exit::FAILED));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/model.gguf"), "{err}");
 }
@@ -137,7 +139,7 @@ fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
             .arg(&model)
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(3), "{command}");
+        assert_eq!(out.status.code(), Some(exit::FAILED), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&*model.to_string_lossy()), "{command}: {err}");
         assert!(err.contains("give --quant"), "{command}: {err}");

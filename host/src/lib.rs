@@ -7,7 +7,7 @@
 //! trait and the `Backend` that prepares a phone per episode, `sim` the simulator
 //! behind it, `uiautomator` the dump format, `agent` decides actions, `episode`
 //! runs one task instance, `oracle` scores it, `check` proves oracles honest,
-//! `report` prints tables, `cli` is the command line. `adbd` serves a phone
+//! `report` prints tables, `cli` is the command line, `exit` its exit codes. `adbd` serves a phone
 //! over adb's own wire protocol, so the real `adb` can drive the simulator.
 //! `cli::bench` is `droidscore bench`, a front for the harness crate
 //! `droidscore-bench` (`host/bench/`), which runs and judges memory and speed
@@ -20,6 +20,7 @@ pub mod apps;
 pub mod check;
 pub mod cli;
 pub mod episode;
+pub mod exit;
 pub mod oracle;
 pub mod phone;
 pub mod report;

@@ -53,6 +53,11 @@ pub const READ_GRACE: Duration = Duration::from_millis(500);
 /// The running arm's process group, 0 when none.
 static CURRENT_GROUP: AtomicU32 = AtomicU32::new(0);
 
+/// The exit code of a `bench run` that SIGINT or SIGTERM ended is this plus
+/// the signal's number (130, 143), as a shell reports a process a signal
+/// ended; `droidscore::exit::SIGNALLED` is this constant.
+pub const SIGNALLED: i32 = 128;
+
 /// Installs, once, a SIGINT/SIGTERM handler that kills the running arm's
 /// process group and exits 130 (SIGINT) or 143 (SIGTERM). Without it an
 /// interrupted `bench run` would leave the arm running: the arm leads its
@@ -72,7 +77,7 @@ pub fn kill_arm_on_interrupt() {
                     super::sys::kill_process_group(group);
                 }
                 eprintln!("interrupted: killed the running arm's process group");
-                std::process::exit(128 + signal);
+                std::process::exit(SIGNALLED + signal);
             }
         });
     });

@@ -78,7 +78,7 @@ pub fn device_wait(device: &DeviceArgs) -> Duration {
 
 /// `droidscore sim serve`: until killed.
 pub fn serve(args: ServeArgs) -> Result<(), CliError> {
-    let tasks = task::load_dir(&args.suite)?;
+    let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let phone = VirtualPhone::new(tasks).map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(task) = &args.task {
         phone

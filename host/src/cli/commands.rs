@@ -124,7 +124,7 @@ fn instance<'a>(
 }
 
 fn dump(args: DumpArgs) -> Result<(), CliError> {
-    let tasks = task::load_dir(&args.suite)?;
+    let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
     let mut phone =
         SimPhone::new(inst.setup(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -181,7 +181,7 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
         "max_steps": args.max_steps,
         "phone": format!("{:?}", args.phone).to_lowercase(),
         "serial": args.device.serial,
-        "suite": args.suite.suite.display().to_string(),
+        "suite": args.suite.source().to_string(),
         "tasks": args.suite.tasks,
         "variants": args.variants,
         "repeat": args.repeat,
@@ -271,8 +271,11 @@ fn start_run(
                 differs.join("; ")
             )));
         }
-        let hash =
-            crate::run::suite_hash(&args.suite.suite).map_err(|e| CliError::Io(e.to_string()))?;
+        let hash = args
+            .suite
+            .source()
+            .hash()
+            .map_err(|e| CliError::Io(e.to_string()))?;
         if hash != run.provenance.suite_hash {
             return Err(CliError::BadInput(format!("--resume {id:?}: the task suite changed since the run started (suite hash differs)")));
         }
@@ -288,7 +291,7 @@ fn start_run(
     });
     // The endpoint's URL stays out of the provenance (a local server's
     // port changes each start); what its /health said goes in.
-    let mut provenance = crate::run::provenance(&args.suite.suite, None, None)
+    let mut provenance = crate::run::provenance(&args.suite.source(), None, None)
         .map_err(|e| CliError::Io(e.to_string()))?;
     provenance.endpoint_health = endpoint.and_then(|(_, health)| health);
     let record = RunRecord {
@@ -573,10 +576,29 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     })?;
     let episodes = store.episodes(&run_id).map_err(store_err)?;
     if args.json {
-        return json(&episodes);
+        json(&episodes)?;
+    } else {
+        let name = format!("{kind:?}").to_lowercase();
+        out(&report::run_table(&name, &run_id, &args.store, &episodes))?;
     }
-    let name = format!("{kind:?}").to_lowercase();
-    out(&report::run_table(&name, &run_id, &args.store, &episodes))
+    nothing_scored(&run_id, &episodes)
+}
+
+/// A run that has episodes but scored none of them is no result, not 0 %:
+/// its own exit code, and why in words.
+fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Result<(), CliError> {
+    use crate::store::EpisodeStatus::{Failure, Infra, Skipped, Success};
+    let count = |s| episodes.iter().filter(|e| e.status == s).count();
+    if episodes.is_empty() || count(Success) + count(Failure) > 0 {
+        return Ok(());
+    }
+    Err(CliError::NothingScored(format!(
+        "run {run_id}: no episode could be scored: {} infrastructure failures, {} skipped, \
+         of {} (each episode's reason says why)",
+        count(Infra),
+        count(Skipped),
+        episodes.len()
+    )))
 }
 
 fn report_cmd(args: ReportArgs) -> Result<(), CliError> {

@@ -96,9 +96,10 @@ pub struct ServeArgs {
     /// also scans that range for emulators and would list the phone twice.
     #[arg(long, default_value = "127.0.0.1:6520")]
     pub listen: String,
-    /// Tasks that `droidscore-sim load` can put the phone in.
-    #[arg(long, default_value = "tasks")]
-    pub suite: PathBuf,
+    /// Tasks that `droidscore-sim load` can put the phone in (default: the
+    /// built-in suite).
+    #[arg(long, value_name = "DIR")]
+    pub suite: Option<PathBuf>,
     /// Start in this task's initial state (with `--variant`, default `base`).
     #[arg(long)]
     pub task: Option<String>,
@@ -183,8 +184,9 @@ pub struct DeviceArgs {
 
 #[derive(Debug, Args)]
 pub struct DumpArgs {
-    #[arg(long, default_value = "tasks")]
-    pub suite: PathBuf,
+    /// Directory of task files (default: the built-in suite).
+    #[arg(long, value_name = "DIR")]
+    pub suite: Option<PathBuf>,
     #[arg(long)]
     pub task: String,
     #[arg(long, default_value = "base")]

@@ -7,16 +7,24 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::CliError;
-use crate::task::{self, Task};
+use crate::task::Task;
 
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Directory of task files.
-    #[arg(long, default_value = "tasks")]
-    pub suite: PathBuf,
+    /// Directory of task files (default: the suite built into droidscore,
+    /// the repository's `tasks/` when it was built).
+    #[arg(long, value_name = "DIR")]
+    pub suite: Option<PathBuf>,
     /// Only tasks whose id matches this glob.
     #[arg(long, value_name = "GLOB")]
     pub tasks: Option<String>,
+}
+
+impl SuiteArgs {
+    /// `--suite DIR`, else the built-in suite.
+    pub fn source(&self) -> crate::task::Suite {
+        crate::task::Suite::from_arg(self.suite.as_deref())
+    }
 }
 
 /// Writes `text` to stdout.
@@ -36,15 +44,15 @@ pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 
 /// The suite's tasks, only those matching `--tasks` when it is given.
 pub(super) fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
-    let mut tasks = task::load_dir(&suite.suite)?;
+    let source = suite.source();
+    let mut tasks = source.load()?;
     if let Some(glob) = &suite.tasks {
         let pattern = glob::Pattern::new(glob)
             .map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
         tasks.retain(|t| pattern.matches(&t.id));
         if tasks.is_empty() {
             return Err(CliError::BadInput(format!(
-                "--tasks {glob:?} matches no task in {}",
-                suite.suite.display()
+                "--tasks {glob:?} matches no task in {source}"
             )));
         }
     }

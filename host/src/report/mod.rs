@@ -148,6 +148,10 @@ pub fn run_table(
             s.skipped, s.infra
         );
     }
+    if s.overall.n == 0 && s.episodes > 0 {
+        out += &format!("agent {agent}: no episode could be scored, so no success rate\n");
+        return out;
+    }
     out += &format!(
         "agent {agent}: {}/{} episodes succeeded ({:.1}%), Wilson 95% [{:.1}, {:.1}]\n",
         s.overall.successes,

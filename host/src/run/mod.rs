@@ -8,5 +8,5 @@ mod record;
 
 pub use execute::{execute, AgentFactory, RunError};
 pub use plan::{plan, select_variants, Planned, Shard};
-pub use provenance::{provenance, suite_hash};
+pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};

@@ -2,38 +2,9 @@
 //! tree was dirty), the host and CPU, the endpoint and model, and a hash of
 //! the task suite, so a number can always be traced to what produced it.
 
-use std::path::Path;
 use std::process::Command;
 
-use sha2::{Digest, Sha256};
-
 use crate::store::Provenance;
-
-/// sha256 over the suite's `*.toml` files: each file's name, a NUL, its bytes,
-/// a NUL, in name order. Any edit to any task changes it.
-pub fn suite_hash(dir: &Path) -> std::io::Result<String> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
-    let mut hasher = Sha256::new();
-    for path in paths {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        hasher.update(name.as_bytes());
-        hasher.update([0]);
-        hasher.update(std::fs::read(&path)?);
-        hasher.update([0]);
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
@@ -71,7 +42,7 @@ fn host_name() -> String {
 }
 
 pub fn provenance(
-    suite: &Path,
+    suite: &crate::task::Suite,
     endpoint: Option<String>,
     model: Option<String>,
 ) -> std::io::Result<Provenance> {
@@ -82,28 +53,8 @@ pub fn provenance(
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         endpoint,
         model,
-        suite_hash: suite_hash(suite)?,
+        suite_hash: suite.hash()?,
         droidscore_version: env!("CARGO_PKG_VERSION").to_string(),
         endpoint_health: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_suite_hash_changes_with_any_task_byte() {
-        let dir = std::env::temp_dir().join(format!("droidscore-hash-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("a.toml"), "id = \"a\"").unwrap();
-        std::fs::write(dir.join("notes.txt"), "not a task").unwrap();
-        let first = suite_hash(&dir).unwrap();
-        assert_eq!(first.len(), 64);
-        std::fs::write(dir.join("notes.txt"), "still not a task").unwrap();
-        assert_eq!(suite_hash(&dir).unwrap(), first, "only task files count");
-        std::fs::write(dir.join("a.toml"), "id = \"b\"").unwrap();
-        assert_ne!(suite_hash(&dir).unwrap(), first);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

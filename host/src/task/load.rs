@@ -56,24 +56,36 @@ fn default_max_steps() -> u32 {
 
 /// Load every `*.toml` under `dir`, sorted by file name. Ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
-    let err = |message: String| TaskError {
+    let paths = super::suite::toml_files(dir).map_err(|e| TaskError {
         path: dir.to_path_buf(),
-        message,
-    };
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| err(format!("cannot read task directory: {e}")))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
+        message: format!("cannot read task directory: {e}"),
+    })?;
     if paths.is_empty() {
-        return Err(err("no *.toml task files".into()));
+        return Err(TaskError {
+            path: dir.to_path_buf(),
+            message: "no *.toml task files".into(),
+        });
     }
     let tasks = paths
         .iter()
         .map(|p| load_file(p))
         .collect::<Result<Vec<_>, _>>()?;
+    unique_ids(tasks)
+}
+
+/// Load tasks from `(path, text)` pairs already in memory (the embedded
+/// suite), in the order given. Ids must be unique.
+pub(super) fn load_texts<'a>(
+    files: impl IntoIterator<Item = (PathBuf, &'a str)>,
+) -> Result<Vec<Task>, TaskError> {
+    let tasks = files
+        .into_iter()
+        .map(|(path, text)| load_text(&path, text))
+        .collect::<Result<Vec<_>, _>>()?;
+    unique_ids(tasks)
+}
+
+fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
     let mut seen = BTreeMap::new();
     for task in &tasks {
         if let Some(other) = seen.insert(task.id.as_str(), &task.path) {
@@ -87,13 +99,22 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
 }
 
 pub fn load_file(path: &Path) -> Result<Task, TaskError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TaskError {
+        path: path.to_path_buf(),
+        message: format!("cannot read: {e}"),
+    })?;
+    load_text(path, &text)
+}
+
+/// One task file's text; `path` names it in errors and gives the id its
+/// file name must match.
+fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     let err = |message: String| TaskError {
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
     let raw: toml::Table =
-        toml::from_str(&text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
     let spec: TaskSpec = typed(&raw).map_err(err)?;

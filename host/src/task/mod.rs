@@ -1,12 +1,15 @@
 //! Tasks: one TOML file each under `tasks/`, with a goal template and its
 //! parameters, an initial state, variants, an oracle and a reference solution.
-//! The format is documented in `docs/tasks.md`.
+//! The format is documented in `docs/tasks.md`; `suite` says where a
+//! command's tasks come from (built in, or `--suite DIR`).
 
 mod load;
 mod step;
+mod suite;
 
 pub use load::{load_dir, load_file, TaskError};
 pub use step::Step;
+pub use suite::{Suite, EMBEDDED};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

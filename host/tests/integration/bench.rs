@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::{Child, Command, Output};
 
+use droidscore::exit;
+
 use serde_json::{json, Value};
 
 use super::cli::tempdir::Dir;
@@ -294,7 +296,7 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
     ];
     let o = droidscore(dir.path(), &common);
     let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(10), "{err}");
+    assert_eq!(o.status.code(), Some(exit::CORES_BUSY), "{err}");
     assert!(
         err.contains(&format!("cpu{cpu} is")) && err.contains("% busy"),
         "{err}"
@@ -358,13 +360,18 @@ fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
     let bound = json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]});
     two_arms(dir.path(), "40 41 42", "40 40 40");
     let (o, s) = check(dir.path(), bound.clone());
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(exit::SUCCESS), "{}", text(&o.stderr));
     assert_eq!(s["check"]["outcome"], "pass");
 
     // The same arm made slower: every sample below the bound.
     two_arms(dir.path(), "20 21 22", "40 40 40");
     let (o, s) = check(dir.path(), bound);
-    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::REGRESSED),
+        "{}",
+        text(&o.stderr)
+    );
     assert_eq!(s["check"]["outcome"], "regressed");
     assert_eq!(s["check"]["bounds"][0]["verdict"], "regressed");
 
@@ -373,7 +380,12 @@ fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
         dir.path(),
         json!({"bounds": [{"arm": "a", "key": "gen_ts", "relative_to": "b", "min_ratio": 0.9}]}),
     );
-    assert_eq!(o.status.code(), Some(7), "{}", text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::REGRESSED),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]
@@ -384,7 +396,12 @@ fn check_is_inconclusive_when_the_bound_lies_inside_the_spread() {
         dir.path(),
         json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
-    assert_eq!(o.status.code(), Some(8), "{}", text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::INCONCLUSIVE),
+        "{}",
+        text(&o.stderr)
+    );
     assert_eq!(s["check"]["outcome"], "inconclusive");
     assert_eq!(s["check"]["bounds"][0]["observed"], json!([20.0, 40.0]));
 }
@@ -398,7 +415,12 @@ fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
         json!({"provenance": {"cpu_model": "Not This CPU 9000"},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
-    assert_eq!(o.status.code(), Some(9), "{}", text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::PROVENANCE_MISMATCH),
+        "{}",
+        text(&o.stderr)
+    );
     assert_eq!(s["check"]["outcome"], "provenance_mismatch");
     let m = s["check"]["provenance_mismatches"][0].as_str().unwrap();
     assert!(m.contains("Not This CPU 9000"), "{m}");
@@ -410,7 +432,7 @@ fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
         json!({"provenance": {"cpu_model": model, "cpu_count": count},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(exit::SUCCESS), "{}", text(&o.stderr));
 }
 
 #[test]
@@ -425,7 +447,12 @@ fn a_provenance_mismatch_outranks_a_regressed_bound() {
         json!({"provenance": {"cpu_count": 100000},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
-    assert_eq!(o.status.code(), Some(9), "{}", text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(exit::PROVENANCE_MISMATCH),
+        "{}",
+        text(&o.stderr)
+    );
     assert_eq!(s["check"]["outcome"], "provenance_mismatch");
     assert_eq!(s["check"]["bounds"][0]["verdict"], "regressed");
 }
@@ -450,7 +477,7 @@ fn bad_expectations_are_refused_before_any_pass_runs() {
     ] {
         let (o, s) = check(dir.path(), json!({ "bounds": [bound] }));
         let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
         assert!(err.contains("expect.json") && err.contains(field), "{err}");
         // No arm ran: neither its counter file nor a summary exists.
         assert!(!dir.path().join("ca").exists(), "{err}");
@@ -482,7 +509,7 @@ fn a_check_that_cannot_be_made_still_writes_the_summary_and_markdown() {
         ],
     );
     let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(err.contains("positive values"), "{err}");
     assert!(
         s["check_error"].as_str().unwrap().contains("positive"),
@@ -587,7 +614,7 @@ echo '{"gen_ts": 5}'
     );
     let (o, s) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
     let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(11), "{err}");
+    assert_eq!(o.status.code(), Some(exit::ARM_FAILED), "{err}");
     assert!(err.contains("arm \"a\", pass 2"), "{err}");
     assert!(err.contains("half a line"), "{err}");
     assert!(err.contains("model file missing"), "{err}");
@@ -616,7 +643,7 @@ echo '{"gen_ts": 5}'
     );
     let (o, _) = run_quiet(dir.path(), &["--passes", "1", "--metric", "gen_ts"]);
     let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(11), "{err}");
+    assert_eq!(o.status.code(), Some(exit::ARM_FAILED), "{err}");
     assert!(
         err.contains("arm \"b\", pass 1") && err.contains("\"done\""),
         "{err}"
@@ -633,7 +660,7 @@ fn a_key_with_no_declared_direction_is_refused_by_name() {
     );
     let (o, _) = run_quiet(dir.path(), &["--metric", "score"]);
     let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(
         err.contains("\"score\"") && err.contains("directions"),
         "{err}"
@@ -748,7 +775,8 @@ fn ctrl_c_kills_the_running_arms_process_group() {
         .unwrap();
     assert!(sent.success());
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    // SIGINT is signal 2 on every Linux architecture (`kill -l`).
+    assert_eq!(status.code(), Some(exit::SIGNALLED + 2));
     // The arm's shell is gone (or a zombie awaiting its new parent's reaping).
     let gone = || match std::fs::read_to_string(format!("/proc/{arm_pid}/stat")) {
         Err(_) => true,

@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use droidscore::exit;
+
 use super::root;
 
 fn droidscore(args: &[&str]) -> Output {
@@ -43,6 +45,96 @@ fn tasks_check_passes_on_the_bundled_suite() {
     assert!(out.contains("task variants hold"), "{out}");
 }
 
+/// Issue 17: run anywhere but the repository's root (as `cargo install`
+/// leaves it), the binary said `tasks: cannot read task directory`. The
+/// suite is built in now, and a run says it used the built-in one.
+#[test]
+fn the_built_in_suite_works_from_a_directory_outside_the_repository() {
+    let away = tempdir::Dir::new("away");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_droidscore"))
+            .args(args)
+            .current_dir(away.path())
+            .output()
+            .expect("droidscore runs")
+    };
+    let o = run(&["tasks", "check", "--tasks", "wifi_*"]);
+    assert_eq!(o.status.code(), Some(exit::SUCCESS), "{}", stdout(&o));
+    assert!(stdout(&o).contains("task variants hold"), "{}", stdout(&o));
+
+    let o = run(&["tasks", "list", "--json", "--tasks", "wifi_on"]);
+    let tasks: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(tasks[0]["path"], "embedded:tasks/wifi_on.toml");
+
+    let o = run(&["run", "--phone", "sim", "--agent", "reference"]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(exit::SUCCESS),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let variants = droidscore::task::Suite::Embedded
+        .load()
+        .unwrap()
+        .iter()
+        .map(|t| t.variants.len())
+        .sum::<usize>();
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "agent reference: {variants}/{variants} episodes succeeded"
+        )),
+        "{out}"
+    );
+    let store = droidscore::store::Store::open_existing(away.path().join("droidscore-runs.sqlite"))
+        .unwrap();
+    let record = store.latest_run().unwrap().unwrap();
+    assert_eq!(record.config["suite"], "embedded");
+    let tasks_dir = droidscore::task::Suite::Dir(root().join("tasks"));
+    assert_eq!(
+        record.provenance.suite_hash,
+        tasks_dir.hash().unwrap(),
+        "the same bytes as the tasks/ it was built from"
+    );
+
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args(["sim", "serve", "--listen", "127.0.0.1:0"])
+        .current_dir(away.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let _ = serve.kill();
+    let status = serve.wait().unwrap();
+    assert!(
+        line.trim().parse::<std::net::SocketAddr>().is_ok(),
+        "sim serve printed {line:?} ({status})"
+    );
+}
+
+/// README lists every exit code `droidscore::exit` defines, with its words.
+#[test]
+fn readme_lists_every_exit_code() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for (code, words) in exit::ALL {
+        let row = format!("| {code} | ");
+        assert!(
+            readme
+                .lines()
+                .any(|l| l.starts_with(&row) && l.contains(words)),
+            "README has no row `{row}{words} …`"
+        );
+    }
+    assert!(readme.contains(&format!("| {} + N | ", exit::SIGNALLED)));
+}
+
 /// Write a one-task suite into a temp dir and return its path.
 fn suite_with(name: &str, body: &str) -> tempdir::Dir {
     let dir = tempdir::Dir::new(name);
@@ -81,7 +173,7 @@ fn an_oracle_true_on_the_initial_state_fails_the_check() {
     let dir = suite_with("broken", &body);
     let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(o.status.code(), Some(exit::SUITE_FAILED), "{out}");
     assert!(
         out.contains("VIOLATION: initial state: oracle is Pass"),
         "{out}"
@@ -98,7 +190,7 @@ fn an_oracle_the_decoy_satisfies_fails_the_check() {
     let dir = suite_with("decoyed", &body);
     let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(o.status.code(), Some(exit::SUITE_FAILED), "{out}");
     assert!(out.contains("decoy agent: oracle is Pass"), "{out}");
     assert!(out.contains("reference solution fails"), "{out}");
 }
@@ -112,7 +204,7 @@ fn an_oracle_key_the_phone_does_not_have_is_refused_at_load() {
     let dir = suite_with("nokey", &body);
     let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(
         err.contains("nokey.toml: variant \"base\": oracle[0].key: \"app/decoy.wi_fi_calling\" is not a state key"),
         "{err}"
@@ -127,7 +219,7 @@ fn a_bad_task_file_names_the_file_and_field_and_exits_3() {
     );
     let o = droidscore(&["tasks", "list", "--suite", dir.path().to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(
         err.contains("typo.toml") && err.contains("oracle[0].check"),
         "{err}"
@@ -378,7 +470,7 @@ fn resume_refuses_a_run_started_with_other_settings() {
         "--resume", "r",
     ]);
     let err = String::from_utf8_lossy(&again.stderr);
-    assert_eq!(again.status.code(), Some(3), "{err}");
+    assert_eq!(again.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(err.contains("repeat was 1 (now 2)"), "{err}");
 }
 

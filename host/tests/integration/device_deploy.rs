@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use droidscore::adb::{free_port, PrivateAdbServer};
+use droidscore::exit;
 use droidscore::store::Store;
 
 use super::adb_cli::Served;
@@ -409,7 +410,7 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
         .arg(&binary)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(exit::BAD_INPUT), "{}", text(&out));
     let missing = dir.path().join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert!(
         text(&out).contains(&format!("{}: no such file", missing.display())),
@@ -442,7 +443,7 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
         ],
     );
     let out = deploy.wait();
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(exit::PHONE), "{}", text(&out));
     assert!(out.stdout.is_empty(), "no URL on a failure: {}", text(&out));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("did not answer /health"), "{said}");

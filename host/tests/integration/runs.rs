@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
+use droidscore::exit;
+
 use serde_json::Value;
 
 use super::root;
@@ -289,7 +291,7 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
     );
     let o = run(&refusing, "refused.sqlite");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(6), "{err}");
+    assert_eq!(o.status.code(), Some(exit::ENDPOINT), "{err}");
     assert!(
         err.contains("HTTP 401: bad key") && err.contains("--resume r"),
         "{err}"
@@ -304,17 +306,23 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
         ScriptedServer::start_policy(&rt, Arc::new(|_: &Value| Reply::Status(500, "{}".into())));
     let o = run(&failing, "failing.sqlite");
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Its only episode was not scored: no result, not a 0 % success rate.
+    assert_eq!(o.status.code(), Some(exit::NOTHING_SCORED), "{err}");
     assert!(
         out.contains("not scored: 0 skipped, 1 infrastructure failures"),
         "{out}"
     );
-    assert!(
-        out.lines()
-            .last()
-            .unwrap_or("")
-            .starts_with("agent llm: 0/0 episodes succeeded"),
+    assert_eq!(
+        out.lines().last(),
+        Some("agent llm: no episode could be scored, so no success rate"),
         "{out}"
+    );
+    assert!(
+        err.contains(
+            "run r: no episode could be scored: 1 infrastructure failures, 0 skipped, of 1"
+        ),
+        "{err}"
     );
     let store = droidscore::store::Store::open_existing(dir.join("failing.sqlite")).unwrap();
     let episodes = store.episodes("r").unwrap();
@@ -326,5 +334,47 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
         2 * 4,
         "2 attempts × (1 try + 3 retries)"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 17: a run whose every episode died of infrastructure (here the
+/// endpoint refuses connections: nothing listens on its port) exited 0 and
+/// printed `0/0 episodes succeeded (0.0%)`, which a script reads as a score.
+#[test]
+fn a_run_against_an_endpoint_refusing_connections_scores_nothing_and_says_so() {
+    let dir = std::env::temp_dir().join(format!("droidscore-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+        .args(["run", "--base-url", &format!("http://127.0.0.1:{port}/v1")])
+        .args(["--model", "m", "--no-image", "--tasks", "wifi_on"])
+        .args(["--variants", "base", "--run-id", "refused"])
+        .args(["--store", dir.join("runs.sqlite").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(exit::NOTHING_SCORED), "{err}");
+    assert!(!out.contains("episodes succeeded"), "{out}");
+    assert!(
+        out.contains("not scored: 0 skipped, 1 infrastructure failures"),
+        "{out}"
+    );
+    assert!(
+        err.contains(
+            "run refused: no episode could be scored: 1 infrastructure failures, 0 skipped, of 1"
+        ),
+        "{err}"
+    );
+    let store = droidscore::store::Store::open_existing(dir.join("runs.sqlite")).unwrap();
+    let episodes = store.episodes("refused").unwrap();
+    assert_eq!(episodes.len(), 1);
+    assert_eq!(episodes[0].status, droidscore::store::EpisodeStatus::Infra);
     let _ = std::fs::remove_dir_all(&dir);
 }
