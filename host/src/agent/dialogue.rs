@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 use serde_json::Value;
 
 use super::action::Action;
-use super::llm::LlmConfig;
+use super::llm_config::LlmConfig;
 use super::prompt::{self, HistoryEntry};
 use crate::uiautomator::Element;
 

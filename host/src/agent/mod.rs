@@ -7,6 +7,7 @@
 pub mod action;
 pub mod dialogue;
 mod llm;
+mod llm_config;
 pub mod local;
 pub mod on_device;
 mod prompt;
@@ -18,7 +19,8 @@ pub mod translate;
 mod transport;
 
 pub use action::{parse_action, resolve, Action, ActionError, Resolved};
-pub use llm::{LlmAgent, LlmConfig, LlmError, StepLog};
+pub use llm::{LlmAgent, LlmError, StepLog};
+pub use llm_config::LlmConfig;
 pub use prompt::{element_lines, system_prompt};
 pub use random::RandomAgent;
 pub use reference::Solver;

@@ -31,7 +31,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::action::{Action, Target};
-use super::llm::LlmConfig;
+use super::llm_config::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
 use crate::apps::app_labels;
 use crate::uiautomator::{push_state, quote_into, Element};

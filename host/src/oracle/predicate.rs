@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
+use super::baseline::{read_key, Baseline};
 use super::verdict::{CheckResult, Outcome};
-use super::{read_key, Baseline};
 use crate::phone::{scroll_action, Intent, Phone, SettingKey};
 use crate::uiautomator::{Node, Selector};
 
@@ -467,7 +467,6 @@ fn identity(node: &Node) -> String {
 mod tests {
     use super::*;
     use crate::apps::{Alarm, PhoneSetup};
-    use crate::oracle::Baseline;
 
     /// Regression: counting by content alone merged identical alarms, and a card
     /// cut off at the list's edge was counted again where it showed whole.

@@ -16,7 +16,6 @@ mod row;
 mod state;
 mod view;
 
-pub use crate::apps::ALARMS_KEY;
 pub use backend::SimBackend;
 pub use cmd::{ClockTab, Cmd, Dialog, Field, Screen};
 pub use phone::SimPhone;

@@ -16,9 +16,9 @@ mod widgets;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbImage};
 
-use self::canvas::{Canvas, Rect, Rgb};
+use self::canvas::{Canvas, Rect};
 use self::palette::Ink;
-use self::text::Face;
+use self::text::{draw_text, Align, Face};
 use self::widgets::{
     draw_edit_text, draw_fab, draw_nav_button, draw_seek_bar, draw_status_bar, draw_switch,
 };
@@ -53,12 +53,6 @@ pub fn render_rgb(root: &View, width: u32, height: u32) -> RgbImage {
         draw_view(&mut canvas, view);
     }
     canvas.into_image()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Align {
-    Left,
-    Centre,
 }
 
 fn draw_view(canvas: &mut Canvas, view: &View) {
@@ -236,41 +230,6 @@ fn draw_view(canvas: &mut Canvas, view: &View) {
             );
         }
     }
-}
-
-/// Draw `text` in `b`, as many lines as fit (left-aligned) or one line
-/// (centred), vertically centred; returns the widest line's width.
-fn draw_text(
-    canvas: &mut Canvas,
-    b: Rect,
-    text: &str,
-    face: Face,
-    color: Rgb,
-    align: Align,
-) -> i64 {
-    let face = face.fit_height(b.h());
-    let chars = text::chars_of(text);
-    let max_lines = match align {
-        Align::Left => usize::try_from(b.h() / face.height().max(1))
-            .unwrap_or(1)
-            .max(1),
-        Align::Centre => 1,
-    };
-    let lines = text::layout(&chars, face, b.w(), max_lines);
-    let total = face.height() * lines.len() as i64;
-    let mut y = b.y0 + (b.h() - total) / 2;
-    let mut widest = 0;
-    for line in &lines {
-        let lw = text::line_width(line, face);
-        let x = match align {
-            Align::Left => b.x0,
-            Align::Centre => b.x0 + (b.w() - lw) / 2,
-        };
-        text::draw_line(canvas, line, x, y, face, color);
-        widest = widest.max(lw);
-        y += face.height();
-    }
-    widest
 }
 
 #[cfg(test)]

@@ -6,11 +6,12 @@
 
 use base64::Engine;
 
-use super::{instance_phone, DumpFailure, Inner};
+use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
+use crate::apps::{self, ALARMS_KEY};
 use crate::phone::{DeviceAction, Intent, Key, Phone, PhoneError};
-use crate::sim::{layout, ALARMS_KEY};
+use crate::sim::layout;
 use crate::task::Task;
 use crate::uiautomator;
 
@@ -149,10 +150,10 @@ const PROPS: &[(&str, &str)] = &[
     ("ro.build.version.release", "14"),
     ("ro.build.version.sdk", "34"),
     ("ro.product.cpu.abi", "arm64-v8a"),
-    ("ro.product.device", super::MODEL),
-    ("ro.product.manufacturer", super::MANUFACTURER),
-    ("ro.product.model", super::MODEL),
-    ("ro.product.name", super::MODEL),
+    ("ro.product.device", MODEL),
+    ("ro.product.manufacturer", MANUFACTURER),
+    ("ro.product.model", MODEL),
+    ("ro.product.name", MODEL),
 ];
 
 /// A write from outside the UI, unless this key's writes are ignored.
@@ -494,8 +495,8 @@ fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
 fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["list", "packages", ..] => {
-            let mut packages: Vec<&str> = vec![layout::LAUNCHER, layout::SETTINGS, layout::CLOCK];
-            packages.extend(layout::APPS.iter().map(|(_, p)| *p));
+            let mut packages: Vec<&str> = vec![apps::LAUNCHER, apps::SETTINGS, apps::CLOCK];
+            packages.extend(apps::APPS.iter().map(|(_, p)| *p));
             if inner.adbkeyboard {
                 packages.push("com.android.adbkeyboard");
             }

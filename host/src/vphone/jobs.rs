@@ -13,26 +13,11 @@
 use sha2::{Digest, Sha256};
 
 use super::script::{Redirect, Word};
-use super::Inner;
+use super::state::{Inner, Job};
 use crate::adbd::ShellOutput;
 
 /// The first pid handed out; a phone's are in this range after boot.
 const FIRST_PID: u32 = 12_000;
-
-/// A background command, as started.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Job {
-    pub pid: u32,
-    /// The command's words, `nohup` included.
-    pub argv: Vec<String>,
-    /// The working directory it was started in.
-    pub cwd: String,
-    /// Where fds 0, 1 and 2 were redirected (absolute paths), if anywhere.
-    pub stdin: Option<String>,
-    pub stdout: Option<String>,
-    pub stderr: Option<String>,
-    pub running: bool,
-}
 
 impl Job {
     /// What the process execs: the argv after `nohup`.

@@ -25,8 +25,10 @@
 
 mod commands;
 mod jobs;
-pub use jobs::Job;
 pub mod script;
+mod state;
+
+pub use state::{DumpFailure, Job, Loaded, MANUFACTURER, MODEL};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -35,43 +37,7 @@ use crate::adbd::{Device, ShellOutput};
 use crate::apps::{PhoneSetup, SetupError};
 use crate::sim::SimPhone;
 use crate::task::Task;
-
-/// What a dump request answers instead of dumping, in the fail-dumps mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DumpFailure {
-    /// `ERROR: could not get idle state.` (the UI never went quiet for 1 s).
-    Idle,
-    /// `ERROR: null root node returned by UiTestAutomationBridge.`
-    NullRoot,
-}
-
-/// The instance the virtual phone is in.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
-pub struct Loaded {
-    pub task: String,
-    pub variant: String,
-    pub seed: u64,
-}
-
-#[derive(Debug)]
-struct Inner {
-    sim: SimPhone,
-    loaded: Option<Loaded>,
-    /// Files on the phone: dumps, screenshots, pushed files.
-    files: BTreeMap<String, Vec<u8>>,
-    /// Their permission bits (`chmod`, or as pushed), where known.
-    modes: BTreeMap<String, u32>,
-    /// Background commands, recorded and never run.
-    jobs: Vec<Job>,
-    fail_dumps: u32,
-    failure: DumpFailure,
-    adbkeyboard: bool,
-    /// `getprop` names another maker: the adb backend treats it as a real phone.
-    pose_as_phone: bool,
-    /// Keys whose writes are accepted and ignored, as a phone ignores a
-    /// protected setting.
-    ignored_writes: std::collections::BTreeSet<String>,
-}
+use state::{instance_phone, Inner};
 
 /// A simulator that answers adb shell commands.
 #[derive(Debug)]
@@ -79,11 +45,6 @@ pub struct VirtualPhone {
     tasks: Vec<Task>,
     inner: Mutex<Inner>,
 }
-
-/// The product name in the CNXN banner and `getprop`; the adb backend knows a
-/// virtual phone by `ro.product.manufacturer`.
-pub const MANUFACTURER: &str = crate::adb::VIRTUAL_PHONE_MANUFACTURER;
-pub const MODEL: &str = "droidscore_sim";
 
 impl VirtualPhone {
     /// A phone in the simulator's default state, with `tasks` available to
@@ -189,37 +150,6 @@ impl VirtualPhone {
         out.exit = status;
         out
     }
-}
-
-impl Inner {
-    /// Directories: the usual push targets, and any parent of a stored file.
-    fn is_dir(&self, path: &str) -> bool {
-        let dir = path.trim_end_matches('/');
-        ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
-            || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
-    }
-}
-
-/// A fresh simulator in a task variant's initial state.
-fn instance_phone(
-    tasks: &[Task],
-    task: &str,
-    variant: &str,
-    seed: u64,
-) -> Result<(SimPhone, Loaded), String> {
-    let instance = tasks
-        .iter()
-        .find(|t| t.id == task)
-        .ok_or_else(|| format!("no task {task:?}"))?
-        .variant(variant)
-        .ok_or_else(|| format!("task {task:?} has no variant {variant:?}"))?;
-    let sim = SimPhone::new(instance.setup(seed)).map_err(|e| e.to_string())?;
-    let loaded = Loaded {
-        task: task.to_string(),
-        variant: variant.to_string(),
-        seed,
-    };
-    Ok((sim, loaded))
 }
 
 impl Device for VirtualPhone {

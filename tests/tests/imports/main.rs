@@ -159,23 +159,6 @@ fn read_tree(root: &Path) -> BTreeMap<PathBuf, String> {
     sources
 }
 
-/// Pairs in modules being restructured on another branch (issue 17's phone
-/// boundary: `agent/`, `oracle/`, `sim/`, `vphone/mod.rs`), to be fixed
-/// there. The test fails on any pair not listed here, and on a listed pair
-/// that no longer exists, so this list only shrinks.
-const PENDING: &[(&str, &str)] = &[
-    ("host/src/agent/dialogue.rs", "host/src/agent/llm.rs"),
-    ("host/src/oracle/mod.rs", "host/src/oracle/predicate.rs"),
-    ("host/src/sim/layout/clock.rs", "host/src/sim/layout/mod.rs"),
-    (
-        "host/src/sim/layout/mod.rs",
-        "host/src/sim/layout/settings.rs",
-    ),
-    ("host/src/sim/render/widgets.rs", "host/src/sim/render.rs"),
-    ("host/src/vphone/commands.rs", "host/src/vphone/mod.rs"),
-    ("host/src/vphone/jobs.rs", "host/src/vphone/mod.rs"),
-];
-
 #[test]
 fn no_two_files_import_each_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -185,15 +168,9 @@ fn no_two_files_import_each_other() {
         "no crate root reaches these files, so the import check cannot see them: {:?}",
         found.unreached
     );
-    let pending = |p: &Pair| {
-        PENDING
-            .iter()
-            .any(|&(a, b)| p.a.0 == Path::new(a) && p.b.0 == Path::new(b))
-    };
     let pairs: Vec<String> = found
         .pairs
         .iter()
-        .filter(|p| !pending(p))
         .map(|p| {
             format!(
                 "  {}:{} ↔ {}:{}",
@@ -210,18 +187,5 @@ fn no_two_files_import_each_other() {
          refers to the other); move the shared item to the file it belongs in:\n{}",
         pairs.len(),
         pairs.join("\n")
-    );
-    let gone: Vec<_> = PENDING
-        .iter()
-        .filter(|&&(a, b)| {
-            !found
-                .pairs
-                .iter()
-                .any(|p| p.a.0 == Path::new(a) && p.b.0 == Path::new(b))
-        })
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "no longer import each other; delete from PENDING: {gone:?}"
     );
 }

@@ -2,7 +2,8 @@
 //! expanded cards with label and Delete), the Add-alarm button, the bottom
 //! tabs, and the time-picker and label dialogs.
 
-use super::{clip, v, window, Ctx, CLOCK, HEIGHT, NAV_BAR_TOP, WIDTH};
+use super::views::{clip, v, window, Ctx, HEIGHT, NAV_BAR_TOP, WIDTH};
+use crate::apps::CLOCK;
 use crate::sim::cmd::{ClockTab, Cmd, Field};
 use crate::sim::view::{Style, TextSize, View};
 use crate::uiautomator::Bounds;

@@ -4,36 +4,20 @@
 
 mod clock;
 mod settings;
+mod views;
 
 use self::clock::{clock, label_dialog, time_picker};
 use self::settings::settings_page;
+use self::views::{blank, clip, v, window};
 use super::cmd::{Cmd, Dialog, Screen};
-use super::state::State;
 use super::view::{Style, TextSize, View};
-use crate::apps::{SettingsApp, Variant};
-use crate::uiautomator::{Bounds, Node};
+use crate::uiautomator::Bounds;
 
 /// The launcher's packages, which the layout draws (`crate::apps` owns them).
 pub use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
-
-pub const WIDTH: i32 = 1080;
-pub const HEIGHT: i32 = 2400;
-pub const STATUS_BAR: i32 = 118;
-pub const NAV_BAR_TOP: i32 = 2274;
+pub use views::{Ctx, HEIGHT, NAV_BAR_TOP, STATUS_BAR, WIDTH};
 
 const SYSTEMUI: &str = "com.android.systemui";
-
-/// Everything needed to lay out one frame.
-#[derive(Debug)]
-pub struct Ctx<'a> {
-    pub app: &'a SettingsApp,
-    pub variant: &'a Variant,
-    pub state: &'a State,
-    pub scroll: i32,
-    pub expanded: Option<u32>,
-    /// The status bar clock, `HH:MM`.
-    pub clock: String,
-}
 
 /// One laid-out frame.
 #[derive(Debug)]
@@ -46,79 +30,6 @@ pub struct Frame {
     pub bars: View,
     /// How far the current list can scroll, in pixels.
     pub max_scroll: i32,
-}
-
-impl Ctx<'_> {
-    fn t<'s>(&'s self, label: &'s str) -> String {
-        self.variant.label(label).to_string()
-    }
-
-    fn value(&self, key: &str) -> &str {
-        self.state.get(key).unwrap_or("")
-    }
-}
-
-/// Builder shorthand for a view.
-fn v(class: &str, package: &str, b: Bounds) -> View {
-    View {
-        node: Node {
-            class: class.into(),
-            package: package.into(),
-            enabled: true,
-            bounds: b,
-            ..Node::default()
-        },
-        ..View::default()
-    }
-}
-
-impl View {
-    fn id(mut self, id: &str) -> Self {
-        self.node.resource_id = id.into();
-        self
-    }
-    fn text(mut self, text: impl Into<String>) -> Self {
-        self.node.text = text.into().into();
-        self
-    }
-    fn desc(mut self, desc: impl Into<String>) -> Self {
-        self.node.content_desc = desc.into().into();
-        self
-    }
-    fn style(mut self, style: Style) -> Self {
-        self.style = style;
-        self
-    }
-    fn tap(mut self, cmd: Cmd) -> Self {
-        self.node.clickable = true;
-        self.node.focusable = true;
-        self.on_tap = Some(cmd);
-        self
-    }
-    fn checkable(mut self, checked: bool) -> Self {
-        self.node.checkable = true;
-        self.node.checked = checked;
-        self
-    }
-    fn child(mut self, child: View) -> Self {
-        self.children.push(child);
-        self
-    }
-    fn scrollable(mut self) -> Self {
-        self.node.scrollable = true;
-        self.node.focusable = true;
-        self
-    }
-}
-
-/// Clip every view to its parent's visible bounds (and the screen), as
-/// uiautomator reports visible bounds; views wholly outside end up empty.
-fn clip(view: &mut View, to: Bounds) {
-    view.node.bounds = view.node.bounds.intersect(&to);
-    let inner = view.node.bounds;
-    for child in &mut view.children {
-        clip(child, inner);
-    }
 }
 
 pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
@@ -212,31 +123,6 @@ fn bars(ctx: &Ctx) -> View {
     .child(nav)
 }
 
-/// The app window's root and content frame, as every app's dump starts.
-fn window(package: &str, content: Vec<View>) -> View {
-    let mut frame = v(
-        "android.widget.FrameLayout",
-        package,
-        Bounds::new(0, 0, WIDTH, HEIGHT),
-    )
-    .id("android:id/content");
-    frame.children = content;
-    v(
-        "android.widget.FrameLayout",
-        package,
-        Bounds::new(0, 0, WIDTH, HEIGHT),
-    )
-    .style(Style::Screen)
-    .child(
-        v(
-            "android.widget.LinearLayout",
-            package,
-            Bounds::new(0, 0, WIDTH, HEIGHT),
-        )
-        .child(frame),
-    )
-}
-
 fn launcher(ctx: &Ctx) -> View {
     let p = LAUNCHER;
     let mut content = vec![
@@ -285,28 +171,4 @@ fn launcher(ctx: &Ctx) -> View {
         .tap(Cmd::Nothing),
     );
     window(p, content)
-}
-
-fn blank(ctx: &Ctx, title: &str, package: &str) -> View {
-    let p = package;
-    window(
-        p,
-        vec![
-            v(
-                "android.widget.ImageButton",
-                p,
-                Bounds::new(0, STATUS_BAR, 147, 265),
-            )
-            .desc("Navigate up")
-            .style(Style::Icon)
-            .tap(Cmd::Back),
-            v(
-                "android.widget.TextView",
-                p,
-                Bounds::new(63, 300, 1017, 480),
-            )
-            .text(ctx.t(title))
-            .style(Style::Heading),
-        ],
-    )
 }

@@ -2,8 +2,8 @@
 //! (navigation, switch, main switch bar, slider, radio, button), each row the
 //! clickable target with `android:id/title`/`summary` TextViews inside.
 
-use super::{blank, clip, v, window, Ctx, NAV_BAR_TOP, SETTINGS, STATUS_BAR, WIDTH};
-use crate::apps::RowDef;
+use super::views::{blank, clip, v, window, Ctx, NAV_BAR_TOP, STATUS_BAR, WIDTH};
+use crate::apps::{RowDef, SETTINGS};
 use crate::sim::cmd::Cmd;
 use crate::sim::row::{self, RowKind};
 use crate::sim::view::{Style, TextSize, View};

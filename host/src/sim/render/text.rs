@@ -147,6 +147,48 @@ pub(super) fn draw_line(
     }
 }
 
+/// How `draw_text` places lines in its box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Align {
+    Left,
+    Centre,
+}
+
+/// Draw `text` in `b`, as many lines as fit (left-aligned) or one line
+/// (centred), vertically centred; returns the widest line's width.
+pub(super) fn draw_text(
+    canvas: &mut Canvas,
+    b: Rect,
+    text: &str,
+    face: Face,
+    color: Rgb,
+    align: Align,
+) -> i64 {
+    let face = face.fit_height(b.h());
+    let chars = chars_of(text);
+    let max_lines = match align {
+        Align::Left => usize::try_from(b.h() / face.height().max(1))
+            .unwrap_or(1)
+            .max(1),
+        Align::Centre => 1,
+    };
+    let lines = layout(&chars, face, b.w(), max_lines);
+    let total = face.height() * lines.len() as i64;
+    let mut y = b.y0 + (b.h() - total) / 2;
+    let mut widest = 0;
+    for line in &lines {
+        let lw = line_width(line, face);
+        let x = match align {
+            Align::Left => b.x0,
+            Align::Centre => b.x0 + (b.w() - lw) / 2,
+        };
+        draw_line(canvas, line, x, y, face, color);
+        widest = widest.max(lw);
+        y += face.height();
+    }
+    widest
+}
+
 fn draw_char(canvas: &mut Canvas, c: char, x: i64, y: i64, face: Face, color: Rgb) {
     let s = face.scale;
     let size = face.font.character_size;

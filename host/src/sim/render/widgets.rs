@@ -3,8 +3,7 @@
 
 use super::canvas::{Canvas, Rect};
 use super::palette::{self, Ink};
-use super::text::Face;
-use super::{draw_text, Align};
+use super::text::{draw_text, Align, Face};
 use crate::sim::View;
 
 pub(super) fn draw_status_bar(canvas: &mut Canvas, b: Rect, clock: &str, ink: Ink) {

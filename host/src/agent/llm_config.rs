@@ -1,0 +1,52 @@
+//! How to reach and ask an OpenAI-compatible endpoint: base URL, model,
+//! sampling, timeouts and retries, and what goes in each request. The LLM
+//! agent, its dialogue and its prompts all read it.
+
+use std::time::Duration;
+
+use super::schema::Constrain;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmConfig {
+    /// Up to and including `/v1`, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// The environment variable holding the API key, sent as a bearer token.
+    pub api_key_env: Option<String>,
+    pub temperature: f32,
+    pub seed: u64,
+    pub max_tokens: u32,
+    /// Per HTTP attempt, connect to last byte.
+    pub timeout: Duration,
+    /// Retries after the first attempt, for timeouts, connection errors and 5xx.
+    pub retries: u32,
+    /// The first retry's delay; it doubles per retry, plus up to 50 % jitter.
+    pub backoff: Duration,
+    /// Send no screenshot (text-only models).
+    pub no_image: bool,
+    /// Send the step's action schema as `response_format` (`--constrain`).
+    pub constrain: Constrain,
+}
+
+impl LlmConfig {
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        LlmConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key_env: None,
+            temperature: 0.0,
+            seed: 0,
+            max_tokens: 256,
+            timeout: Duration::from_secs(120),
+            retries: 3,
+            backoff: Duration::from_millis(500),
+            no_image: false,
+            constrain: Constrain::Off,
+        }
+    }
+
+    /// `{base_url}/chat/completions`.
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}

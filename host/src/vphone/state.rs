@@ -1,0 +1,97 @@
+//! What the virtual phone holds behind its lock: the simulator, the loaded
+//! instance, the files pushed and written, the background jobs and the
+//! control switches; how a task variant's simulator is made; and the product
+//! name it gives as a phone.
+
+use std::collections::BTreeMap;
+
+use crate::sim::SimPhone;
+use crate::task::Task;
+
+/// The product name in the CNXN banner and `getprop`; the adb backend knows a
+/// virtual phone by `ro.product.manufacturer`.
+pub const MANUFACTURER: &str = crate::adb::VIRTUAL_PHONE_MANUFACTURER;
+pub const MODEL: &str = "droidscore_sim";
+
+/// What a dump request answers instead of dumping, in the fail-dumps mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFailure {
+    /// `ERROR: could not get idle state.` (the UI never went quiet for 1 s).
+    Idle,
+    /// `ERROR: null root node returned by UiTestAutomationBridge.`
+    NullRoot,
+}
+
+/// The instance the virtual phone is in.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Loaded {
+    pub task: String,
+    pub variant: String,
+    pub seed: u64,
+}
+
+#[derive(Debug)]
+pub(super) struct Inner {
+    pub(super) sim: SimPhone,
+    pub(super) loaded: Option<Loaded>,
+    /// Files on the phone: dumps, screenshots, pushed files.
+    pub(super) files: BTreeMap<String, Vec<u8>>,
+    /// Their permission bits (`chmod`, or as pushed), where known.
+    pub(super) modes: BTreeMap<String, u32>,
+    /// Background commands, recorded and never run.
+    pub(super) jobs: Vec<Job>,
+    pub(super) fail_dumps: u32,
+    pub(super) failure: DumpFailure,
+    pub(super) adbkeyboard: bool,
+    /// `getprop` names another maker: the adb backend treats it as a real phone.
+    pub(super) pose_as_phone: bool,
+    /// Keys whose writes are accepted and ignored, as a phone ignores a
+    /// protected setting.
+    pub(super) ignored_writes: std::collections::BTreeSet<String>,
+}
+
+/// A background command, as started.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Job {
+    pub pid: u32,
+    /// The command's words, `nohup` included.
+    pub argv: Vec<String>,
+    /// The working directory it was started in.
+    pub cwd: String,
+    /// Where fds 0, 1 and 2 were redirected (absolute paths), if anywhere.
+    pub stdin: Option<String>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+    pub running: bool,
+}
+
+impl Inner {
+    /// Directories: the usual push targets, and any parent of a stored file.
+    pub(super) fn is_dir(&self, path: &str) -> bool {
+        let dir = path.trim_end_matches('/');
+        ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
+            || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
+    }
+}
+
+/// A fresh simulator in a task variant's initial state.
+pub(super) fn instance_phone(
+    tasks: &[Task],
+    task: &str,
+    variant: &str,
+    seed: u64,
+) -> Result<(SimPhone, Loaded), String> {
+    let instance = tasks
+        .iter()
+        .find(|t| t.id == task)
+        .ok_or_else(|| format!("no task {task:?}"))?
+        .variant(variant)
+        .ok_or_else(|| format!("task {task:?} has no variant {variant:?}"))?;
+    let sim = SimPhone::new(instance.setup(seed)).map_err(|e| e.to_string())?;
+    let loaded = Loaded {
+        task: task.to_string(),
+        variant: variant.to_string(),
+        seed,
+    };
+    Ok((sim, loaded))
+}
