@@ -54,9 +54,19 @@ fn default_max_steps() -> u32 {
     20
 }
 
+/// The `*.toml` files directly in `dir`, sorted.
+pub(super) fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
 /// Load every `*.toml` under `dir`, sorted by file name. Ids must be unique.
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
-    let paths = super::suite::toml_files(dir).map_err(|e| TaskError {
+    let paths = toml_files(dir).map_err(|e| TaskError {
         path: dir.to_path_buf(),
         message: format!("cannot read task directory: {e}"),
     })?;

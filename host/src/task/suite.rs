@@ -56,7 +56,7 @@ impl Suite {
             }
             Suite::Dir(dir) => {
                 let mut files = Vec::new();
-                for path in toml_files(dir)? {
+                for path in load::toml_files(dir)? {
                     let name = path
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
@@ -83,16 +83,6 @@ impl std::fmt::Display for Suite {
 /// the task id, as a file's is.
 fn embedded_path(name: &str) -> PathBuf {
     PathBuf::from(format!("{EMBEDDED}:tasks/{name}"))
-}
-
-/// The `*.toml` files directly in `dir`, sorted.
-pub(super) fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
-    Ok(paths)
 }
 
 fn hash_files(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> String {
