@@ -45,8 +45,9 @@ pub struct Known {
     pub wheels: &'static [Wheel],
 }
 
-/// The model every command loads when given none.
-pub const DEFAULT_NAME: &str = "smollm2-135m";
+/// The model every command loads when given none (the contract's, which the
+/// host's `--device-model` defaults to as well).
+pub const DEFAULT_NAME: &str = droidscore_contract::DEFAULT_MODEL;
 
 /// The registry.
 pub const MODELS: &[Known] = &[
@@ -135,18 +136,7 @@ pub enum ModelError {
     Unknown { arg: String, known: String },
 }
 
-/// The cache directory: `DROIDSCORE_CACHE`, else `$XDG_CACHE_HOME/droidscore`,
-/// else `~/.cache/droidscore`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("DROIDSCORE_CACHE") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("droidscore");
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
-    PathBuf::from(home).join(".cache/droidscore")
-}
+pub use droidscore_contract::cache_dir;
 
 /// The model called `name`.
 pub fn find(name: &str) -> Option<&'static Known> {

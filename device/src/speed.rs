@@ -98,29 +98,7 @@ pub struct TestResult {
     pub backend: &'static str,
 }
 
-/// The arithmetic mean and the sample (n − 1) standard deviation.
-pub fn mean_stddev(xs: &[f64]) -> (f64, f64) {
-    if xs.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, var.sqrt())
-}
-
-pub fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+pub use droidscore_contract::stats::{mean_stddev, median};
 
 /// Token ids in `[0, vocab)` from a fixed-seed generator (splitmix64), so a
 /// repeated run sends the same prompt.

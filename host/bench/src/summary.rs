@@ -76,15 +76,7 @@ impl KeyStats {
     }
 }
 
-pub fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+pub use droidscore_contract::stats::median;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ArmSummary {

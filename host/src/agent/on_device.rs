@@ -107,19 +107,9 @@ impl OnDevice {
     }
 }
 
-/// The host's cache: `DROIDSCORE_CACHE`, else `$XDG_CACHE_HOME/droidscore`,
-/// else `~/.cache/droidscore` — where `droidscore-device fetch-model` puts
-/// the default model.
-pub fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("DROIDSCORE_CACHE") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("droidscore");
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| ".".into());
-    PathBuf::from(home).join(".cache/droidscore")
-}
+/// The host's cache, where `droidscore-device fetch-model` puts the default
+/// model: the contract's, so host and device name one directory.
+pub use droidscore_contract::cache_dir;
 
 /// The default model file in the host's cache.
 pub fn default_model() -> PathBuf {

@@ -217,7 +217,7 @@ fn endpoint_health(runtime: &tokio::runtime::Runtime, base_url: &str) -> Option<
 }
 
 /// The default model's name as `droidscore-device serve --model` takes it.
-pub const DEFAULT_DEVICE_MODEL: &str = "smollm2-135m";
+pub const DEFAULT_DEVICE_MODEL: &str = droidscore_contract::DEFAULT_MODEL;
 
 /// `--device-model` with `--on-device`: the GGUF file to push. The phone's
 /// server cannot fetch a model, so a name other than the default's (which

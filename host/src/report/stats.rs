@@ -9,6 +9,8 @@
 //! 1 − C(n−c, k)/C(n, k), as τ-bench (Yao et al. 2024) and HumanEval (Chen et
 //! al. 2021) define them.
 
+use droidscore_contract::stats;
+
 /// z for a two-sided 95 % interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -154,29 +156,17 @@ pub struct Spread {
     pub max: f64,
 }
 
-fn median_of(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// The spread of `samples` (NaN figures for an empty sample).
+/// The spread of `samples` (NaN figures for an empty sample); its medians
+/// are the contract's, the ones the device's `speed` figures use.
 pub fn spread(samples: &[f64]) -> Spread {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = median_of(&sorted);
-    let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
-    deviations.sort_by(f64::total_cmp);
+    let median = stats::median(&sorted);
+    let deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
     Spread {
         n: sorted.len(),
         median,
-        mad: median_of(&deviations),
+        mad: stats::median(&deviations),
         min: sorted.first().copied().unwrap_or(f64::NAN),
         max: sorted.last().copied().unwrap_or(f64::NAN),
     }
