@@ -1,7 +1,7 @@
 //! The adb backend against the virtual phone reached in-process: every task
 //! variant scored through `settings get`, `content query` and dumps read back
 //! over the shell, compared with the in-process simulator's verdict. The same
-//! suite through the real adb server is in the workspace's e2e tests.
+//! suite through the real adb server is in `adb/backend.rs`.
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use droidscore::task::{load_dir, Instance, Task};
 use droidscore::vphone::{InProcess, VirtualPhone};
 
 fn tasks() -> Vec<Task> {
-    load_dir(&crate::root().join("tasks")).unwrap()
+    load_dir(&crate::support::root().join("tasks")).unwrap()
 }
 
 fn adb_phone(tasks: &[Task]) -> (Arc<VirtualPhone>, AdbPhone) {

@@ -4,38 +4,13 @@
 //! and contended labels, the check's exit codes, provenance, failing arms.
 
 use std::path::Path;
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use droidscore::exit;
 
 use serde_json::{json, Value};
 
-use super::cli::tempdir::Dir;
-
-pub(crate) fn droidscore(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("droidscore runs")
-}
-
-pub(crate) fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-pub(crate) fn python3() -> &'static str {
-    let ok = Command::new("python3")
-        .arg("-c")
-        .arg("pass")
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "these tests need python3 on PATH (Debian: apt-get install python3)"
-    );
-    "python3"
-}
+use super::support::{text, TestEnv};
 
 /// An arm running `sh probe.sh` with `env`.
 fn arm(tag: &str, env: Value) -> Value {
@@ -55,7 +30,7 @@ fn setup(dir: &Path, probe: &str, arms: Vec<Value>) {
 /// `bench run` on `arms.json`, never refused for busy cores nor labelled
 /// contended (a threshold of 1000 cores), so the judgement under test is
 /// the only one in play.
-fn run_quiet(dir: &Path, extra: &[&str]) -> (Output, Value) {
+fn run_quiet(env: &TestEnv, extra: &[&str]) -> (Output, Value) {
     let mut args = vec![
         "bench",
         "run",
@@ -71,8 +46,8 @@ fn run_quiet(dir: &Path, extra: &[&str]) -> (Output, Value) {
         "100",
     ];
     args.extend_from_slice(extra);
-    let o = droidscore(dir, &args);
-    let summary = std::fs::read(dir.join("summary.json"))
+    let o = env.droidscore().in_temp_dir().args(&args).output();
+    let summary = std::fs::read(env.join("summary.json"))
         .map(|b| serde_json::from_slice(&b).unwrap())
         .unwrap_or(Value::Null);
     (o, summary)
@@ -98,7 +73,7 @@ echo "{\"gen_ts\": $V, \"rss_kib\": ${R:-0}}"
 
 #[test]
 fn arm_order_rotates_every_pass() {
-    let dir = Dir::new("bench-rotate");
+    let dir = TestEnv::new("bench-rotate");
     let log = dir.path().join("order.log");
     let log = log.to_str().unwrap();
     let arms = ["a", "b", "c"]
@@ -106,7 +81,7 @@ fn arm_order_rotates_every_pass() {
         .map(|t| arm(t, json!({"TAG": t, "LOG": log, "V": "1"})))
         .collect();
     setup(dir.path(), PROBE, arms);
-    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    let (o, summary) = run_quiet(&dir, &["--passes", "3", "--metric", "gen_ts"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let order: Vec<String> = std::fs::read_to_string(log)
         .unwrap()
@@ -137,7 +112,7 @@ fn arm_order_rotates_every_pass() {
 
 #[test]
 fn best_is_the_minimum_for_memory_and_the_maximum_for_throughput() {
-    let dir = Dir::new("bench-best");
+    let dir = TestEnv::new("bench-best");
     let c = dir.path().join("count");
     let arms = vec![arm(
         "a",
@@ -145,7 +120,7 @@ fn best_is_the_minimum_for_memory_and_the_maximum_for_throughput() {
     )];
     setup(dir.path(), PROBE, arms);
     let (o, summary) = run_quiet(
-        dir.path(),
+        &dir,
         &["--passes", "3", "--metric", "gen_ts", "--keys", "rss_kib"],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -193,10 +168,10 @@ fn two_arms(dir: &Path, a: &str, b: &str) {
 
 #[test]
 fn a_difference_inside_the_noise_prints_not_a_ranking() {
-    let dir = Dir::new("bench-noise");
+    let dir = TestEnv::new("bench-noise");
     // Medians 12 and 13, spreads 4: the gap is inside either arm's own spread.
     two_arms(dir.path(), "10 14 12", "15 11 13");
-    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    let (o, summary) = run_quiet(&dir, &["--passes", "3", "--metric", "gen_ts"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("NOT A RANKING"), "{out}");
@@ -213,9 +188,9 @@ fn a_difference_inside_the_noise_prints_not_a_ranking() {
 
 #[test]
 fn a_clear_difference_is_ranked_with_the_ratio_of_medians() {
-    let dir = Dir::new("bench-clear");
+    let dir = TestEnv::new("bench-clear");
     two_arms(dir.path(), "10 11 12", "22 20 24");
-    let (o, summary) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    let (o, summary) = run_quiet(&dir, &["--passes", "3", "--metric", "gen_ts"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(!out.contains("NOT A RANKING"), "{out}");
@@ -227,9 +202,9 @@ fn a_clear_difference_is_ranked_with_the_ratio_of_medians() {
 
 #[test]
 fn two_passes_are_not_a_ranking_however_far_apart() {
-    let dir = Dir::new("bench-two-passes");
+    let dir = TestEnv::new("bench-two-passes");
     two_arms(dir.path(), "10 10", "100 100");
-    let (o, summary) = run_quiet(dir.path(), &["--passes", "2", "--metric", "gen_ts"]);
+    let (o, summary) = run_quiet(&dir, &["--passes", "2", "--metric", "gen_ts"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("NOT A RANKING"));
     assert_eq!(summary["not_a_ranking"], true);
@@ -269,7 +244,7 @@ fn first_allowed_cpu() -> usize {
 
 #[test]
 fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
-    let dir = Dir::new("bench-busy");
+    let dir = TestEnv::new("bench-busy");
     setup(
         dir.path(),
         PROBE,
@@ -294,7 +269,7 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
         "--out",
         "summary.json",
     ];
-    let o = droidscore(dir.path(), &common);
+    let o = dir.droidscore().in_temp_dir().args(common).output();
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(exit::CORES_BUSY), "{err}");
     assert!(
@@ -305,7 +280,7 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
 
     let mut forced = common.to_vec();
     forced.push("--force");
-    let o = droidscore(dir.path(), &forced);
+    let o = dir.droidscore().in_temp_dir().args(&forced).output();
     assert!(o.status.success(), "{}", text(&o.stderr));
     let summary: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
@@ -332,17 +307,13 @@ fn a_busy_core_refuses_the_run_and_under_force_every_pass_is_contended() {
     assert!(out.contains("contended passes: 1, 2"), "{out}");
 }
 
-fn check(dir: &Path, expectations: Value) -> (Output, Value) {
-    std::fs::write(
-        dir.join("expect.json"),
-        serde_json::to_string(&expectations).unwrap(),
-    )
-    .unwrap();
-    let _ = std::fs::remove_file(dir.join("ca"));
-    let _ = std::fs::remove_file(dir.join("cb"));
-    let _ = std::fs::remove_file(dir.join("summary.json"));
+fn check(env: &TestEnv, expectations: Value) -> (Output, Value) {
+    env.write("expect.json", serde_json::to_string(&expectations).unwrap());
+    let _ = std::fs::remove_file(env.join("ca"));
+    let _ = std::fs::remove_file(env.join("cb"));
+    let _ = std::fs::remove_file(env.join("summary.json"));
     run_quiet(
-        dir,
+        env,
         &[
             "--passes",
             "3",
@@ -356,16 +327,16 @@ fn check(dir: &Path, expectations: Value) -> (Output, Value) {
 
 #[test]
 fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
-    let dir = Dir::new("bench-check-regressed");
+    let dir = TestEnv::new("bench-check-regressed");
     let bound = json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]});
     two_arms(dir.path(), "40 41 42", "40 40 40");
-    let (o, s) = check(dir.path(), bound.clone());
+    let (o, s) = check(&dir, bound.clone());
     assert_eq!(o.status.code(), Some(exit::SUCCESS), "{}", text(&o.stderr));
     assert_eq!(s["check"]["outcome"], "pass");
 
     // The same arm made slower: every sample below the bound.
     two_arms(dir.path(), "20 21 22", "40 40 40");
-    let (o, s) = check(dir.path(), bound);
+    let (o, s) = check(&dir, bound);
     assert_eq!(
         o.status.code(),
         Some(exit::REGRESSED),
@@ -377,7 +348,7 @@ fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
 
     // Relative to the other arm: a/b is 0.5–0.55, below 0.9.
     let (o, _) = check(
-        dir.path(),
+        &dir,
         json!({"bounds": [{"arm": "a", "key": "gen_ts", "relative_to": "b", "min_ratio": 0.9}]}),
     );
     assert_eq!(
@@ -390,10 +361,10 @@ fn check_exits_regressed_when_an_arm_is_slower_than_its_bound() {
 
 #[test]
 fn check_is_inconclusive_when_the_bound_lies_inside_the_spread() {
-    let dir = Dir::new("bench-check-inconclusive");
+    let dir = TestEnv::new("bench-check-inconclusive");
     two_arms(dir.path(), "20 40 30", "40 40 40");
     let (o, s) = check(
-        dir.path(),
+        &dir,
         json!({"bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
     assert_eq!(
@@ -408,10 +379,10 @@ fn check_is_inconclusive_when_the_bound_lies_inside_the_spread() {
 
 #[test]
 fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
-    let dir = Dir::new("bench-check-provenance");
+    let dir = TestEnv::new("bench-check-provenance");
     two_arms(dir.path(), "40 40 40", "40 40 40");
     let (o, s) = check(
-        dir.path(),
+        &dir,
         json!({"provenance": {"cpu_model": "Not This CPU 9000"},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
@@ -428,7 +399,7 @@ fn check_reports_a_provenance_mismatch_when_the_cpu_differs() {
     let model = s["provenance"]["cpu_model"].as_str().unwrap().to_string();
     let count = s["provenance"]["cpu_count"].as_u64().unwrap();
     let (o, _) = check(
-        dir.path(),
+        &dir,
         json!({"provenance": {"cpu_model": model, "cpu_count": count},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
@@ -440,10 +411,10 @@ fn a_provenance_mismatch_outranks_a_regressed_bound() {
     // Both at once: every sample below the bound, on another CPU. The
     // figures cannot be held to expectations written elsewhere, so the exit
     // code is the mismatch's (9), not the regression's (7).
-    let dir = Dir::new("bench-check-provenance-over-regressed");
+    let dir = TestEnv::new("bench-check-provenance-over-regressed");
     two_arms(dir.path(), "20 21 22", "40 40 40");
     let (o, s) = check(
-        dir.path(),
+        &dir,
         json!({"provenance": {"cpu_count": 100000},
                "bounds": [{"arm": "a", "key": "gen_ts", "min": 30}]}),
     );
@@ -459,7 +430,7 @@ fn a_provenance_mismatch_outranks_a_regressed_bound() {
 
 #[test]
 fn bad_expectations_are_refused_before_any_pass_runs() {
-    let dir = Dir::new("bench-check-validate");
+    let dir = TestEnv::new("bench-check-validate");
     two_arms(dir.path(), "40 40 40", "40 40 40");
     for (bound, field) in [
         (
@@ -475,7 +446,7 @@ fn bad_expectations_are_refused_before_any_pass_runs() {
             "bounds[0].min",
         ),
     ] {
-        let (o, s) = check(dir.path(), json!({ "bounds": [bound] }));
+        let (o, s) = check(&dir, json!({ "bounds": [bound] }));
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
         assert!(err.contains("expect.json") && err.contains(field), "{err}");
@@ -487,7 +458,7 @@ fn bad_expectations_are_refused_before_any_pass_runs() {
 
 #[test]
 fn a_check_that_cannot_be_made_still_writes_the_summary_and_markdown() {
-    let dir = Dir::new("bench-check-error-writes");
+    let dir = TestEnv::new("bench-check-error-writes");
     let _ = std::fs::remove_file(dir.path().join("s.md"));
     two_arms(dir.path(), "0 0 0", "40 40 40");
     std::fs::write(
@@ -496,7 +467,7 @@ fn a_check_that_cannot_be_made_still_writes_the_summary_and_markdown() {
     )
     .unwrap();
     let (o, s) = run_quiet(
-        dir.path(),
+        &dir,
         &[
             "--passes",
             "3",
@@ -521,10 +492,10 @@ fn a_check_that_cannot_be_made_still_writes_the_summary_and_markdown() {
 
 #[test]
 fn provenance_is_stamped_into_the_summary() {
-    let dir = Dir::new("bench-provenance");
+    let dir = TestEnv::new("bench-provenance");
     two_arms(dir.path(), "1 1 1", "1 1 1");
     let (o, s) = run_quiet(
-        dir.path(),
+        &dir,
         &["--passes", "1", "--metric", "gen_ts", "--md", "s.md"],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -596,7 +567,7 @@ fn provenance_is_stamped_into_the_summary() {
 
 #[test]
 fn a_failing_arm_names_arm_pass_and_line_and_earlier_passes_are_kept() {
-    let dir = Dir::new("bench-fail");
+    let dir = TestEnv::new("bench-fail");
     let c = dir.path().join("count");
     let probe = r#"
 n=$(cat "$C" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$C"
@@ -612,7 +583,7 @@ echo '{"gen_ts": 5}'
             arm("b", json!({"C": cb.to_str().unwrap()})),
         ],
     );
-    let (o, s) = run_quiet(dir.path(), &["--passes", "3", "--metric", "gen_ts"]);
+    let (o, s) = run_quiet(&dir, &["--passes", "3", "--metric", "gen_ts"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(exit::ARM_FAILED), "{err}");
     assert!(err.contains("arm \"a\", pass 2"), "{err}");
@@ -641,7 +612,7 @@ echo '{"gen_ts": 5}'
         "echo '{\"gen_ts\": 5}'; echo done\n",
         vec![arm("b", json!({}))],
     );
-    let (o, _) = run_quiet(dir.path(), &["--passes", "1", "--metric", "gen_ts"]);
+    let (o, _) = run_quiet(&dir, &["--passes", "1", "--metric", "gen_ts"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(exit::ARM_FAILED), "{err}");
     assert!(
@@ -652,13 +623,13 @@ echo '{"gen_ts": 5}'
 
 #[test]
 fn a_key_with_no_declared_direction_is_refused_by_name() {
-    let dir = Dir::new("bench-direction");
+    let dir = TestEnv::new("bench-direction");
     setup(
         dir.path(),
         "echo '{\"score\": 1}'\n",
         vec![arm("a", json!({}))],
     );
-    let (o, _) = run_quiet(dir.path(), &["--metric", "score"]);
+    let (o, _) = run_quiet(&dir, &["--metric", "score"]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
     assert!(
@@ -669,7 +640,7 @@ fn a_key_with_no_declared_direction_is_refused_by_name() {
 
 #[test]
 fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
-    let dir = Dir::new("bench-llama");
+    let dir = TestEnv::new("bench-llama");
     // What `droidscore-device speed -o json` prints: one pretty array.
     let speed = json!([
         {"n_prompt": 512, "n_gen": 0, "avg_ts": 39.6, "samples_ts": [39.0, 40.2],
@@ -688,7 +659,7 @@ fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
     )
     .unwrap();
     let (o, s) = run_quiet(
-        dir.path(),
+        &dir,
         &[
             "--passes",
             "1",
@@ -711,14 +682,14 @@ fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
 fn a_background_grandchild_holding_stdout_does_not_hang_the_harness() {
     // Regression: the runner read the arm's pipes to end of file, so a
     // grandchild left running in the background kept it waiting for 60 s.
-    let dir = Dir::new("bench-grandchild");
+    let dir = TestEnv::new("bench-grandchild");
     setup(
         dir.path(),
         "sleep 60 &\necho '{\"gen_ts\": 5}'\n",
         vec![arm("a", json!({}))],
     );
     let started = std::time::Instant::now();
-    let (o, s) = run_quiet(dir.path(), &["--passes", "1", "--metric", "gen_ts"]);
+    let (o, s) = run_quiet(&dir, &["--passes", "1", "--metric", "gen_ts"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     assert_eq!(s["passes"][0]["runs"][0]["figures"]["gen_ts"], 5);
@@ -728,7 +699,7 @@ fn a_background_grandchild_holding_stdout_does_not_hang_the_harness() {
 fn ctrl_c_kills_the_running_arms_process_group() {
     // The arm leads its own process group, out of reach of a terminal's
     // Ctrl-C: bench run's SIGINT handler must kill it before exiting.
-    let dir = Dir::new("bench-sigint");
+    let dir = TestEnv::new("bench-sigint");
     let pid_file = dir.path().join("arm.pid");
     let _ = std::fs::remove_file(&pid_file);
     setup(
@@ -736,7 +707,9 @@ fn ctrl_c_kills_the_running_arms_process_group() {
         "echo $$ > \"$P.tmp\"; mv \"$P.tmp\" \"$P\"; sleep 60\necho '{\"gen_ts\": 5}'\n",
         vec![arm("a", json!({"P": pid_file.to_str().unwrap()}))],
     );
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+    let mut child: Child = dir
+        .droidscore()
+        .in_temp_dir()
         .args([
             "bench",
             "run",
@@ -751,11 +724,9 @@ fn ctrl_c_kills_the_running_arms_process_group() {
             "--metric",
             "gen_ts",
         ])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !pid_file.exists() {
         assert!(

@@ -10,8 +10,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
-use super::bench::{droidscore, python3, text};
-use super::cli::tempdir::Dir;
+use super::support::{python3, text, TestEnv};
 
 fn probe_json(o: &Output) -> Value {
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -23,7 +22,7 @@ fn probe_json(o: &Output) -> Value {
 
 #[test]
 fn tree_memory_counts_the_children() {
-    let dir = Dir::new("bench-tree");
+    let dir = TestEnv::new("bench-tree");
     let py = python3();
     let pidfile = dir.path().join("child.pid");
     // sh stays the parent (`; true`); its child python3 touches 64 MiB.
@@ -33,9 +32,10 @@ fn tree_memory_counts_the_children() {
         pidfile.to_str().unwrap()
     );
     std::fs::write(dir.path().join("alloc.py"), script).unwrap();
-    let o = droidscore(
-        dir.path(),
-        &[
+    let o = dir
+        .droidscore()
+        .in_temp_dir()
+        .args([
             "bench",
             "init-memory",
             "--ready-pattern",
@@ -46,8 +46,8 @@ fn tree_memory_counts_the_children() {
             "sh",
             "-c",
             &format!("{py} alloc.py; true"),
-        ],
-    );
+        ])
+        .output();
     let v = probe_json(&o);
     let tree = v["at_ready"]["rss_anon_kib"].as_u64().unwrap();
     let root = v["root_at_ready"]["rss_anon_kib"].as_u64().unwrap();
@@ -154,7 +154,7 @@ print('touched', flush=True)\nsys.stdin.readline()\n";
 
 #[test]
 fn ledger_categories_sum_to_rollup_and_the_mapped_model_is_its_own() {
-    let dir = Dir::new("bench-ledger");
+    let dir = TestEnv::new("bench-ledger");
     let model = dir.path().join("model.bin");
     std::fs::write(&model, vec![3u8; 8 << 20]).unwrap();
     let script = "import mmap, sys\nf = open(sys.argv[1], 'rb')\n\
@@ -164,10 +164,11 @@ print('ready', flush=True)\nsys.stdin.readline()\n";
     let mut p = Scripted::start(script, &[model.to_str().unwrap()]);
     p.expect("ready");
     let pid = p.child.id().to_string();
-    let o = droidscore(
-        dir.path(),
-        &["bench", "ledger", "--pid", &pid, "--model", "model.bin"],
-    );
+    let o = dir
+        .droidscore()
+        .in_temp_dir()
+        .args(["bench", "ledger", "--pid", &pid, "--model", "model.bin"])
+        .output();
     let v = probe_json(&o);
     let cats = v["categories"].as_object().unwrap();
     let sum: u64 = cats.values().map(|c| c["rss_kib"].as_u64().unwrap()).sum();
@@ -274,11 +275,12 @@ s.serve_forever()
 
 #[test]
 fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
-    let dir = Dir::new("bench-context");
+    let dir = TestEnv::new("bench-context");
     std::fs::write(dir.path().join("server.py"), FAKE_SERVER).unwrap();
-    let o = droidscore(
-        dir.path(),
-        &[
+    let o = dir
+        .droidscore()
+        .in_temp_dir()
+        .args([
             "bench",
             "init-memory",
             "--ready-pattern",
@@ -292,8 +294,8 @@ fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
             "--",
             python3(),
             "server.py",
-        ],
-    );
+        ])
+        .output();
     let v = probe_json(&o);
     assert_eq!(v["init_s"], 1.234, "{v}");
     assert_eq!(v["init_source"], "health");
@@ -316,7 +318,7 @@ fn context_len_fills_the_cache_and_reports_what_the_server_saw() {
 
 #[test]
 fn a_ready_url_is_polled_until_it_answers_and_its_body_gives_the_load_time() {
-    let dir = Dir::new("bench-ready-url");
+    let dir = TestEnv::new("bench-ready-url");
     std::fs::write(dir.path().join("server.py"), FAKE_SERVER).unwrap();
     // A free port, released for the server to take after its "load".
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -326,9 +328,10 @@ fn a_ready_url_is_polled_until_it_answers_and_its_body_gives_the_load_time() {
         .port()
         .to_string();
     let url = format!("http://127.0.0.1:{port}/health");
-    let o = droidscore(
-        dir.path(),
-        &[
+    let o = dir
+        .droidscore()
+        .in_temp_dir()
+        .args([
             "bench",
             "init-memory",
             "--ready-url",
@@ -340,8 +343,8 @@ fn a_ready_url_is_polled_until_it_answers_and_its_body_gives_the_load_time() {
             "server.py",
             &port,
             "0.5",
-        ],
-    );
+        ])
+        .output();
     let v = probe_json(&o);
     // The server slept 0.5 s before listening: ready cannot come sooner.
     assert!(v["ready_s"].as_f64().unwrap() >= 0.5, "{v}");

@@ -1,28 +1,20 @@
 //! The `droidscore` binary run as a user runs it: exit codes, tables, files.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Output, Stdio};
 
 use droidscore::exit;
 
-use super::root;
-
-fn droidscore(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("droidscore runs")
-}
+use super::support::{root, text, TestEnv};
 
 fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    text(&o.stdout)
 }
 
 #[test]
 fn tasks_list_json_has_at_least_30_tasks_with_3_variants_each() {
-    let o = droidscore(&["tasks", "list", "--json"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let env = TestEnv::new("tasks-list");
+    let o = env.droidscore().args(["tasks", "list", "--json"]).ok();
     let tasks: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let tasks = tasks.as_array().unwrap();
     assert!(tasks.len() >= 30, "{} tasks", tasks.len());
@@ -34,13 +26,9 @@ fn tasks_list_json_has_at_least_30_tasks_with_3_variants_each() {
 
 #[test]
 fn tasks_check_passes_on_the_bundled_suite() {
-    let o = droidscore(&["tasks", "check"]);
+    let env = TestEnv::new("tasks-check");
+    let o = env.droidscore().args(["tasks", "check"]).ok();
     let out = stdout(&o);
-    assert!(
-        o.status.success(),
-        "{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     assert!(!out.contains("VIOLATION"), "{out}");
     assert!(out.contains("task variants hold"), "{out}");
 }
@@ -50,30 +38,28 @@ fn tasks_check_passes_on_the_bundled_suite() {
 /// suite is built in now, and a run says it used the built-in one.
 #[test]
 fn the_built_in_suite_works_from_a_directory_outside_the_repository() {
-    let away = tempdir::Dir::new("away");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_droidscore"))
-            .args(args)
-            .current_dir(away.path())
-            .output()
-            .expect("droidscore runs")
-    };
-    let o = run(&["tasks", "check", "--tasks", "wifi_*"]);
-    assert_eq!(o.status.code(), Some(exit::SUCCESS), "{}", stdout(&o));
+    let away = TestEnv::new("away");
+    let o = away
+        .droidscore()
+        .in_temp_dir()
+        .args(["tasks", "check", "--tasks", "wifi_*"])
+        .code(exit::SUCCESS);
     assert!(stdout(&o).contains("task variants hold"), "{}", stdout(&o));
 
-    let o = run(&["tasks", "list", "--json", "--tasks", "wifi_on"]);
+    let o = away
+        .droidscore()
+        .in_temp_dir()
+        .args(["tasks", "list", "--json", "--tasks", "wifi_on"])
+        .output();
     let tasks: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(tasks[0]["path"], "embedded:tasks/wifi_on.toml");
 
-    let o = run(&["run", "--phone", "sim", "--agent", "reference"]);
+    let o = away
+        .droidscore()
+        .in_temp_dir()
+        .args(["run", "--phone", "sim", "--agent", "reference"])
+        .code(exit::SUCCESS);
     let out = stdout(&o);
-    assert_eq!(
-        o.status.code(),
-        Some(exit::SUCCESS),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     let variants = droidscore::task::Suite::Embedded
         .load()
         .unwrap()
@@ -98,24 +84,18 @@ fn the_built_in_suite_works_from_a_directory_outside_the_repository() {
         "the same bytes as the tasks/ it was built from"
     );
 
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+    let mut serve = away
+        .droidscore()
+        .in_temp_dir()
         .args(["sim", "serve", "--listen", "127.0.0.1:0"])
-        .current_dir(away.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let _ = serve.kill();
-    let status = serve.wait().unwrap();
+        .stderr(Stdio::piped())
+        .spawn_server();
+    let _ = serve.child.kill();
+    let status = serve.child.wait().unwrap();
     assert!(
-        line.trim().parse::<std::net::SocketAddr>().is_ok(),
-        "sim serve printed {line:?} ({status})"
+        serve.addr.parse::<std::net::SocketAddr>().is_ok(),
+        "sim serve printed {:?} ({status})",
+        serve.addr
     );
 }
 
@@ -135,11 +115,11 @@ fn readme_lists_every_exit_code() {
     assert!(readme.contains(&format!("| {} + N | ", exit::SIGNALLED)));
 }
 
-/// Write a one-task suite into a temp dir and return its path.
-fn suite_with(name: &str, body: &str) -> tempdir::Dir {
-    let dir = tempdir::Dir::new(name);
-    std::fs::write(dir.path().join(format!("{name}.toml")), body).unwrap();
-    dir
+/// Write a one-task suite into a temp dir and return it.
+fn suite_with(name: &str, body: &str) -> TestEnv {
+    let env = TestEnv::new(name);
+    env.write(format!("{name}.toml"), body);
+    env
 }
 
 const WIFI_VARIANTS: &str = r#"
@@ -171,9 +151,12 @@ fn an_oracle_true_on_the_initial_state_fails_the_check() {
         "id = \"broken\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"1\"\n[[oracle]]\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"1\"\n{WIFI_VARIANTS}{DECOY_VARIANT}{WIFI_SOLUTION}"
     );
     let dir = suite_with("broken", &body);
-    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
+    let o = dir
+        .droidscore()
+        .args(["tasks", "check", "--suite"])
+        .arg(dir.path())
+        .code(exit::SUITE_FAILED);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(exit::SUITE_FAILED), "{out}");
     assert!(
         out.contains("VIOLATION: initial state: oracle is Pass"),
         "{out}"
@@ -188,9 +171,12 @@ fn an_oracle_the_decoy_satisfies_fails_the_check() {
         "id = \"decoyed\"\napp = \"com.android.settings\"\ngoal = \"Turn on Wi-Fi.\"\n[initial]\n\"global/wifi_on\" = \"0\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{DECOY_VARIANT}{WIFI_SOLUTION}"
     );
     let dir = suite_with("decoyed", &body);
-    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
+    let o = dir
+        .droidscore()
+        .args(["tasks", "check", "--suite"])
+        .arg(dir.path())
+        .code(exit::SUITE_FAILED);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(exit::SUITE_FAILED), "{out}");
     assert!(out.contains("decoy agent: oracle is Pass"), "{out}");
     assert!(out.contains("reference solution fails"), "{out}");
 }
@@ -202,9 +188,12 @@ fn an_oracle_key_the_phone_does_not_have_is_refused_at_load() {
         "id = \"nokey\"\napp = \"com.android.settings\"\ngoal = \"g\"\n[[oracle]]\ncheck = \"app\"\nkey = \"app/decoy.wi_fi_calling\"\nequals = \"1\"\n{WIFI_VARIANTS}{WIFI_SOLUTION}"
     );
     let dir = suite_with("nokey", &body);
-    let o = droidscore(&["tasks", "check", "--suite", dir.path().to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
+    let o = dir
+        .droidscore()
+        .args(["tasks", "check", "--suite"])
+        .arg(dir.path())
+        .code(exit::BAD_INPUT);
+    let err = text(&o.stderr);
     assert!(
         err.contains("nokey.toml: variant \"base\": oracle[0].key: \"app/decoy.wi_fi_calling\" is not a state key"),
         "{err}"
@@ -217,9 +206,12 @@ fn a_bad_task_file_names_the_file_and_field_and_exits_3() {
         "typo",
         "id = \"typo\"\napp = \"x\"\ngoal = \"g\"\n[[oracle]]\ncheck = \"setings\"\n",
     );
-    let o = droidscore(&["tasks", "list", "--suite", dir.path().to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(exit::BAD_INPUT), "{err}");
+    let o = dir
+        .droidscore()
+        .args(["tasks", "list", "--suite"])
+        .arg(dir.path())
+        .code(exit::BAD_INPUT);
+    let err = text(&o.stderr);
     assert!(
         err.contains("typo.toml") && err.contains("oracle[0].check"),
         "{err}"
@@ -228,23 +220,29 @@ fn a_bad_task_file_names_the_file_and_field_and_exits_3() {
 
 #[test]
 fn reference_agent_scores_100_percent_and_noop_0_percent() {
-    let dir = tempdir::Dir::new("runs");
-    let store = dir.path().join("runs.sqlite");
+    let dir = TestEnv::new("runs");
+    let store = dir.join("runs.sqlite");
     let store = store.to_str().unwrap();
-    let reference = stdout(&droidscore(&[
-        "run",
-        "--phone",
-        "sim",
-        "--agent",
-        "reference",
-        "--store",
-        store,
-    ]));
+    let reference = stdout(
+        &dir.droidscore()
+            .args([
+                "run",
+                "--phone",
+                "sim",
+                "--agent",
+                "reference",
+                "--store",
+                store,
+            ])
+            .output(),
+    );
     let summary = reference.lines().last().unwrap();
     assert!(summary.contains("(100.0%)"), "{summary}");
-    let noop = stdout(&droidscore(&[
-        "run", "--phone", "sim", "--agent", "noop", "--store", store,
-    ]));
+    let noop = stdout(
+        &dir.droidscore()
+            .args(["run", "--phone", "sim", "--agent", "noop", "--store", store])
+            .output(),
+    );
     let summary = noop.lines().last().unwrap();
     assert!(summary.starts_with("agent noop: 0/"), "{summary}");
     assert!(summary.contains("(0.0%)"), "{summary}");
@@ -275,17 +273,12 @@ const ORDER: [&str; 17] = [
 
 #[test]
 fn sim_dump_parses_with_a_stock_xml_parser_in_uiautomator_attribute_order() {
-    let o = droidscore(&[
-        "sim",
-        "dump",
-        "--task",
-        "wifi_on",
-        "--variant",
-        "decoy",
-        "--open",
-        "sim:settings.internet",
-    ]);
-    assert!(o.status.success());
+    let env = TestEnv::new("sim-dump");
+    let o = env
+        .droidscore()
+        .args(["sim", "dump", "--task", "wifi_on", "--variant", "decoy"])
+        .args(["--open", "sim:settings.internet"])
+        .ok();
     let xml = stdout(&o);
     assert!(
         xml.starts_with(
@@ -315,21 +308,14 @@ fn sim_dump_parses_with_a_stock_xml_parser_in_uiautomator_attribute_order() {
 
 #[test]
 fn two_sim_dumps_with_one_seed_are_byte_identical_and_seeds_differ() {
-    let dir = tempdir::Dir::new("dumps");
+    let dir = TestEnv::new("dumps");
     let run = |seed: &str, png: &Path| {
-        let o = droidscore(&[
-            "sim",
-            "dump",
-            "--task",
-            "alarm_add",
-            "--variant",
-            "decoy",
-            "--seed",
-            seed,
-            "--png",
-            png.to_str().unwrap(),
-        ]);
-        assert!(o.status.success());
+        let o = dir
+            .droidscore()
+            .args(["sim", "dump", "--task", "alarm_add", "--variant", "decoy"])
+            .args(["--seed", seed, "--png"])
+            .arg(png)
+            .ok();
         (o.stdout, std::fs::read(png).unwrap())
     };
     let a = run("7", &dir.path().join("a.png"));
@@ -346,20 +332,22 @@ fn two_sim_dumps_with_one_seed_are_byte_identical_and_seeds_differ() {
 
 #[test]
 fn ui_reads_a_dump_back_and_re_serialises_it_byte_for_byte() {
-    let dir = tempdir::Dir::new("ui");
-    let o = droidscore(&[
-        "sim",
-        "dump",
-        "--task",
-        "wifi_on",
-        "--open",
-        "sim:settings.display",
-    ]);
-    let path = dir.path().join("dump.xml");
-    std::fs::write(&path, &o.stdout).unwrap();
-    let xml = droidscore(&["ui", path.to_str().unwrap(), "--xml"]);
+    let dir = TestEnv::new("ui");
+    let o = dir
+        .droidscore()
+        .args([
+            "sim",
+            "dump",
+            "--task",
+            "wifi_on",
+            "--open",
+            "sim:settings.display",
+        ])
+        .output();
+    let path = dir.write("dump.xml", &o.stdout);
+    let xml = dir.droidscore().arg("ui").arg(&path).arg("--xml").output();
     assert_eq!(stdout(&xml), stdout(&o));
-    let elements = stdout(&droidscore(&["ui", path.to_str().unwrap()]));
+    let elements = stdout(&dir.droidscore().arg("ui").arg(&path).output());
     assert!(elements.contains("\"Dark theme"), "{elements}");
 }
 
@@ -387,11 +375,8 @@ fn episode_rows(store: &Path, run: &str) -> Vec<(String, String, u32, String, u3
 
 #[test]
 fn a_run_killed_mid_way_and_resumed_equals_an_uninterrupted_run() {
-    let dir = tempdir::Dir::new("resume");
-    let (killed, whole) = (
-        dir.path().join("killed.sqlite"),
-        dir.path().join("whole.sqlite"),
-    );
+    let dir = TestEnv::new("resume");
+    let (killed, whole) = (dir.join("killed.sqlite"), dir.join("whole.sqlite"));
     let args = [
         "run",
         "--agent",
@@ -402,13 +387,12 @@ fn a_run_killed_mid_way_and_resumed_equals_an_uninterrupted_run() {
         "30",
     ];
     // SIGKILL a real run once some episodes are committed (std's kill is SIGKILL on unix).
-    let mut child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+    let mut child = dir
+        .droidscore()
         .args(args)
         .args(["--store", killed.to_str().unwrap(), "--run-id", "k"])
-        .current_dir(root())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        .stdout(Stdio::null())
+        .spawn();
     let started = std::time::Instant::now();
     let done_before_kill = loop {
         let n = droidscore::store::Store::open_existing(&killed)
@@ -431,26 +415,14 @@ fn a_run_killed_mid_way_and_resumed_equals_an_uninterrupted_run() {
         after_kill < 17 * 30,
         "killed before the end: {after_kill} episodes"
     );
-    let resumed = droidscore(
-        &[
-            &args[..],
-            &["--store", killed.to_str().unwrap(), "--resume", "k"],
-        ]
-        .concat(),
-    );
-    assert!(
-        resumed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&resumed.stderr)
-    );
-    let straight = droidscore(
-        &[
-            &args[..],
-            &["--store", whole.to_str().unwrap(), "--run-id", "w"],
-        ]
-        .concat(),
-    );
-    assert!(straight.status.success());
+    dir.droidscore()
+        .args(args)
+        .args(["--store", killed.to_str().unwrap(), "--resume", "k"])
+        .ok();
+    dir.droidscore()
+        .args(args)
+        .args(["--store", whole.to_str().unwrap(), "--run-id", "w"])
+        .ok();
     let (a, b) = (episode_rows(&killed, "k"), episode_rows(&whole, "w"));
     assert_eq!(a.len(), 17 * 30, "no episode lost or counted twice");
     assert_eq!(a, b, "the resumed run equals the uninterrupted one");
@@ -458,44 +430,22 @@ fn a_run_killed_mid_way_and_resumed_equals_an_uninterrupted_run() {
 
 #[test]
 fn resume_refuses_a_run_started_with_other_settings() {
-    let dir = tempdir::Dir::new("resume-mismatch");
-    let store = dir.path().join("r.sqlite");
+    let dir = TestEnv::new("resume-mismatch");
+    let store = dir.join("r.sqlite");
     let store = store.to_str().unwrap();
-    let first = droidscore(&[
-        "run", "--agent", "noop", "--tasks", "wifi_on", "--store", store, "--run-id", "r",
-    ]);
-    assert!(first.status.success());
-    let again = droidscore(&[
-        "run", "--agent", "noop", "--tasks", "wifi_on", "--repeat", "2", "--store", store,
-        "--resume", "r",
-    ]);
-    let err = String::from_utf8_lossy(&again.stderr);
-    assert_eq!(again.status.code(), Some(exit::BAD_INPUT), "{err}");
+    dir.droidscore()
+        .args([
+            "run", "--agent", "noop", "--tasks", "wifi_on", "--store", store,
+        ])
+        .args(["--run-id", "r"])
+        .ok();
+    let again = dir
+        .droidscore()
+        .args([
+            "run", "--agent", "noop", "--tasks", "wifi_on", "--repeat", "2",
+        ])
+        .args(["--store", store, "--resume", "r"])
+        .code(exit::BAD_INPUT);
+    let err = text(&again.stderr);
     assert!(err.contains("repeat was 1 (now 2)"), "{err}");
-}
-
-/// A scratch directory removed on drop.
-pub(crate) mod tempdir {
-    use std::path::{Path, PathBuf};
-
-    pub struct Dir(PathBuf);
-
-    impl Dir {
-        pub fn new(name: &str) -> Dir {
-            let path =
-                std::env::temp_dir().join(format!("droidscore-test-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&path);
-            std::fs::create_dir_all(&path).unwrap();
-            Dir(path)
-        }
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 }

@@ -5,14 +5,13 @@
 //! Set `DROIDSCORE_KEEP_HTML=/path/report.html` to keep the page (it is how
 //! `docs/img/trajectory-viewer.png` was made).
 
-use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::root;
 use super::runs::{index_of, solve_wifi, user_text, DONE};
 use super::scripted_server::{runtime, Reply, ScriptedServer};
+use super::support::{root, text, TestEnv};
 
 /// Solves Wi-Fi from the element list. For Bluetooth it first answers with
 /// broken JSON wrapped in markup (which must come out escaped), then opens
@@ -55,8 +54,7 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
 fn the_html_report_shows_each_screenshot_tap_and_escaped_model_words() {
     let rt = runtime();
     let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
-    let dir = std::env::temp_dir().join(format!("droidscore-html-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TestEnv::new("html");
     let suite = dir.join("suite");
     std::fs::create_dir_all(&suite).unwrap();
     for id in ["wifi_on", "bluetooth_on"] {
@@ -67,28 +65,21 @@ fn the_html_report_shows_each_screenshot_tap_and_escaped_model_words() {
         .unwrap();
     }
     let store = dir.join("runs.sqlite");
-    let cli = || Command::new(env!("CARGO_BIN_EXE_droidscore"));
-    let o = cli()
+    dir.droidscore()
         .args(["run", "--base-url", &server.base_url, "--model", "scripted"])
         .args(["--variants", "base", "--repeat", "1", "--run-id", "html"])
         .args(["--suite", suite.to_str().unwrap()])
         .args(["--store", store.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .ok();
 
     let page = dir.join("report.html");
-    let o = cli()
+    let o = dir
+        .droidscore()
         .args(["report", "html", "--format", "html"])
         .args(["--store", store.to_str().unwrap()])
         .args(["--out", page.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout).trim(),
-        page.to_str().unwrap()
-    );
+        .ok();
+    assert_eq!(text(&o.stdout).trim(), page.to_str().unwrap());
     let html = std::fs::read_to_string(&page).unwrap();
     if let Some(keep) = std::env::var_os("DROIDSCORE_KEEP_HTML") {
         std::fs::copy(&page, keep).unwrap();

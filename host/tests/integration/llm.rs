@@ -17,7 +17,7 @@ use tokio::runtime::Runtime;
 use crate::scripted_server::{runtime, Reply, ScriptedServer};
 
 fn instance(task: &str) -> Instance {
-    let tasks = load_dir(&crate::root().join("tasks")).unwrap();
+    let tasks = load_dir(&crate::support::root().join("tasks")).unwrap();
     let task = tasks.into_iter().find(|t| t.id == task).unwrap();
     task.variant("base").unwrap().clone()
 }

@@ -6,9 +6,8 @@
 //! that the server is gone afterwards.
 
 use std::path::Path;
-use std::process::Command;
 
-use super::root;
+use super::support::{text, TestEnv};
 
 const STAND_IN: &str = r#"#!/usr/bin/env python3
 import http.server, json, os, sys
@@ -63,22 +62,18 @@ fn write_stand_in(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn run_without_a_base_url_starts_the_local_server_uses_it_records_it_and_stops_it() {
-    let dir = std::env::temp_dir().join(format!("droidscore-local-run-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let stand_in = write_stand_in(&dir);
+    let dir = TestEnv::new("local-run");
+    let stand_in = write_stand_in(dir.path());
     let store = dir.join("runs.sqlite");
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .current_dir(root())
+    let out = dir
+        .droidscore()
         .args(["run", "--tasks", "wifi_on", "--variants", "base"])
         .args(["--device-threads", "3", "--device-bin"])
         .arg(&stand_in)
         .arg("--store")
         .arg(&store)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        .ok();
+    let stderr = text(&out.stderr);
     assert!(
         stderr.contains("model stand-in at http://127.0.0.1:")
             && stderr.contains("text only: no screenshots are sent"),
@@ -131,25 +126,18 @@ fn run_without_a_base_url_starts_the_local_server_uses_it_records_it_and_stops_i
         "the stand-in server (pid {}) outlived the run",
         pid.trim()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn run_without_a_base_url_names_a_missing_server_binary() {
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .current_dir(root())
-        .args([
-            "run",
-            "--tasks",
-            "wifi_on",
-            "--device-bin",
-            "/nonexistent/droidscore-device",
-        ])
+    let env = TestEnv::new("local-missing-bin");
+    let out = env
+        .droidscore()
+        .args(["run", "--tasks", "wifi_on"])
+        .args(["--device-bin", "/nonexistent/droidscore-device"])
         .args(["--store", "/nonexistent-dir/runs.sqlite"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+        .fails();
+    let stderr = text(&out.stderr);
     assert!(
         stderr.contains("/nonexistent/droidscore-device: no such file"),
         "{stderr}"
@@ -158,13 +146,10 @@ fn run_without_a_base_url_names_a_missing_server_binary() {
 
 #[test]
 fn device_model_and_weights_are_passed_to_serve_and_recorded() {
-    let dir = std::env::temp_dir().join(format!("droidscore-local-model-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let stand_in = write_stand_in(&dir);
+    let dir = TestEnv::new("local-model");
+    let stand_in = write_stand_in(dir.path());
     let store = dir.join("runs.sqlite");
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .current_dir(root())
+    dir.droidscore()
         .args(["run", "--tasks", "wifi_on", "--variants", "base"])
         .args([
             "--device-model",
@@ -182,10 +167,7 @@ fn device_model_and_weights_are_passed_to_serve_and_recorded() {
         .arg(&stand_in)
         .arg("--store")
         .arg(&store)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+        .ok();
     let argv: Vec<String> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("argv.json")).unwrap()).unwrap();
     let after = |flag: &str| {
@@ -205,5 +187,4 @@ fn device_model_and_weights_are_passed_to_serve_and_recorded() {
     assert_eq!(run.config["device_model"], "qwen2.5-coder-0.5b");
     assert_eq!(run.config["device_weights"], "f16");
     assert_eq!(run.config["constrain"], "off");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

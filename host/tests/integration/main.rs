@@ -1,29 +1,44 @@
-//! The host crate's one integration-test binary: the CLI as a user runs it
-//! (deploying the model server to the virtual phone among it),
+//! The host crate's one integration-test binary: the CLI as a user runs it,
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
 //! the LLM agent against a scripted OpenAI-compatible server, the HTML
-//! report of such a run, and `droidscore bench` against fake probes.
+//! report of such a run, `droidscore bench` against fake probes, and (under
+//! `adb/`) everything that needs the real `adb`. Every test builds on
+//! `support`: a hermetic temp dir and a command builder for the binary that
+//! shows what it ran when an expectation fails.
 
+mod adb;
 mod adb_backend;
-mod adb_cli;
 mod bench;
 mod bench_probes;
 mod cli;
-mod device_deploy;
 mod html_report;
 mod llm;
 mod local_server;
 mod runs;
 mod screens;
 mod scripted_server;
+mod support;
 mod verdicts;
 
-use std::path::PathBuf;
-
-/// The repository root (the workspace holding `tasks/` and `fixtures/`).
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("host/ has a parent")
-        .to_path_buf()
+/// Every `.rs` file beside this one (and under `adb/`) is declared, so none
+/// sits in the folder compiled by nothing (jj's `test_no_forgotten_test_files`).
+#[test]
+fn no_test_file_is_forgotten() {
+    let here = support::root().join("host/tests/integration");
+    for (dir, declared_in) in [("", "main.rs"), ("adb", "adb/mod.rs")] {
+        let declared = std::fs::read_to_string(here.join(declared_in)).unwrap();
+        for entry in std::fs::read_dir(here.join(dir)).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            let Some(module) = name.strip_suffix(".rs") else {
+                continue;
+            };
+            if module == "main" || module == "mod" {
+                continue;
+            }
+            assert!(
+                declared.lines().any(|l| l == format!("mod {module};")),
+                "{dir}/{name} is not declared in {declared_in}"
+            );
+        }
+    }
 }

@@ -3,15 +3,15 @@
 //! episodes whether run one at a time, four at a time, or as two shards merged.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 use droidscore::exit;
 
 use serde_json::Value;
 
-use super::root;
 use super::scripted_server::{runtime, Reply, ScriptedServer};
+use super::support::{root, text, TestEnv};
 
 /// The text of the last user message (a string, or the text part of an array).
 pub(super) fn user_text(body: &Value) -> String {
@@ -92,8 +92,14 @@ fn suite(dir: &Path) -> std::path::PathBuf {
     suite
 }
 
-fn run(server: &ScriptedServer, suite: &Path, store: &Path, extra: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+fn run(
+    env: &TestEnv,
+    server: &ScriptedServer,
+    suite: &Path,
+    store: &Path,
+    extra: &[&str],
+) -> Output {
+    env.droidscore()
         // Set but unused: `--base-url` wins over a local server.
         .env("DROIDSCORE_DEVICE_BIN", "/nonexistent/droidscore-device")
         .args([
@@ -114,10 +120,7 @@ fn run(server: &ScriptedServer, suite: &Path, store: &Path, extra: &[&str]) -> O
         ])
         .args(["--store", store.to_str().unwrap()])
         .args(extra)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    o
+        .ok()
 }
 
 type Row = (String, u32, String, u32, u32, String);
@@ -147,13 +150,11 @@ fn rows(store: &Path, run: &str) -> Vec<Row> {
 fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
     let rt = runtime();
     let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
-    let dir = std::env::temp_dir().join(format!("droidscore-runs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let suite = suite(&dir);
+    let dir = TestEnv::new("runs");
+    let suite = suite(dir.path());
 
     let one = dir.join("one.sqlite");
-    let out = run(&server, &suite, &one, &["--run-id", "one"]);
+    let out = run(&dir, &server, &suite, &one, &["--run-id", "one"]);
     let last = String::from_utf8_lossy(&out.stdout)
         .lines()
         .last()
@@ -202,7 +203,13 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
     drop(store);
 
     let four = dir.join("four.sqlite");
-    run(&server, &suite, &four, &["--run-id", "four", "--jobs", "4"]);
+    run(
+        &dir,
+        &server,
+        &suite,
+        &four,
+        &["--run-id", "four", "--jobs", "4"],
+    );
     assert_eq!(
         rows(&four, "four"),
         expected,
@@ -211,12 +218,14 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
 
     let (a, b) = (dir.join("a.sqlite"), dir.join("b.sqlite"));
     run(
+        &dir,
         &server,
         &suite,
         &a,
         &["--run-id", "sharded", "--shard", "1/2"],
     );
     run(
+        &dir,
         &server,
         &suite,
         &b,
@@ -229,39 +238,24 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
         ra.len(),
         rb.len()
     );
-    let merged = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .args([
-            "report",
-            "--store",
-            a.to_str().unwrap(),
-            "--merge",
-            b.to_str().unwrap(),
-            "sharded",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        merged.status.success(),
-        "{}",
-        String::from_utf8_lossy(&merged.stderr)
-    );
+    dir.droidscore()
+        .args(["report", "--store", a.to_str().unwrap()])
+        .args(["--merge", b.to_str().unwrap(), "sharded"])
+        .ok();
     assert_eq!(
         rows(&a, "sharded"),
         expected,
         "two shards merged score the same episodes"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
     let rt = runtime();
-    let dir = std::env::temp_dir().join(format!("droidscore-infra-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let suite = suite(&dir);
-    let run = |server: &ScriptedServer, store: &str| {
-        Command::new(env!("CARGO_BIN_EXE_droidscore"))
+    let dir = TestEnv::new("infra");
+    let suite = suite(dir.path());
+    let run = |server: &ScriptedServer, store: &str, code: i32| {
+        dir.droidscore()
             .args([
                 "run",
                 "--base-url",
@@ -281,17 +275,15 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
                 "r",
             ])
             .args(["--store", dir.join(store).to_str().unwrap()])
-            .output()
-            .unwrap()
+            .code(code)
     };
     // 401: a misconfigured run stops with the endpoint's own message.
     let refusing = ScriptedServer::start_policy(
         &rt,
         Arc::new(|_: &Value| Reply::Status(401, r#"{"error":{"message":"bad key"}}"#.into())),
     );
-    let o = run(&refusing, "refused.sqlite");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(exit::ENDPOINT), "{err}");
+    let o = run(&refusing, "refused.sqlite", exit::ENDPOINT);
+    let err = text(&o.stderr);
     assert!(
         err.contains("HTTP 401: bad key") && err.contains("--resume r"),
         "{err}"
@@ -304,11 +296,10 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
     // 500 every time: retried, then the episode is retried once, then recorded as infra.
     let failing =
         ScriptedServer::start_policy(&rt, Arc::new(|_: &Value| Reply::Status(500, "{}".into())));
-    let o = run(&failing, "failing.sqlite");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let err = String::from_utf8_lossy(&o.stderr);
     // Its only episode was not scored: no result, not a 0 % success rate.
-    assert_eq!(o.status.code(), Some(exit::NOTHING_SCORED), "{err}");
+    let o = run(&failing, "failing.sqlite", exit::NOTHING_SCORED);
+    let out = text(&o.stdout);
+    let err = text(&o.stderr);
     assert!(
         out.contains("not scored: 0 skipped, 1 infrastructure failures"),
         "{out}"
@@ -334,7 +325,6 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
         2 * 4,
         "2 attempts × (1 try + 3 retries)"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 17: a run whose every episode died of infrastructure (here the
@@ -342,25 +332,22 @@ fn a_refusing_endpoint_stops_the_run_and_a_failing_one_is_infra_not_failure() {
 /// printed `0/0 episodes succeeded (0.0%)`, which a script reads as a score.
 #[test]
 fn a_run_against_an_endpoint_refusing_connections_scores_nothing_and_says_so() {
-    let dir = std::env::temp_dir().join(format!("droidscore-refused-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestEnv::new("refused");
     // A port nothing listens on: bound, then closed.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
+    let o = dir
+        .droidscore()
         .args(["run", "--base-url", &format!("http://127.0.0.1:{port}/v1")])
         .args(["--model", "m", "--no-image", "--tasks", "wifi_on"])
         .args(["--variants", "base", "--run-id", "refused"])
         .args(["--store", dir.join("runs.sqlite").to_str().unwrap()])
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(exit::NOTHING_SCORED), "{err}");
+        .code(exit::NOTHING_SCORED);
+    let out = text(&o.stdout);
+    let err = text(&o.stderr);
     assert!(!out.contains("episodes succeeded"), "{out}");
     assert!(
         out.contains("not scored: 0 skipped, 1 infrastructure failures"),
@@ -376,5 +363,4 @@ fn a_run_against_an_endpoint_refusing_connections_scores_nothing_and_says_so() {
     let episodes = store.episodes("refused").unwrap();
     assert_eq!(episodes.len(), 1);
     assert_eq!(episodes[0].status, droidscore::store::EpisodeStatus::Infra);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -122,7 +122,7 @@ fn trace(
 
 #[test]
 fn same_task_variant_seed_and_actions_give_identical_xml_and_png_at_every_step() {
-    let tasks = droidscore::task::load_dir(&super::root().join("tasks")).unwrap();
+    let tasks = droidscore::task::load_dir(&super::support::root().join("tasks")).unwrap();
     // PNGs on the dialog-heavy trace only: encoding them is slow in debug builds.
     for (task, variant, png) in [
         ("alarm_add_labeled", "decoy", true),

@@ -7,7 +7,7 @@ use droidscore::episode;
 use droidscore::sim::SimPhone;
 use droidscore::task::{self, Step};
 
-use super::root;
+use super::support::root;
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,9 +18,8 @@ use droidscore::adb::{free_port, PrivateAdbServer};
 use droidscore::exit;
 use droidscore::store::Store;
 
-use super::adb_cli::Served;
-use super::cli::tempdir;
-use super::root;
+use super::rig::{droidscore, phone};
+use crate::support::{TestCommand, TestEnv};
 
 /// A file that looks like an aarch64 executable to `deploy`'s check.
 fn stand_in_binary(dir: &Path) -> PathBuf {
@@ -152,26 +151,6 @@ fn answer(stream: TcpStream, ready: &AtomicBool, seen: &Mutex<Vec<(String, bool,
     );
 }
 
-/// A private adb server with the virtual phone connected.
-fn phone() -> (PrivateAdbServer, Served) {
-    let adb = PrivateAdbServer::start().unwrap_or_else(|e| panic!("{e}"));
-    let phone = Served::start();
-    adb.connect(&phone.addr, Duration::from_secs(20))
-        .unwrap_or_else(|e| panic!("{e}"));
-    (adb, phone)
-}
-
-fn droidscore(adb: &PrivateAdbServer, cache: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_droidscore"));
-    command
-        .envs(adb.env())
-        .env("DROIDSCORE_CACHE", cache)
-        .env_remove("ANDROID_SERIAL")
-        .env_remove("DROIDSCORE_DEVICE_BIN")
-        .current_dir(root());
-    command
-}
-
 /// `adb -s SERIAL ARGS…`, required to succeed; its stdout.
 fn adb_ok(adb: &PrivateAdbServer, serial: &str, args: &[&str]) -> String {
     let out = adb.adb(&[&["-s", serial], args].concat()).unwrap();
@@ -200,13 +179,12 @@ fn wait_for_job(adb: &PrivateAdbServer, serial: &str) -> serde_json::Value {
 struct Running(Option<Child>);
 
 impl Running {
-    fn spawn(command: &mut Command) -> Running {
+    fn spawn(command: &mut TestCommand) -> Running {
         Running(Some(
             command
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
-                .spawn()
-                .unwrap(),
+                .spawn(),
         ))
     }
 
@@ -243,14 +221,14 @@ fn text(out: &Output) -> String {
 #[test]
 fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_the_forward() {
     let started = Instant::now();
-    let (adb, phone) = phone();
-    let dir = tempdir::Dir::new("device-deploy");
+    let dir = TestEnv::new("device-deploy");
+    let (adb, phone) = phone(&dir);
     let (binary, model) = (stand_in_binary(dir.path()), stand_in_model(dir.path()));
     let server = PhoneServer::start();
     let port = server.port.to_string();
 
     let mut deploy = Running::spawn(
-        droidscore(&adb, dir.path())
+        droidscore(&dir, &adb)
             .args(["device", "deploy", "--serial", &phone.addr, "--port", &port])
             .args(["--wait", "30", "--threads", "2"])
             .arg("--binary")
@@ -336,7 +314,7 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
 
     // run --on-device: the same files, the deployment answers: reused, not restarted.
     let store = dir.path().join("runs.sqlite");
-    let out = droidscore(&adb, dir.path())
+    let out = droidscore(&dir, &adb)
         .args([
             "run",
             "--phone",
@@ -360,9 +338,7 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
         ])
         .arg("--store")
         .arg(&store)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "run --on-device: {}", text(&out));
+        .ok();
     assert!(text(&out).contains("reused"), "{}", text(&out));
     assert_eq!(jobs(&adb, &phone.addr).as_array().unwrap().len(), 1);
     let run = Store::open_existing(&store)
@@ -399,19 +375,17 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
 #[test]
 fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forward() {
     let started = Instant::now();
-    let (adb, phone) = phone();
-    let dir = tempdir::Dir::new("device-deploy-timeout");
+    let dir = TestEnv::new("device-deploy-timeout");
+    let (adb, phone) = phone(&dir);
     let binary = stand_in_binary(dir.path());
 
     // No --model, and no default model in the cache: named, before any push.
-    let out = droidscore(&adb, dir.path())
+    let out = droidscore(&dir, &adb)
         .args(["device", "deploy", "--serial", &phone.addr])
         .arg("--binary")
         .arg(&binary)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::BAD_INPUT), "{}", text(&out));
-    let missing = dir.path().join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
+        .code(exit::BAD_INPUT);
+    let missing = dir.cache().join("models/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert!(
         text(&out).contains(&format!("{}: no such file", missing.display())),
         "{}",
@@ -421,7 +395,7 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
     let model = stand_in_model(dir.path());
     let port = free_port().to_string();
     let deploy = Running::spawn(
-        droidscore(&adb, dir.path())
+        droidscore(&dir, &adb)
             .args(["device", "deploy", "--serial", &phone.addr, "--port", &port])
             .args(["--wait", "3"])
             .arg("--binary")
@@ -455,11 +429,9 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
     let forwards = adb.text(&["forward", "--list"]).unwrap();
     assert!(forwards.contains(&format!("tcp:{port}")), "{forwards}");
 
-    let out = droidscore(&adb, dir.path())
+    let out = droidscore(&dir, &adb)
         .args(["device", "stop", "--serial", &phone.addr])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+        .ok();
     let pid = job["pid"].as_u64().unwrap();
     assert!(
         text(&out).contains(&format!("stopped droidscore-device (pid {pid}")),
@@ -470,11 +442,9 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
     let forwards = adb.text(&["forward", "--list"]).unwrap();
     assert!(!forwards.contains(&format!("tcp:{port}")), "{forwards}");
     // Stopping again finds nothing to stop.
-    let out = droidscore(&adb, dir.path())
+    let out = droidscore(&dir, &adb)
         .args(["device", "stop", "--serial", &phone.addr])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+        .ok();
     assert!(
         text(&out).contains("no droidscore-device deployed"),
         "{}",

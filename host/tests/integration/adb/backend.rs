@@ -4,7 +4,6 @@
 //! connects to it, and the adb backend drives it through that server exactly
 //! as it drives a phone on USB. These tests fail, not pass, without `adb`.
 
-use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,8 +21,10 @@ use droidscore::store::{RunRecord, Store};
 use droidscore::task::{self, Instance, Task};
 use droidscore::vphone::VirtualPhone;
 
+use crate::support::{root, TestEnv};
+
 fn suite() -> Vec<Task> {
-    task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks")).unwrap()
+    task::load_dir(&root().join("tasks")).unwrap()
 }
 
 /// `adb ARGS…` on the private server; a missing `adb` fails the test, saying so.
@@ -235,12 +236,7 @@ fn run_unplugged(
                 .unwrap()
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!(
-        "droidscore-e2e-drop-{}-{}",
-        std::process::id(),
-        away.as_millis()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestEnv::new(&format!("adb-drop-{}", away.as_millis()));
     let store = Store::open(dir.join("runs.sqlite")).unwrap();
     store
         .create_run(&RunRecord {
@@ -268,7 +264,6 @@ fn run_unplugged(
             e.task, e.status, e.attempts, e.reason
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     written
 }
 
@@ -314,8 +309,7 @@ fn push_pull_and_forward_through_the_deploy_helpers_and_the_adb_binary() {
     let mut phone = rig.adb_phone(AdbOptions::default());
     let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
     phone.push(&data, "/data/local/tmp/blob", false).unwrap();
-    let dir = std::env::temp_dir().join(format!("droidscore-e2e-pull-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestEnv::new("adb-pull");
     let local = dir.join("blob");
     let out = adb(
         &rig.adb,
@@ -336,5 +330,4 @@ fn push_pull_and_forward_through_the_deploy_helpers_and_the_adb_binary() {
         forwards.contains(&format!("{} tcp:18080 tcp:8080", rig.serial)),
         "{forwards}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,76 +3,16 @@
 //! adb` and `droidscore adb latency` through that server. Needs the real
 //! `adb` (scripts/test.sh installs it); fails saying so without it.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
-
-use droidscore::adb::{free_port, PrivateAdbServer};
 use droidscore::store::{EpisodeStatus, Store};
 
-use super::cli::tempdir;
-use super::root;
-
-/// `droidscore sim serve` as a child process, killed when dropped.
-pub(crate) struct Served {
-    child: Child,
-    pub(crate) addr: String,
-}
-
-impl Served {
-    pub(crate) fn start() -> Served {
-        let listen = format!("127.0.0.1:{}", free_port());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-            .args(["sim", "serve", "--listen", &listen])
-            .current_dir(root())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // It prints the address once it listens.
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert_eq!(line.trim(), listen);
-        Served {
-            child,
-            addr: listen,
-        }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn droidscore(adb: &PrivateAdbServer, args: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_droidscore"))
-        .args(args)
-        .envs(adb.env())
-        .env_remove("ANDROID_SERIAL")
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "droidscore {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
+use super::rig::{droidscore, phone};
+use crate::support::TestEnv;
 
 #[test]
 fn run_phone_adb_through_sim_serve_scores_as_the_simulator_and_records_observation_times() {
-    let adb = PrivateAdbServer::start().unwrap_or_else(|e| panic!("{e}"));
-    let phone = Served::start();
-    adb.connect(&phone.addr, Duration::from_secs(20))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = tempdir::Dir::new("adb-cli");
-    let store = dir.path().join("runs.sqlite");
+    let dir = TestEnv::new("adb-cli");
+    let (adb, phone) = phone(&dir);
+    let store = dir.join("runs.sqlite");
     let store_arg = store.to_str().unwrap();
     let common = [
         "--agent",
@@ -82,21 +22,17 @@ fn run_phone_adb_through_sim_serve_scores_as_the_simulator_and_records_observati
         "--store",
         store_arg,
     ];
-    droidscore(
-        &adb,
-        &[&["run", "--phone", "sim", "--run-id", "sim"], &common[..]].concat(),
-    );
+    droidscore(&dir, &adb)
+        .args(["run", "--phone", "sim", "--run-id", "sim"])
+        .args(common)
+        .ok();
     // `--serial all`: every device in state `device` (the one virtual phone here).
-    droidscore(
-        &adb,
-        &[
-            &[
-                "run", "--phone", "adb", "--serial", "all", "--run-id", "adb",
-            ],
-            &common[..],
-        ]
-        .concat(),
-    );
+    droidscore(&dir, &adb)
+        .args([
+            "run", "--phone", "adb", "--serial", "all", "--run-id", "adb",
+        ])
+        .args(common)
+        .ok();
 
     let store = Store::open_existing(&store).unwrap();
     // The run names the phone it ran on.
@@ -144,7 +80,9 @@ fn run_phone_adb_through_sim_serve_scores_as_the_simulator_and_records_observati
     assert!(steps.iter().all(|s| s.observe.is_none()));
 
     // `adb latency` without --serial picks the only device, as adb does.
-    let o = droidscore(&adb, &["adb", "latency", "-n", "3", "--json"]);
+    let o = droidscore(&dir, &adb)
+        .args(["adb", "latency", "-n", "3", "--json"])
+        .ok();
     let latency: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(latency["serial"], phone.addr.as_str());
     assert_eq!(latency["virtual_phone"], true);
