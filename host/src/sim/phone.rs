@@ -6,11 +6,12 @@
 use std::collections::BTreeMap;
 
 use super::cmd::{ClockTab, Cmd, Dialog, Field, Screen};
-use super::layout::{self, Ctx, Frame, APPS, CLOCK, SETTINGS};
+use super::layout::{self, Ctx, Frame};
 use super::render;
 use super::state::State;
 use super::view::View;
 use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant, ALARMS_KEY};
+use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
 use crate::phone::{
     Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey,
 };
@@ -42,7 +43,7 @@ pub struct SimPhone {
 /// The package a screen belongs to.
 fn package_of(screen: &Screen) -> String {
     match screen {
-        Screen::Launcher => layout::LAUNCHER.to_string(),
+        Screen::Launcher => LAUNCHER.to_string(),
         Screen::Settings(_) => SETTINGS.to_string(),
         Screen::Clock(_) => CLOCK.to_string(),
         Screen::Blank { package, .. } => package.clone(),

@@ -13,8 +13,8 @@ use super::cmd::{Cmd, Dialog, Screen};
 use super::view::{Style, TextSize, View};
 use crate::uiautomator::Bounds;
 
-/// The launcher's packages, which the layout draws (`crate::apps` owns them).
-pub use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
+// The launcher's packages, which the layout draws (`crate::apps` owns them).
+use crate::apps::{APPS, LAUNCHER};
 pub use views::{Ctx, HEIGHT, NAV_BAR_TOP, STATUS_BAR, WIDTH};
 
 const SYSTEMUI: &str = "com.android.systemui";
