@@ -37,6 +37,7 @@ use crate::adbd::{Device, ShellOutput};
 use crate::apps::{PhoneSetup, SetupError};
 use crate::sim::SimPhone;
 use crate::task::Task;
+pub use state::LoadError;
 use state::{instance_phone, Inner};
 
 /// A simulator that answers adb shell commands.
@@ -68,7 +69,7 @@ impl VirtualPhone {
     }
 
     /// Put the phone in a task variant's initial state, with `seed`.
-    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), String> {
+    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), LoadError> {
         let (sim, loaded) = instance_phone(&self.tasks, task, variant, seed)?;
         let mut inner = self.lock();
         inner.sim = sim;
