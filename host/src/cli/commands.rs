@@ -558,9 +558,9 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     result.map_err(|e| match e {
         crate::run::RunError::Fatal(_) => CliError::EndpointRefused {
             run_id: run_id.clone(),
-            source: e,
+            source: Box::new(e),
         },
-        other => CliError::Run(other),
+        other => CliError::Run(Box::new(other)),
     })?;
     let episodes = store.episodes(&run_id)?;
     if args.json {

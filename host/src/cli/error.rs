@@ -56,8 +56,9 @@ pub enum CliError {
         #[source]
         source: Cause,
     },
+    /// Boxed, as is every large cause here, so a `Result<_, CliError>` stays small.
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(Box<StoreError>),
     /// The suite's files could not be read for its hash.
     #[error(transparent)]
     SuiteHash(std::io::Error),
@@ -66,7 +67,7 @@ pub enum CliError {
     Json(#[from] serde_json::Error),
     /// A run that stopped on something other than its endpoint.
     #[error(transparent)]
-    Run(RunError),
+    Run(Box<RunError>),
     #[error("{0}")]
     Endpoint(String),
     /// The local model server would not start.
@@ -77,7 +78,7 @@ pub enum CliError {
     EndpointRefused {
         run_id: String,
         #[source]
-        source: RunError,
+        source: Box<RunError>,
     },
     #[error("{0}")]
     Regressed(String),
@@ -98,6 +99,12 @@ pub enum CliError {
     Ledger(ProbeError),
     #[error("{0}")]
     NothingScored(String),
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        CliError::Store(Box::new(e))
+    }
 }
 
 impl CliError {

@@ -16,7 +16,7 @@ use crate::oracle::{Oracle, OracleError, PredicateSpec};
 pub struct TaskError {
     pub path: PathBuf,
     #[source]
-    pub problem: Problem,
+    pub problem: Box<Problem>,
 }
 
 /// What is wrong with a task file; the message starts with the field at
@@ -150,12 +150,12 @@ pub(super) fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
     let paths = toml_files(dir).map_err(|e| TaskError {
         path: dir.to_path_buf(),
-        problem: Problem::ReadDir(e),
+        problem: Box::new(Problem::ReadDir(e)),
     })?;
     if paths.is_empty() {
         return Err(TaskError {
             path: dir.to_path_buf(),
-            problem: Problem::NoFiles,
+            problem: Box::new(Problem::NoFiles),
         });
     }
     let tasks = paths
@@ -183,10 +183,10 @@ fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
         if let Some(other) = seen.insert(task.id.as_str(), &task.path) {
             return Err(TaskError {
                 path: task.path.clone(),
-                problem: Problem::DuplicateId {
+                problem: Box::new(Problem::DuplicateId {
                     id: task.id.clone(),
                     other: other.clone(),
-                },
+                }),
             });
         }
     }
@@ -196,7 +196,7 @@ fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
 pub fn load_file(path: &Path) -> Result<Task, TaskError> {
     let text = std::fs::read_to_string(path).map_err(|e| TaskError {
         path: path.to_path_buf(),
-        problem: Problem::Read(e),
+        problem: Box::new(Problem::Read(e)),
     })?;
     load_text(path, &text)
 }
@@ -206,7 +206,7 @@ pub fn load_file(path: &Path) -> Result<Task, TaskError> {
 fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     let err = |problem: Problem| TaskError {
         path: path.to_path_buf(),
-        problem,
+        problem: Box::new(problem),
     };
     let raw: toml::Table = toml::from_str(text).map_err(|e| err(Problem::Toml(e)))?;
     // A first typed pass on the raw file: structural errors are reported once,
