@@ -159,3 +159,40 @@ impl CliError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The errors beneath `e`, outermost first.
+    fn chain(e: &CliError) -> Vec<&(dyn std::error::Error + 'static)> {
+        std::iter::successors(std::error::Error::source(e), |e| e.source()).collect()
+    }
+
+    #[test]
+    fn a_task_file_that_cannot_be_read_keeps_the_io_error_beneath_its_message() {
+        let path = std::path::Path::new("/nonexistent/droidscore/task.toml");
+        let e = CliError::from(crate::task::load_file(path).unwrap_err());
+        assert_eq!(e.exit_code(), crate::exit::BAD_INPUT);
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/droidscore/task.toml: cannot read: "),
+            "{e}"
+        );
+        let io = chain(&e)
+            .into_iter()
+            .find_map(|c| c.downcast_ref::<std::io::Error>())
+            .expect("an io::Error in the chain");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn an_io_error_names_what_was_being_done_and_keeps_its_cause() {
+        let cause = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+        let e = CliError::io("failed to write x.png", cause);
+        assert_eq!(e.to_string(), "failed to write x.png: denied");
+        assert_eq!(e.exit_code(), crate::exit::IO);
+        let io = chain(&e)[0].downcast_ref::<std::io::Error>().unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+    }
+}
