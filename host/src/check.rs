@@ -4,8 +4,10 @@
 //! and true under the reference solution.
 
 use crate::agent::{Noop, Solver};
+use crate::apps::SetupError;
 use crate::episode::{self, Episode};
 use crate::oracle::{Baseline, Outcome};
+use crate::phone::PhoneError;
 use crate::sim::SimPhone;
 use crate::task::{Instance, Step, Task};
 use crate::uiautomator::Selector;
@@ -34,16 +36,25 @@ impl CheckRow {
 
 const SEED: u64 = 0;
 
-fn phone(instance: &Instance) -> Result<SimPhone, String> {
-    SimPhone::new(instance.setup(SEED)).map_err(|e| e.to_string())
+/// Why an agent's episode under check did not run to a verdict.
+#[derive(Debug, thiserror::Error)]
+enum NoEpisode {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Phone(#[from] PhoneError),
+}
+
+fn phone(instance: &Instance) -> Result<SimPhone, SetupError> {
+    SimPhone::new(instance.setup(SEED))
 }
 
 fn episode_with(
     instance: &Instance,
     agent: &mut dyn crate::agent::Agent,
-) -> Result<Episode, String> {
+) -> Result<Episode, NoEpisode> {
     let mut p = phone(instance)?;
-    episode::run(&mut p, agent, instance).map_err(|e| e.to_string())
+    Ok(episode::run(&mut p, agent, instance)?)
 }
 
 /// The steps of the decoy agent: the variant's own, or a tap on each switch decoy.
@@ -86,23 +97,24 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
             Outcome::Skipped
         }
     };
-    let must_fail =
-        |violations: &mut Vec<String>, name: &str, result: Result<Episode, String>| match result {
-            Ok(ep) => {
-                if ep.verdict.outcome != Outcome::Fail {
-                    violations.push(format!(
-                        "{name} agent: oracle is {:?} ({})",
-                        ep.verdict.outcome,
-                        ep.verdict.reason()
-                    ));
-                }
-                ep.verdict.outcome
+    let must_fail = |violations: &mut Vec<String>,
+                     name: &str,
+                     result: Result<Episode, NoEpisode>| match result {
+        Ok(ep) => {
+            if ep.verdict.outcome != Outcome::Fail {
+                violations.push(format!(
+                    "{name} agent: oracle is {:?} ({})",
+                    ep.verdict.outcome,
+                    ep.verdict.reason()
+                ));
             }
-            Err(e) => {
-                violations.push(format!("{name} agent: {e}"));
-                Outcome::Skipped
-            }
-        };
+            ep.verdict.outcome
+        }
+        Err(e) => {
+            violations.push(format!("{name} agent: {e}"));
+            Outcome::Skipped
+        }
+    };
     let noop = must_fail(
         &mut violations,
         "do-nothing",

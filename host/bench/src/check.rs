@@ -128,11 +128,10 @@ impl Outcome {
 
 impl Expectations {
     pub fn load(path: &std::path::Path) -> Result<Expectations, BenchError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| BenchError::Io(format!("failed to read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path).map_err(|e| BenchError::read(path.display(), e))?;
         let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        let mut e: Expectations = serde_path_to_error::deserialize(de)
-            .map_err(|e| BenchError::BadInput(format!("{}: {e}", path.display())))?;
+        let mut e: Expectations =
+            serde_path_to_error::deserialize(de).map_err(|e| BenchError::invalid(path, e))?;
         e.source = path.to_path_buf();
         for b in &e.bounds {
             let absolute = b.min.is_some() || b.max.is_some();

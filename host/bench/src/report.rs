@@ -101,8 +101,7 @@ pub fn compare(config: &Config, observer: &mut dyn Observer) -> Result<BenchRepo
         let tags: Vec<&str> = spec.arms.iter().map(|a| a.tag.as_str()).collect();
         e.validate(&tags, &keys)?;
     }
-    let online = cpu::online_cpus()
-        .map_err(|e| BenchError::Io(format!("failed to read /proc/stat: {e}")))?;
+    let online = cpu::online_cpus().map_err(|e| BenchError::read("/proc/stat", e))?;
     let mut warnings = Vec::new();
     let (cores, taskset, pinning) = match &config.cores {
         Some(cores) => {

@@ -143,8 +143,7 @@ pub fn busy_check(
     threshold: f64,
     force: bool,
 ) -> Result<BusyCheck, BenchError> {
-    let shares = cpu::busy_over(window, cores)
-        .map_err(|e| BenchError::Io(format!("failed to read /proc/stat: {e}")))?;
+    let shares = cpu::busy_over(window, cores).map_err(|e| BenchError::read("/proc/stat", e))?;
     let busy: Vec<(usize, f64)> = shares
         .iter()
         .filter(|(_, &s)| s > threshold)

@@ -104,33 +104,44 @@ pub fn known_direction(key: &str) -> Option<Direction> {
     None
 }
 
+/// A spec that parses but breaks a rule.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    #[error("no arms")]
+    NoArms,
+    #[error("an arm has an empty tag")]
+    EmptyTag,
+    #[error("two arms are tagged {0:?}")]
+    DuplicateTag(String),
+    #[error("arm {0:?} has an empty command")]
+    EmptyCommand(String),
+}
+
 impl Spec {
     /// Reads and validates a spec; also returns the file's bytes (for its hash).
     pub fn load(path: &std::path::Path) -> Result<(Spec, Vec<u8>), BenchError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| BenchError::Io(format!("failed to read {}: {e}", path.display())))?;
+        let bytes = std::fs::read(path).map_err(|e| BenchError::read(path.display(), e))?;
         let de = &mut serde_json::Deserializer::from_slice(&bytes);
-        let spec: Spec = serde_path_to_error::deserialize(de)
-            .map_err(|e| BenchError::BadInput(format!("{}: {e}", path.display())))?;
-        spec.validate()
-            .map_err(|e| BenchError::BadInput(format!("{}: {e}", path.display())))?;
+        let spec: Spec =
+            serde_path_to_error::deserialize(de).map_err(|e| BenchError::invalid(path, e))?;
+        spec.validate().map_err(|e| BenchError::invalid(path, e))?;
         Ok((spec, bytes))
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SpecError> {
         if self.arms.is_empty() {
-            return Err("no arms".into());
+            return Err(SpecError::NoArms);
         }
         let mut seen = std::collections::BTreeSet::new();
         for arm in &self.arms {
             if arm.tag.is_empty() {
-                return Err("an arm has an empty tag".into());
+                return Err(SpecError::EmptyTag);
             }
             if !seen.insert(&arm.tag) {
-                return Err(format!("two arms are tagged {:?}", arm.tag));
+                return Err(SpecError::DuplicateTag(arm.tag.clone()));
             }
             if arm.command.is_empty() {
-                return Err(format!("arm {:?} has an empty command", arm.tag));
+                return Err(SpecError::EmptyCommand(arm.tag.clone()));
             }
         }
         Ok(())
@@ -236,7 +247,7 @@ mod tests {
             r#"{"arms": [{"tag": "a", "command": ["true"]}, {"tag": "a", "command": ["true"]}]}"#,
         )
         .unwrap();
-        assert!(dup.validate().unwrap_err().contains("\"a\""));
+        assert!(dup.validate().unwrap_err().to_string().contains("\"a\""));
         let empty: Spec =
             serde_json::from_str(r#"{"arms": [{"tag": "a", "command": []}]}"#).unwrap();
         assert!(empty.validate().is_err());

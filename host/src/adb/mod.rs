@@ -20,7 +20,7 @@ pub use crate::phone::Prepared;
 pub use deploy::Background;
 pub use phone::{parse_foreground, AdbOptions, AdbPhone};
 pub use prepare::AdbBackend;
-pub use private_server::{free_port, PrivateAdbServer, EMULATOR_PORTS};
+pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{
     input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,

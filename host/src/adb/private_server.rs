@@ -28,6 +28,42 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// What went wrong starting or driving a private adb server.
+#[derive(Debug, thiserror::Error)]
+pub enum AdbServerError {
+    #[error(
+        "the real adb client is needed on PATH (Debian: `apt-get install -y adb`; scripts/test.sh installs it): running `adb` failed: {0}"
+    )]
+    NotInstalled(#[source] std::io::Error),
+    #[error("`adb version` failed: {0:?}")]
+    Version(Output),
+    #[error("{}: {source}", home.display())]
+    Home {
+        home: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("adb start-server: {0:?}")]
+    StartServer(Output),
+    #[error("adb {args:?}: {source}")]
+    Spawn {
+        args: Vec<String>,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Waiting for the `adb` child failed.
+    #[error("{0}")]
+    Wait(#[source] std::io::Error),
+    #[error("adb {args:?} took over {limit:?}")]
+    Timeout { args: Vec<String>, limit: Duration },
+    #[error("{serial} never came up: {said} / {listed}")]
+    NeverCameUp {
+        serial: String,
+        said: String,
+        listed: String,
+    },
+}
+
 /// A running private adb server.
 #[derive(Debug)]
 pub struct PrivateAdbServer {
@@ -37,24 +73,23 @@ pub struct PrivateAdbServer {
 
 impl PrivateAdbServer {
     /// Start one; the error says plainly when `adb` is not installed.
-    pub fn start() -> Result<PrivateAdbServer, String> {
+    pub fn start() -> Result<PrivateAdbServer, AdbServerError> {
         match Command::new("adb").arg("version").output() {
             Ok(out) if out.status.success() => {}
-            Ok(out) => return Err(format!("`adb version` failed: {out:?}")),
-            Err(e) => {
-                return Err(format!(
-                    "the real adb client is needed on PATH (Debian: `apt-get install -y adb`; scripts/test.sh installs it): running `adb` failed: {e}"
-                ))
-            }
+            Ok(out) => return Err(AdbServerError::Version(out)),
+            Err(e) => return Err(AdbServerError::NotInstalled(e)),
         }
         let port = free_port();
         let home =
             std::env::temp_dir().join(format!("droidscore-adb-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+        std::fs::create_dir_all(&home).map_err(|source| AdbServerError::Home {
+            home: home.clone(),
+            source,
+        })?;
         let server = PrivateAdbServer { port, home };
         let out = server.adb(&["start-server"])?;
         if !out.status.success() {
-            return Err(format!("adb start-server: {out:?}"));
+            return Err(AdbServerError::StartServer(out));
         }
         Ok(server)
     }
@@ -82,7 +117,7 @@ impl PrivateAdbServer {
     }
 
     /// `adb -P PORT ARGS…` against this server, given up after 30 s.
-    pub fn adb(&self, args: &[&str]) -> Result<Output, String> {
+    pub fn adb(&self, args: &[&str]) -> Result<Output, AdbServerError> {
         let mut command = Command::new("adb");
         command
             .arg("-P")
@@ -95,7 +130,7 @@ impl PrivateAdbServer {
     }
 
     /// Stdout and stderr of `adb ARGS…`, as one text.
-    pub fn text(&self, args: &[&str]) -> Result<String, String> {
+    pub fn text(&self, args: &[&str]) -> Result<String, AdbServerError> {
         let out = self.adb(args)?;
         Ok(format!(
             "{}{}",
@@ -105,7 +140,7 @@ impl PrivateAdbServer {
     }
 
     /// `adb connect SERIAL`, then wait (up to `within`) until it is listed as `device`.
-    pub fn connect(&self, serial: &str, within: Duration) -> Result<(), String> {
+    pub fn connect(&self, serial: &str, within: Duration) -> Result<(), AdbServerError> {
         let deadline = Instant::now() + within;
         loop {
             let said = self.text(&["connect", serial])?;
@@ -117,7 +152,11 @@ impl PrivateAdbServer {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(format!("{serial} never came up: {said} / {listed}"));
+                return Err(AdbServerError::NeverCameUp {
+                    serial: serial.to_string(),
+                    said,
+                    listed,
+                });
             }
             thread::sleep(Duration::from_millis(100));
         }
@@ -132,23 +171,34 @@ impl Drop for PrivateAdbServer {
 }
 
 /// Run `command` to completion, its output captured, or kill it after `limit`.
-fn output_within(mut command: Command, limit: Duration, what: &[&str]) -> Result<Output, String> {
+fn output_within(
+    mut command: Command,
+    limit: Duration,
+    what: &[&str],
+) -> Result<Output, AdbServerError> {
+    let args = || what.iter().map(|a| a.to_string()).collect();
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("adb {what:?}: {e}"))?;
+        .map_err(|source| AdbServerError::Spawn {
+            args: args(),
+            source,
+        })?;
     let stdout = drain(&mut child, true);
     let stderr = drain(&mut child, false);
     let deadline = Instant::now() + limit;
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(status) = child.try_wait().map_err(AdbServerError::Wait)? {
             break status;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("adb {what:?} took over {limit:?}"));
+            return Err(AdbServerError::Timeout {
+                args: args(),
+                limit,
+            });
         }
         thread::sleep(Duration::from_millis(5));
     };

@@ -54,6 +54,18 @@ impl ShellOutput {
     }
 }
 
+/// A sync request the device refused: the text of the FAIL packet that
+/// answers it, as adbd words it ("No such file or directory").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SyncFail(pub String);
+
+impl From<&str> for SyncFail {
+    fn from(message: &str) -> Self {
+        SyncFail(message.to_string())
+    }
+}
+
 /// The phone behind the wire: everything device-specific. Called from the
 /// connection threads, so Send + Sync; implementors lock their own state.
 pub trait Device: Send + Sync {
@@ -65,9 +77,9 @@ pub trait Device: Send + Sync {
     fn shell(&self, command: &str) -> ShellOutput;
     /// sync SEND: a file was pushed (path, mode, bytes). `mode` is as the
     /// client sent it: the local file's `st_mode`, e.g. `0o100644`.
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String>;
-    /// sync RECV: the file at path, or Err(message) (e.g. "No such file or directory").
-    fn pull(&self, path: &str) -> Result<Vec<u8>, String>;
+    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail>;
+    /// sync RECV: the file at path, or why not (e.g. "No such file or directory").
+    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail>;
     /// sync STAT/LSTAT: (mode, size, mtime) or None when absent. `mode` is a
     /// full `st_mode` with the file type: `0o100644` for a file, `0o040755`
     /// for a directory (`adb push` to a directory appends the file's name).

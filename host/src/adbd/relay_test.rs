@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::adb::{free_port, PrivateAdbServer, EMULATOR_PORTS};
 
 use super::test_support::{init_tracing, FakeDevice};
-use super::{Device, Server, ShellOutput};
+use super::{Device, Server, ShellOutput, SyncFail};
 
 /// [`FakeDevice`] whose loopback is this machine's, as the virtual phone's is.
 #[derive(Debug, Default)]
@@ -25,10 +25,10 @@ impl Device for LoopbackDevice {
     fn shell(&self, command: &str) -> ShellOutput {
         self.0.shell(command)
     }
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String> {
+    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         self.0.push(path, mode, data)
     }
-    fn pull(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
         self.0.pull(path)
     }
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {

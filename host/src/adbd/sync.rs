@@ -7,7 +7,7 @@
 //! As in adbd, a failure answers FAIL and ends the session; QUIT ends it
 //! quietly. Either way the stream closes once the answers are flushed.
 
-use super::Device;
+use super::{Device, SyncFail};
 
 const fn id(name: &[u8; 4]) -> u32 {
     u32::from_le_bytes(*name)
@@ -173,7 +173,7 @@ impl SyncSession {
                         put(out, ID_OKAY, 0);
                         Step::Continue(8)
                     }
-                    Err(message) => fail(out, &message),
+                    Err(SyncFail(message)) => fail(out, &message),
                 }
             }
             _ => fail(out, "invalid data message"),

@@ -11,7 +11,7 @@ use std::{
 
 use super::{
     packet::{Packet, PacketError, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE},
-    Device, Server, ServerHandle, ShellOutput,
+    Device, Server, ServerHandle, ShellOutput, SyncFail,
 };
 
 pub(crate) const BANNER: &str = "device::ro.product.name=droidscore_sim;ro.product.model=droidscore_sim;ro.product.device=droidscore_sim;features=shell_v2,cmd";
@@ -74,7 +74,7 @@ impl Device for FakeDevice {
         }
     }
 
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String> {
+    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         if path.starts_with("/system/") {
             return Err("couldn't create file: Read-only file system".into());
         }
@@ -85,7 +85,7 @@ impl Device for FakeDevice {
         Ok(())
     }
 
-    fn pull(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
         self.file(path)
             .map(|(_, data)| data)
             .ok_or_else(|| "No such file or directory".into())

@@ -8,6 +8,50 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// Why the local server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalServerError {
+    /// Said in words: no binary, it stopped before it was ready, or it was
+    /// not ready in time.
+    #[error("{0}")]
+    Failed(String),
+    /// The binary would not start.
+    #[error("failed to start {}: {source}", binary.display())]
+    Spawn {
+        binary: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// It started, but `/health` or `/models` did not answer with JSON.
+    #[error(transparent)]
+    Get(#[from] GetError),
+}
+
+/// A GET of a JSON document that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GetError {
+    /// The HTTP client would not build.
+    #[error(transparent)]
+    Client(reqwest::Error),
+    #[error("GET {url}: {source}")]
+    Request {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("GET {url}: HTTP {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("GET {url}: not JSON: {source}")]
+    NotJson {
+        url: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// How to start the local server.
 #[derive(Debug, Clone, Default)]
 pub struct LocalOptions {
@@ -44,12 +88,15 @@ impl Drop for LocalServer {
 
 /// The `droidscore-device` binary: the one asked for, else the one beside
 /// this executable (`cargo build` puts both in one directory), else `PATH`.
-pub fn find_binary(asked: Option<&Path>) -> Result<PathBuf, String> {
+pub fn find_binary(asked: Option<&Path>) -> Result<PathBuf, LocalServerError> {
     if let Some(path) = asked {
         return if path.is_file() {
             Ok(path.to_path_buf())
         } else {
-            Err(format!("--device-bin {}: no such file", path.display()))
+            Err(LocalServerError::Failed(format!(
+                "--device-bin {}: no such file",
+                path.display()
+            )))
         };
     }
     let name = "droidscore-device";
@@ -65,11 +112,11 @@ pub fn find_binary(asked: Option<&Path>) -> Result<PathBuf, String> {
         })
     };
     beside.or_else(on_path).ok_or_else(|| {
-        format!(
+        LocalServerError::Failed(format!(
             "no {name} beside {} or on PATH: build it (`cargo build --release -p droidscore-device`), \
              pass --device-bin, or give --base-url for a model served elsewhere",
             std::env::current_exe().map_or_else(|_| "this executable".into(), |p| p.display().to_string())
-        )
+        ))
     })
 }
 
@@ -81,7 +128,7 @@ impl LocalServer {
         options: &LocalOptions,
         runtime: &tokio::runtime::Handle,
         ready_within: Duration,
-    ) -> Result<LocalServer, String> {
+    ) -> Result<LocalServer, LocalServerError> {
         let binary = find_binary(options.binary.as_deref())?;
         let mut command = Command::new(&binary);
         command.args(["serve", "--listen", "127.0.0.1:0"]);
@@ -97,10 +144,14 @@ impl LocalServer {
         // The server's own log (loading, errors naming the model file) goes
         // to our stderr; its stdout carries only the base URL.
         command.stdout(Stdio::piped()).stderr(Stdio::inherit());
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("failed to start {}: {e}", binary.display()))?;
-        let stdout = child.stdout.take().ok_or("no stdout from the server")?;
+        let mut child = command.spawn().map_err(|source| LocalServerError::Spawn {
+            binary: binary.clone(),
+            source,
+        })?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| LocalServerError::Failed("no stdout from the server".into()))?;
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let first_url = BufReader::new(stdout)
@@ -123,17 +174,17 @@ impl LocalServer {
                     .child
                     .wait()
                     .map_or_else(|e| e.to_string(), |s| s.to_string());
-                return Err(format!(
+                return Err(LocalServerError::Failed(format!(
                     "{} serve stopped before it was ready ({status}); its error is above",
                     binary.display()
-                ));
+                )));
             }
             Err(_) => {
-                return Err(format!(
+                return Err(LocalServerError::Failed(format!(
                     "{} serve was not ready within {} s",
                     binary.display(),
                     ready_within.as_secs()
-                ))
+                )))
             }
         };
         let get = |url: String| async move { get_json(&url, Duration::from_secs(60)).await };
@@ -142,7 +193,12 @@ impl LocalServer {
         let models = runtime.block_on(get(format!("{}/models", server.base_url)))?;
         server.model = models["data"][0]["id"]
             .as_str()
-            .ok_or_else(|| format!("{}/models names no model: {models}", server.base_url))?
+            .ok_or_else(|| {
+                LocalServerError::Failed(format!(
+                    "{}/models names no model: {models}",
+                    server.base_url
+                ))
+            })?
             .to_string();
         Ok(server)
     }
@@ -162,25 +218,28 @@ impl LocalServer {
 }
 
 /// GET a JSON document, within `timeout`.
-pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, String> {
+pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, GetError> {
     let client = reqwest::Client::builder()
         .timeout(timeout)
         .build()
-        .map_err(|e| e.to_string())?;
-    let response = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|e| format!("GET {url}: {e}"))?;
+        .map_err(GetError::Client)?;
+    let request = |source| GetError::Request {
+        url: url.to_string(),
+        source,
+    };
+    let response = client.get(url).send().await.map_err(request)?;
     let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| format!("GET {url}: {e}"))?;
+    let body = response.bytes().await.map_err(request)?;
     if !status.is_success() {
-        return Err(format!("GET {url}: HTTP {status}"));
+        return Err(GetError::Status {
+            url: url.to_string(),
+            status,
+        });
     }
-    serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
+    serde_json::from_slice(&body).map_err(|source| GetError::NotJson {
+        url: url.to_string(),
+        source,
+    })
 }
 
 /// The part of a `droidscore-device` server's `/health` that a run's results
@@ -206,7 +265,9 @@ mod tests {
 
     #[test]
     fn an_asked_for_binary_that_is_missing_is_named() {
-        let e = find_binary(Some(Path::new("/nonexistent/droidscore-device"))).unwrap_err();
+        let e = find_binary(Some(Path::new("/nonexistent/droidscore-device")))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/droidscore-device"), "{e}");
     }
 
@@ -221,8 +282,9 @@ mod tests {
             binary: Some(PathBuf::from("/bin/false")),
             ..LocalOptions::default()
         };
-        let e =
-            LocalServer::start(&options, runtime.handle(), Duration::from_secs(30)).unwrap_err();
+        let e = LocalServer::start(&options, runtime.handle(), Duration::from_secs(30))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("stopped before it was ready"), "{e}");
         assert!(e.contains("exit status: 1"), "{e}");
     }
@@ -243,8 +305,9 @@ mod tests {
             binary: Some(script),
             ..LocalOptions::default()
         };
-        let e =
-            LocalServer::start(&options, runtime.handle(), Duration::from_millis(300)).unwrap_err();
+        let e = LocalServer::start(&options, runtime.handle(), Duration::from_millis(300))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not ready within"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

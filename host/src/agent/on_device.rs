@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use super::local::get_json;
+use super::local::{get_json, GetError};
 use crate::phone::{DeployTarget, PhoneError};
 
 /// Where everything goes on the phone: the one directory `adb shell` may
@@ -299,14 +299,32 @@ fn local_port(phone: &mut dyn DeployTarget, port: u16) -> Result<(u16, bool), Ph
     Ok((phone.unused_local_port(), false))
 }
 
+/// Why `/health` did not say the server is up.
+#[derive(Debug, thiserror::Error)]
+enum Unhealthy {
+    #[error(transparent)]
+    Get(#[from] GetError),
+    #[error("GET {url}: status is {status}")]
+    Status {
+        url: String,
+        status: serde_json::Value,
+    },
+}
+
 /// `/health` answered `{"status":"ok"}`: its document.
-fn healthy(runtime: &tokio::runtime::Handle, local_port: u16) -> Result<serde_json::Value, String> {
+fn healthy(
+    runtime: &tokio::runtime::Handle,
+    local_port: u16,
+) -> Result<serde_json::Value, Unhealthy> {
     let url = format!("http://127.0.0.1:{local_port}/health");
     let health = runtime.block_on(get_json(&url, Duration::from_secs(5)))?;
     if health["status"] == "ok" {
         Ok(health)
     } else {
-        Err(format!("GET {url}: status is {}", health["status"]))
+        Err(Unhealthy::Status {
+            url,
+            status: health["status"].clone(),
+        })
     }
 }
 
@@ -490,7 +508,7 @@ fn finish(
             &format!("{base_url}/models"),
             Duration::from_secs(30),
         ))
-        .map_err(DeployError::NotReady)?;
+        .map_err(|e| DeployError::NotReady(e.to_string()))?;
     let model = models["data"][0]["id"]
         .as_str()
         .ok_or_else(|| {

@@ -13,6 +13,6 @@ mod variant;
 
 pub use alarm::{Alarm, ALARMS_KEY};
 pub use catalogue::{app_labels, APPS, CLOCK, LAUNCHER, SETTINGS};
-pub use settings::{RowDef, ScreenDef, SettingsApp};
+pub use settings::{DefinitionError, RowDef, RowProblem, ScreenDef, SettingsApp, UnknownRow};
 pub use setup::{PhoneSetup, SetupError};
 pub use variant::{Decoy, Reorder, Variant};

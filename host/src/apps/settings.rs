@@ -8,6 +8,48 @@ use std::sync::OnceLock;
 
 use super::variant::Variant;
 
+/// A Settings app definition (`fixtures/sim/settings.toml`) that is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum DefinitionError {
+    #[error("{0}")]
+    Toml(#[from] toml::de::Error),
+    /// `at` names the screen and row.
+    #[error("{at}: {problem}")]
+    Row { at: String, problem: RowProblem },
+}
+
+/// What is wrong with one row of the definition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowProblem {
+    #[error("more than one of to/switch/main_switch/slider/radio/toggle_button/info")]
+    Kinds,
+    #[error("key {0:?} has no default in [defaults]")]
+    NoDefault(String),
+    #[error("curve {0:?} is not \"android_brightness\"")]
+    Curve(String),
+    #[error("to = {0:?} names no screen")]
+    NoScreen(String),
+    #[error("when = {0:?} is not key=value")]
+    When(String),
+    #[error("when names unknown key {0:?}")]
+    WhenKey(String),
+}
+
+/// A variant that names a screen or row the Settings app does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownRow {
+    #[error("screen {0:?} does not exist")]
+    Screen(String),
+    #[error("reorder: screen {screen:?} has no row {title:?}")]
+    Reorder { screen: String, title: String },
+    #[error("decoy {decoy:?}: screen {screen:?} has no row {after:?}")]
+    Decoy {
+        decoy: String,
+        screen: String,
+        after: String,
+    },
+}
+
 const SETTINGS_TOML: &str = include_str!("../../../fixtures/sim/settings.toml");
 
 #[derive(Debug, serde::Deserialize)]
@@ -102,16 +144,17 @@ impl SettingsApp {
         })
     }
 
-    pub fn parse(text: &str) -> Result<SettingsApp, String> {
-        let app: SettingsApp = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<SettingsApp, DefinitionError> {
+        let app: SettingsApp = toml::from_str(text)?;
         app.validate()?;
         Ok(app)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), DefinitionError> {
         for screen in &self.screen {
             for (i, row) in screen.rows.iter().enumerate() {
-                let at = format!("screen {:?} row {i} ({:?})", screen.id, row.title);
+                let at = || format!("screen {:?} row {i} ({:?})", screen.id, row.title);
+                let wrong = |problem| DefinitionError::Row { at: at(), problem };
                 let kinds = [
                     &row.switch,
                     &row.main_switch,
@@ -125,29 +168,27 @@ impl SettingsApp {
                 .count()
                     + usize::from(row.info);
                 if kinds > 1 {
-                    return Err(format!("{at}: more than one of to/switch/main_switch/slider/radio/toggle_button/info"));
+                    return Err(wrong(RowProblem::Kinds));
                 }
                 for key in row.key().into_iter().chain(row.summary_of.as_deref()) {
                     if !self.defaults.contains_key(key) {
-                        return Err(format!("{at}: key {key:?} has no default in [defaults]"));
+                        return Err(wrong(RowProblem::NoDefault(key.to_string())));
                     }
                 }
                 if let Some(curve) = row.curve.as_deref().filter(|c| *c != "android_brightness") {
-                    return Err(format!(
-                        "{at}: curve {curve:?} is not \"android_brightness\""
-                    ));
+                    return Err(wrong(RowProblem::Curve(curve.to_string())));
                 }
                 if let Some(to) = &row.to {
                     if self.screen(to).is_none() {
-                        return Err(format!("{at}: to = {to:?} names no screen"));
+                        return Err(wrong(RowProblem::NoScreen(to.clone())));
                     }
                 }
                 if let Some(when) = &row.when {
                     let (key, _) = when
                         .split_once('=')
-                        .ok_or(format!("{at}: when = {when:?} is not key=value"))?;
+                        .ok_or_else(|| wrong(RowProblem::When(when.clone())))?;
                     if !self.defaults.contains_key(key) {
-                        return Err(format!("{at}: when names unknown key {key:?}"));
+                        return Err(wrong(RowProblem::WhenKey(key.to_string())));
                     }
                 }
             }
@@ -203,19 +244,19 @@ impl SettingsApp {
     }
 
     /// Check that a variant names only screens and rows that exist.
-    pub fn check_variant(&self, variant: &Variant) -> Result<(), String> {
+    pub fn check_variant(&self, variant: &Variant) -> Result<(), UnknownRow> {
         let screen = |id: &str| {
             self.screen(id)
-                .ok_or_else(|| format!("screen {id:?} does not exist"))
+                .ok_or_else(|| UnknownRow::Screen(id.to_string()))
         };
         for r in &variant.reorder {
             let s = screen(&r.screen)?;
             for title in &r.first {
                 if !s.rows.iter().any(|row| &row.title == title) {
-                    return Err(format!(
-                        "reorder: screen {:?} has no row {title:?}",
-                        r.screen
-                    ));
+                    return Err(UnknownRow::Reorder {
+                        screen: r.screen.clone(),
+                        title: title.clone(),
+                    });
                 }
             }
         }
@@ -223,10 +264,11 @@ impl SettingsApp {
             let s = screen(&d.screen)?;
             if let Some(after) = &d.after {
                 if !s.rows.iter().any(|row| &row.title == after) {
-                    return Err(format!(
-                        "decoy {:?}: screen {:?} has no row {after:?}",
-                        d.title, d.screen
-                    ));
+                    return Err(UnknownRow::Decoy {
+                        decoy: d.title.clone(),
+                        screen: d.screen.clone(),
+                        after: after.clone(),
+                    });
                 }
             }
         }
@@ -254,7 +296,7 @@ mod tests {
     #[test]
     fn a_row_naming_a_missing_screen_is_rejected() {
         let text = "[defaults]\n[[screen]]\nid = \"a\"\ntitle = \"A\"\nrows = [{ title = \"x\", to = \"nowhere\" }]\n";
-        let err = SettingsApp::parse(text).unwrap_err();
+        let err = SettingsApp::parse(text).unwrap_err().to_string();
         assert!(err.contains("names no screen"), "{err}");
     }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Alarm, SettingsApp, Variant};
+use super::{Alarm, SettingsApp, UnknownRow, Variant};
 
 /// The starting point of one episode.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +22,7 @@ pub struct PhoneSetup {
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error("variant {0:?}: {1}")]
-    Variant(String, String),
+    Variant(String, #[source] UnknownRow),
     #[error("initial state names {0:?}, which the simulator does not have (see fixtures/sim/settings.toml [defaults])")]
     UnknownKey(String),
 }

@@ -79,14 +79,12 @@ pub fn device_wait(device: &DeviceArgs) -> Duration {
 /// `droidscore sim serve`: until killed.
 pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
-    let phone = VirtualPhone::new(tasks).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let phone = VirtualPhone::new(tasks)?;
     if let Some(task) = &args.task {
-        phone
-            .load(task, &args.variant, args.seed)
-            .map_err(CliError::BadInput)?;
+        phone.load(task, &args.variant, args.seed)?;
     }
     let server = Server::bind(&args.listen)
-        .map_err(|e| CliError::Io(format!("failed to listen on {}: {e}", args.listen)))?;
+        .map_err(|e| CliError::io(format!("failed to listen on {}", args.listen), e))?;
     let addr = server.local_addr();
     if (5555..=5585).contains(&addr.port()) {
         tracing::warn!(
@@ -100,7 +98,7 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     eprintln!("virtual phone listening; `adb connect {addr}`");
     server
         .serve(Arc::new(phone))
-        .map_err(|e| CliError::Io(format!("virtual phone on {addr}: {e}")))
+        .map_err(|e| CliError::io(format!("virtual phone on {addr}"), e))
 }
 
 /// Timings of one part of an observation, across the sample.

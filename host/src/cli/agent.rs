@@ -85,21 +85,20 @@ pub fn agent(command: AgentCommand) -> Result<(), CliError> {
 
 fn prompts(args: PromptsArgs) -> Result<(), CliError> {
     let tasks = super::shared::load(&args.suite)?;
-    let instances =
-        crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
+    let instances = crate::run::select_variants(&tasks, &args.variants)?;
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| CliError::Io(format!("create {}: {e}", args.out.display())))?;
+        .map_err(|e| CliError::io(format!("create {}", args.out.display()), e))?;
     let path = args.out.join("requests.jsonl");
     let file = std::fs::File::create(&path)
-        .map_err(|e| CliError::Io(format!("create {}: {e}", path.display())))?;
+        .map_err(|e| CliError::io(format!("create {}", path.display()), e))?;
     let mut file = std::io::BufWriter::new(file);
     let mut config = LlmConfig::new("http://127.0.0.1:0/v1", "default");
     config.no_image = true;
     config.constrain = args.constrain.into();
     let mut episodes = Vec::new();
     for inst in &instances {
-        let mut phone = SimPhone::new(inst.setup(0))
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", inst.task)))?;
+        let mut phone =
+            SimPhone::new(inst.setup(0)).map_err(|e| CliError::invalid(inst.task.clone(), e))?;
         let mut replay = Replay {
             solver: Solver::new(inst.solution.clone()),
             dialogue: Dialogue::new(),
@@ -115,12 +114,12 @@ fn prompts(args: PromptsArgs) -> Result<(), CliError> {
                 "body": body,
             });
             writeln!(file, "{line}")
-                .map_err(|e| CliError::Io(format!("write {}: {e}", path.display())))?;
+                .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
         }
         episodes.push(replay.bodies);
     }
     file.flush()
-        .map_err(|e| CliError::Io(format!("write {}: {e}", path.display())))?;
+        .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
     let stats = prompt_stats::PromptStats::of(&episodes);
     super::shared::out(&stats.lines(config.constrain, &path).join("\n"))?;
     super::shared::out("\n")

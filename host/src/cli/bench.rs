@@ -12,7 +12,7 @@ use super::CliError;
 use droidscore_bench::check::{self, Expectations};
 use droidscore_bench::probes::{init_memory, ledger};
 use droidscore_bench::runner::{ArmRun, Observer};
-use droidscore_bench::{self as bench, cpu, output, BenchError};
+use droidscore_bench::{self as bench, cpu, output};
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
@@ -120,17 +120,6 @@ pub fn bench(command: BenchCommand) -> Result<(), CliError> {
     }
 }
 
-impl From<BenchError> for CliError {
-    fn from(e: BenchError) -> Self {
-        match e {
-            BenchError::BadInput(m) => CliError::BadInput(m),
-            BenchError::Io(m) => CliError::Io(m),
-            BenchError::CoresBusy(m) => CliError::CoresBusy(m),
-            BenchError::ArmFailed(m) => CliError::ArmFailed(m),
-        }
-    }
-}
-
 /// Progress on stderr: one line per arm run.
 struct Progress;
 
@@ -159,7 +148,7 @@ impl Observer for Progress {
 
 fn write(path: &PathBuf, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)
-        .map_err(|e| CliError::Io(format!("failed to write {}: {e}", path.display())))
+        .map_err(|e| CliError::io(format!("failed to write {}", path.display()), e))
 }
 
 fn run(args: BenchRunArgs) -> Result<(), CliError> {
@@ -174,7 +163,7 @@ fn run(args: BenchRunArgs) -> Result<(), CliError> {
         .as_deref()
         .map(cpu::parse_core_list)
         .transpose()
-        .map_err(|e| CliError::BadInput(format!("--cores: {e}")))?;
+        .map_err(|e| CliError::invalid("--cores", e))?;
     let expectations = args.check.as_deref().map(Expectations::load).transpose()?;
     let config = bench::Config {
         spec: args.spec,
@@ -222,7 +211,7 @@ fn run(args: BenchRunArgs) -> Result<(), CliError> {
 }
 
 fn json_line<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
-    let text = serde_json::to_string(value).map_err(|e| CliError::Io(e.to_string()))?;
+    let text = serde_json::to_string(value)?;
     out(&(text + "\n"))
 }
 
@@ -230,8 +219,7 @@ fn init_memory_probe(args: InitMemoryArgs) -> Result<(), CliError> {
     let ready = match (&args.ready_url, &args.ready_pattern) {
         (Some(u), _) => init_memory::Ready::Url(u.clone()),
         (None, Some(p)) => init_memory::Ready::Pattern(
-            regex::Regex::new(p)
-                .map_err(|e| CliError::BadInput(format!("--ready-pattern: {e}")))?,
+            regex::Regex::new(p).map_err(|e| CliError::invalid("--ready-pattern", e))?,
         ),
         (None, None) => {
             return Err(CliError::BadInput(
@@ -249,11 +237,11 @@ fn init_memory_probe(args: InitMemoryArgs) -> Result<(), CliError> {
         model: args.model,
         timeout: Duration::from_secs(args.timeout_s),
     };
-    let figures = init_memory::measure(&options).map_err(CliError::ArmFailed)?;
+    let figures = init_memory::measure(&options).map_err(CliError::Probe)?;
     json_line(&figures)
 }
 
 fn ledger_probe(args: LedgerArgs) -> Result<(), CliError> {
-    let l = ledger::ledger(args.pid, args.model.as_deref()).map_err(CliError::Io)?;
+    let l = ledger::ledger(args.pid, args.model.as_deref()).map_err(CliError::Ledger)?;
     json_line(&l)
 }

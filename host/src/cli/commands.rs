@@ -126,8 +126,7 @@ fn instance<'a>(
 fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
-    let mut phone =
-        SimPhone::new(inst.setup(args.seed)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut phone = SimPhone::new(inst.setup(args.seed))?;
     match &args.open {
         Some(intent) => phone.open(&Intent(intent.clone()))?,
         None => phone.act(&DeviceAction::Launch {
@@ -137,14 +136,14 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
     let obs = phone.observe(args.png.is_some())?;
     if let (Some(path), Some(png)) = (&args.png, &obs.screenshot) {
         std::fs::write(path, png)
-            .map_err(|e| CliError::Io(format!("failed to write {}: {e}", path.display())))?;
+            .map_err(|e| CliError::io(format!("failed to write {}", path.display()), e))?;
     }
     out(&(obs.xml + "\n"))
 }
 
 fn ui(args: UiArgs) -> Result<(), CliError> {
     let bytes = std::fs::read(&args.file)
-        .map_err(|e| CliError::BadInput(format!("failed to read {}: {e}", args.file.display())))?;
+        .map_err(|e| CliError::invalid(format!("failed to read {}", args.file.display()), e))?;
     let hierarchy = match uiautomator::parse(&bytes) {
         Ok(uiautomator::Dump::Hierarchy { hierarchy, .. }) => hierarchy,
         Ok(uiautomator::Dump::DumpedTo(path)) => {
@@ -159,7 +158,7 @@ fn ui(args: UiArgs) -> Result<(), CliError> {
                 args.file.display()
             )))
         }
-        Err(e) => return Err(CliError::BadInput(format!("{}: {e}", args.file.display()))),
+        Err(e) => return Err(CliError::invalid(args.file.display().to_string(), e)),
     };
     if args.json {
         json(&hierarchy)
@@ -233,10 +232,6 @@ fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> 
     }
 }
 
-fn store_err(e: crate::store::StoreError) -> CliError {
-    CliError::Io(e.to_string())
-}
-
 /// Start a new run in the store, or pick up the one `--resume` names.
 fn start_run(
     store: &Store,
@@ -245,7 +240,7 @@ fn start_run(
     endpoint: Option<(&LlmConfig, Option<serde_json::Value>)>,
 ) -> Result<(String, BTreeSet<EpisodeKey>), CliError> {
     if let Some(id) = &args.resume {
-        let run = store.run(id).map_err(store_err)?.ok_or_else(|| {
+        let run = store.run(id)?.ok_or_else(|| {
             CliError::BadInput(format!(
                 "--resume {id:?}: no such run in {}",
                 store.path().display()
@@ -271,15 +266,11 @@ fn start_run(
                 differs.join("; ")
             )));
         }
-        let hash = args
-            .suite
-            .source()
-            .hash()
-            .map_err(|e| CliError::Io(e.to_string()))?;
+        let hash = args.suite.source().hash().map_err(CliError::SuiteHash)?;
         if hash != run.provenance.suite_hash {
             return Err(CliError::BadInput(format!("--resume {id:?}: the task suite changed since the run started (suite hash differs)")));
         }
-        return Ok((id.clone(), store.finished(id).map_err(store_err)?));
+        return Ok((id.clone(), store.finished(id)?));
     }
     let id = args.run_id.clone().unwrap_or_else(|| {
         let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -291,8 +282,8 @@ fn start_run(
     });
     // The endpoint's URL stays out of the provenance (a local server's
     // port changes each start); what its /health said goes in.
-    let mut provenance = crate::run::provenance(&args.suite.source(), None, None)
-        .map_err(|e| CliError::Io(e.to_string()))?;
+    let mut provenance =
+        crate::run::provenance(&args.suite.source(), None, None).map_err(CliError::SuiteHash)?;
     provenance.endpoint_health = endpoint.and_then(|(_, health)| health);
     let record = RunRecord {
         id: id.clone(),
@@ -300,7 +291,7 @@ fn start_run(
         config: config.clone(),
         provenance,
     };
-    store.create_run(&record).map_err(store_err)?;
+    store.create_run(&record)?;
     Ok((id, BTreeSet::new()))
 }
 
@@ -418,8 +409,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             .flat_map(|t| t.variants.iter_mut())
             .for_each(|v| v.max_steps = n);
     }
-    let instances =
-        crate::run::select_variants(&tasks, &args.variants).map_err(CliError::BadInput)?;
+    let instances = crate::run::select_variants(&tasks, &args.variants)?;
     let kind = agent_kind(&args)?;
     // The model's client runs on this runtime; episodes run on their own
     // threads and block on it, so phone calls never stall the runtime.
@@ -427,7 +417,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| CliError::Io(format!("failed to start the async runtime: {e}")))?;
+        .map_err(|e| CliError::io("failed to start the async runtime", e))?;
     if args.on_device && (kind != AgentKind::Llm || args.phone != PhoneKind::Adb) {
         return Err(CliError::BadInput(
             "--on-device runs the model on the adb phone: it needs --phone adb and --agent llm"
@@ -473,8 +463,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
                 &options,
                 runtime.handle(),
                 std::time::Duration::from_secs(900),
-            )
-            .map_err(CliError::Endpoint)?;
+            )?;
             eprintln!(
                 "model {} at {}{}",
                 server.model,
@@ -493,8 +482,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
         AgentKind::Llm => {
             let config = llm_config(&args, local.as_ref())?;
             // Refuse a bad endpoint or missing key before any episode starts.
-            LlmAgent::new(config.clone(), runtime.handle().clone())
-                .map_err(|e| CliError::BadInput(e.to_string()))?;
+            LlmAgent::new(config.clone(), runtime.handle().clone()).map_err(CliError::Llm)?;
             Some(config)
         }
         _ => None,
@@ -517,7 +505,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             Some((phones, described))
         }
     };
-    let store = Store::open(&args.store).map_err(store_err)?;
+    let store = Store::open(&args.store)?;
     let mut config = run_config(&args, kind);
     if let Some(server) = &local {
         server.record(&mut config);
@@ -556,8 +544,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let backends: Vec<Box<dyn Backend>> = match adb_phones {
         None => (0..args.jobs.max(1))
             .map(|_| Ok(Box::new(SimBackend::new()?) as Box<dyn Backend>))
-            .collect::<Result<_, SetupError>>()
-            .map_err(|e| CliError::BadInput(e.to_string()))?,
+            .collect::<Result<_, SetupError>>()?,
         Some((phones, _)) => {
             let device_wait = super::adb::device_wait(&args.device);
             phones
@@ -569,12 +556,13 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let result = crate::run::execute(&store, &run_id, planned, backends, &factory, &bar);
     bar.finish_and_clear();
     result.map_err(|e| match e {
-        crate::run::RunError::Fatal(_) => CliError::Endpoint(format!(
-            "{e}; finished episodes are kept: --resume {run_id} continues"
-        )),
-        other => CliError::Io(other.to_string()),
+        crate::run::RunError::Fatal(_) => CliError::EndpointRefused {
+            run_id: run_id.clone(),
+            source: Box::new(e),
+        },
+        other => CliError::Run(Box::new(other)),
     })?;
-    let episodes = store.episodes(&run_id).map_err(store_err)?;
+    let episodes = store.episodes(&run_id)?;
     if args.json {
         json(&episodes)?;
     } else {
@@ -602,9 +590,9 @@ fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Res
 }
 
 fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
-    let store = Store::open(&args.store).map_err(store_err)?;
+    let store = Store::open(&args.store)?;
     if !args.merge.is_empty() {
-        let merged = crate::store::merge(&store, &args.merge).map_err(store_err)?;
+        let merged = crate::store::merge(&store, &args.merge)?;
         eprintln!(
             "merged {} store(s) into {}: {merged:?}",
             args.merge.len(),
@@ -613,28 +601,19 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     }
     let pick = |id: Option<&String>| -> Result<String, CliError> {
         match id {
-            Some(id) => store
-                .run(id)
-                .map_err(store_err)?
-                .map(|r| r.id)
-                .ok_or_else(|| {
-                    CliError::BadInput(format!("no run {id:?} in {}", args.store.display()))
-                }),
-            None => store
-                .latest_run()
-                .map_err(store_err)?
-                .map(|r| r.id)
-                .ok_or_else(|| {
-                    CliError::BadInput(format!("{} holds no runs", args.store.display()))
-                }),
+            Some(id) => store.run(id)?.map(|r| r.id).ok_or_else(|| {
+                CliError::BadInput(format!("no run {id:?} in {}", args.store.display()))
+            }),
+            None => store.latest_run()?.map(|r| r.id).ok_or_else(|| {
+                CliError::BadInput(format!("{} holds no runs", args.store.display()))
+            }),
         }
     };
     let a = pick(args.run.as_ref())?;
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        let mut summary =
-            crate::report::summary::summarize(id, &store.episodes(id).map_err(store_err)?)
-                .with_usage(&store.step_usage(id).map_err(store_err)?);
-        if let Some(run) = store.run(id).map_err(store_err)? {
+        let mut summary = crate::report::summary::summarize(id, &store.episodes(id)?)
+            .with_usage(&store.step_usage(id)?);
+        if let Some(run) = store.run(id)? {
             summary = summary.with_run(&run);
         }
         Ok(summary)
@@ -649,10 +628,8 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     match &args.other {
         None if html => {
             let mut views = Vec::new();
-            for episode in store.episodes(&a).map_err(store_err)? {
-                let steps = store
-                    .steps(&a, &episode.task, &episode.variant, episode.repeat)
-                    .map_err(store_err)?;
+            for episode in store.episodes(&a)? {
+                let steps = store.steps(&a, &episode.task, &episode.variant, episode.repeat)?;
                 views.push(crate::report::trajectory::EpisodeView { episode, steps });
             }
             let path = args
@@ -660,7 +637,7 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
                 .clone()
                 .unwrap_or_else(|| std::path::PathBuf::from(format!("droidscore-report-{a}.html")));
             std::fs::write(&path, crate::report::html::page(&sa, &views))
-                .map_err(|e| CliError::Io(format!("write {}: {e}", path.display())))?;
+                .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
             out(&format!("{}\n", path.display()))
         }
         None => out(&crate::report::format::summary(&sa, args.format)),

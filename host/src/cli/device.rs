@@ -39,7 +39,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .worker_threads(1)
         .enable_all()
         .build()
-        .map_err(|e| CliError::Io(format!("failed to start the async runtime: {e}")))
+        .map_err(|e| CliError::io("failed to start the async runtime", e))
 }
 
 /// Deploy to `phone` (reusing a healthy deployment of the same files when

@@ -33,12 +33,12 @@ pub(super) fn out(text: &str) -> Result<(), CliError> {
     stdout
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
-        .map_err(|e| CliError::Io(format!("failed to write to stdout: {e}")))
+        .map_err(|e| CliError::io("failed to write to stdout", e))
 }
 
 /// `value` as pretty JSON and a newline on stdout.
 pub(super) fn json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| CliError::Io(e.to_string()))?;
+    let text = serde_json::to_string_pretty(value)?;
     out(&(text + "\n"))
 }
 
@@ -48,7 +48,7 @@ pub(super) fn load(suite: &SuiteArgs) -> Result<Vec<Task>, CliError> {
     let mut tasks = source.load()?;
     if let Some(glob) = &suite.tasks {
         let pattern = glob::Pattern::new(glob)
-            .map_err(|e| CliError::BadInput(format!("--tasks {glob:?}: {e}")))?;
+            .map_err(|e| CliError::invalid(format!("--tasks {glob:?}"), e))?;
         tasks.retain(|t| pattern.matches(&t.id));
         if tasks.is_empty() {
             return Err(CliError::BadInput(format!(

@@ -8,10 +8,32 @@ mod predicate;
 mod verdict;
 
 pub use baseline::{read_key, watched_keys, Baseline};
-pub use predicate::{Count, Predicate, PredicateSpec, Want};
+pub use predicate::{Count, Predicate, PredicateError, PredicateSpec, Want};
 pub use verdict::{CheckResult, Outcome, Verdict};
 
 use crate::phone::Phone;
+
+/// A task file's `oracle` that cannot be checked; shown after `oracle`, so
+/// each message starts with the check's index and field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OracleError {
+    #[error(": an oracle needs at least one check")]
+    Empty,
+    #[error("[{index}].{source}")]
+    Check {
+        index: usize,
+        #[source]
+        source: PredicateError,
+    },
+    #[error("[{index}].{field}: {key:?} is not a state key this phone has")]
+    UnknownKey {
+        index: usize,
+        field: &'static str,
+        key: String,
+    },
+    #[error("[{index}].keys: prefix {prefix:?} matches no state key, so it could never fail")]
+    DeadPrefix { index: usize, prefix: String },
+}
 
 /// All predicates must hold.
 #[derive(Debug, Clone)]
@@ -21,14 +43,17 @@ pub struct Oracle {
 
 impl Oracle {
     /// Build from task-file specs; the error is `[i].field: message`.
-    pub fn from_specs(specs: Vec<PredicateSpec>) -> Result<Oracle, String> {
+    pub fn from_specs(specs: Vec<PredicateSpec>) -> Result<Oracle, OracleError> {
         if specs.is_empty() {
-            return Err(": an oracle needs at least one check".into());
+            return Err(OracleError::Empty);
         }
         let predicates = specs
             .into_iter()
             .enumerate()
-            .map(|(i, spec)| spec.validate().map_err(|e| format!("[{i}].{e}")))
+            .map(|(index, spec)| {
+                spec.validate()
+                    .map_err(|source| OracleError::Check { index, source })
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Oracle { predicates })
     }
@@ -38,13 +63,18 @@ impl Oracle {
     /// `null` — and an `untouched` prefix that matches nothing, which could
     /// never fail, is refused. Flip-history keys of alarms (`alarm/…`) are
     /// always allowed in `except` and `untouched`.
-    pub fn check_keys(&self, known: &std::collections::BTreeSet<String>) -> Result<(), String> {
+    pub fn check_keys(
+        &self,
+        known: &std::collections::BTreeSet<String>,
+    ) -> Result<(), OracleError> {
         let is_known = |k: &str| known.contains(k);
-        for (i, p) in self.predicates.iter().enumerate() {
-            let unknown = |field: &str, k: &str| {
-                Err(format!(
-                    "[{i}].{field}: {k:?} is not a state key this phone has"
-                ))
+        for (index, p) in self.predicates.iter().enumerate() {
+            let unknown = |field: &'static str, k: &str| {
+                Err(OracleError::UnknownKey {
+                    index,
+                    field,
+                    key: k.to_string(),
+                })
             };
             match p {
                 Predicate::Setting { key, .. } if !is_known(&key.to_string()) => {
@@ -64,7 +94,10 @@ impl Oracle {
                         pre.starts_with("alarm/") || known.iter().any(|k| k.starts_with(pre))
                     };
                     if let Some(pre) = prefixes.iter().find(|p| !matches(p)) {
-                        return Err(format!("[{i}].keys: prefix {pre:?} matches no state key, so it could never fail"));
+                        return Err(OracleError::DeadPrefix {
+                            index,
+                            prefix: pre.clone(),
+                        });
                     }
                 }
                 _ => {}

@@ -83,35 +83,58 @@ pub enum Predicate {
     Untouched { prefixes: Vec<String> },
 }
 
+/// A check in a task file's `oracle` that is not a check: the message
+/// starts with the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PredicateError {
+    #[error("range: low end above high end")]
+    ReversedRange,
+    #[error("equals: give exactly one of equals, any_of, range")]
+    Want,
+    #[error("key: missing")]
+    NoKey,
+    #[error("key: {0:?} is app data: use check = \"app\"")]
+    AppKey(String),
+    #[error("key: {0:?} is not app data (app/…): use check = \"setting\"")]
+    NotAppKey(String),
+    /// A `setting` key that is not `namespace/name`.
+    #[error("key: {0}")]
+    SettingKey(String),
+    #[error("select: missing")]
+    NoSelect,
+    #[error("count: give count or absent, not both")]
+    CountAndAbsent,
+    #[error("keys: list the key prefixes that must stay untouched")]
+    NoPrefixes,
+}
+
 impl PredicateSpec {
-    pub fn validate(self) -> Result<Predicate, String> {
-        let want = |spec: &PredicateSpec| -> Result<Want, String> {
+    pub fn validate(self) -> Result<Predicate, PredicateError> {
+        let want = |spec: &PredicateSpec| -> Result<Want, PredicateError> {
             match (&spec.equals, &spec.any_of, spec.range) {
                 (Some(v), None, None) => Ok(Want::Equals(v.clone())),
                 (None, Some(v), None) if !v.is_empty() => Ok(Want::AnyOf(v.clone())),
                 (None, None, Some([lo, hi])) if lo <= hi => Ok(Want::Range(lo, hi)),
-                (None, None, Some(_)) => Err("range: low end above high end".into()),
-                _ => Err("equals: give exactly one of equals, any_of, range".into()),
+                (None, None, Some(_)) => Err(PredicateError::ReversedRange),
+                _ => Err(PredicateError::Want),
             }
         };
-        let key = |spec: &PredicateSpec| spec.key.clone().ok_or_else(|| "key: missing".to_string());
+        let key = |spec: &PredicateSpec| spec.key.clone().ok_or(PredicateError::NoKey);
         Ok(match self.check {
             CheckKind::Setting => {
                 let k = key(&self)?;
                 if k.starts_with("app/") {
-                    return Err(format!("key: {k:?} is app data: use check = \"app\""));
+                    return Err(PredicateError::AppKey(k));
                 }
                 Predicate::Setting {
-                    key: k.parse().map_err(|e| format!("key: {e}"))?,
+                    key: k.parse().map_err(PredicateError::SettingKey)?,
                     want: want(&self)?,
                 }
             }
             CheckKind::App => {
                 let k = key(&self)?;
                 if !k.starts_with("app/") {
-                    return Err(format!(
-                        "key: {k:?} is not app data (app/…): use check = \"setting\""
-                    ));
+                    return Err(PredicateError::NotAppKey(k));
                 }
                 Predicate::App {
                     key: k,
@@ -119,9 +142,9 @@ impl PredicateSpec {
                 }
             }
             CheckKind::Ui => {
-                let select = self.select.clone().ok_or("select: missing")?;
+                let select = self.select.clone().ok_or(PredicateError::NoSelect)?;
                 let count = match (self.count, self.absent) {
-                    (Some(_), true) => return Err("count: give count or absent, not both".into()),
+                    (Some(_), true) => return Err(PredicateError::CountAndAbsent),
                     (Some(n), false) => Count::Exactly(n),
                     (None, true) => Count::Absent,
                     (None, false) => Count::AtLeastOne,
@@ -140,7 +163,7 @@ impl PredicateSpec {
             },
             CheckKind::Untouched => {
                 if self.keys.is_empty() {
-                    return Err("keys: list the key prefixes that must stay untouched".into());
+                    return Err(PredicateError::NoPrefixes);
                 }
                 Predicate::Untouched {
                     prefixes: self.keys.clone(),

@@ -7,6 +7,6 @@ mod provenance;
 mod record;
 
 pub use execute::{execute, AgentFactory, RunError};
-pub use plan::{plan, select_variants, Planned, Shard};
+pub use plan::{plan, select_variants, Planned, Shard, UnknownVariant};
 pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};

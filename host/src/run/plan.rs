@@ -80,9 +80,17 @@ pub fn plan<'a>(
         .collect()
 }
 
+/// A `--variants` id that no task has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--variants: no task has a variant {0:?}")]
+pub struct UnknownVariant(pub String);
+
 /// The instances a `--variants` spec selects: `all`, `base` (each task's first
 /// variant) or a comma-separated list of ids, every one of which must exist.
-pub fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Instance>, String> {
+pub fn select_variants<'a>(
+    tasks: &'a [Task],
+    spec: &str,
+) -> Result<Vec<&'a Instance>, UnknownVariant> {
     let all = tasks.iter().flat_map(|t| t.variants.iter());
     Ok(match spec {
         "all" => all.collect(),
@@ -91,7 +99,7 @@ pub fn select_variants<'a>(tasks: &'a [Task], spec: &str) -> Result<Vec<&'a Inst
             let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
             for id in &wanted {
                 if !tasks.iter().any(|t| t.variant(id).is_some()) {
-                    return Err(format!("--variants: no task has a variant {id:?}"));
+                    return Err(UnknownVariant(id.to_string()));
                 }
             }
             all.filter(|i| wanted.contains(&i.variant.id.as_str()))
@@ -158,8 +166,9 @@ mod tests {
             Shard { index: 2, count: 2 }
         );
         let tasks = suite();
-        assert!(select_variants(&tasks, "base,nope")
-            .unwrap_err()
-            .contains("nope"));
+        assert_eq!(
+            select_variants(&tasks, "base,nope").unwrap_err(),
+            UnknownVariant("nope".into())
+        );
     }
 }

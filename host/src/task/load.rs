@@ -7,14 +7,96 @@ use std::path::{Path, PathBuf};
 
 use super::{Done, Instance, Step, Task};
 use crate::apps::{Alarm, SetupError, Variant, ALARMS_KEY};
-use crate::oracle::{Oracle, PredicateSpec};
+use crate::oracle::{Oracle, OracleError, PredicateSpec};
 
-/// A task file that could not be loaded.
+/// A task file (or directory) that could not be loaded: its path, and what
+/// is wrong with it.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {message}")]
+#[error("{}: {problem}", path.display())]
 pub struct TaskError {
     pub path: PathBuf,
-    pub message: String,
+    #[source]
+    pub problem: Box<Problem>,
+}
+
+/// What is wrong with a task file; the message starts with the field at
+/// fault where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    #[error("cannot read task directory: {0}")]
+    ReadDir(#[source] std::io::Error),
+    #[error("no *.toml task files")]
+    NoFiles,
+    #[error("id {id:?} is also used by {}", other.display())]
+    DuplicateId { id: String, other: PathBuf },
+    #[error("cannot read: {0}")]
+    Read(#[source] std::io::Error),
+    /// TOML syntax, with line and column.
+    #[error("{}", .0.to_string().trim_end())]
+    Toml(#[source] toml::de::Error),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error("id {id:?} does not match the file name {stem:?}")]
+    IdMismatch { id: String, stem: String },
+    #[error("variant: a task needs at least one [[variant]]")]
+    NoVariants,
+    #[error("variant[{index}].id: {id:?} is used twice")]
+    VariantTwice { index: usize, id: String },
+    #[error("variant {id:?}: {source}")]
+    Variant {
+        id: String,
+        #[source]
+        source: VariantError,
+    },
+}
+
+/// A field that does not deserialise: `path: message`, the path as
+/// `oracle[1].select.text_regex`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", field_message(.0))]
+pub struct FieldError(#[source] serde_path_to_error::Error<toml::de::Error>);
+
+fn field_message(e: &serde_path_to_error::Error<toml::de::Error>) -> String {
+    let path = e.path().to_string();
+    // The message alone: serde_path_to_error gives the path already.
+    let message = e.inner().message().trim_end().to_string();
+    if path == "." {
+        message
+    } else {
+        format!("{path}: {message}")
+    }
+}
+
+/// What is wrong with one variant once its params are substituted.
+#[derive(Debug, thiserror::Error)]
+pub enum VariantError {
+    #[error("{{{0}}} is used but no such param is defined")]
+    UndefinedParam(String),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error("oracle{0}")]
+    Oracle(#[from] OracleError),
+    #[error(
+        "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key"
+    )]
+    StepActions { list: &'static str, index: usize },
+    #[error("{list}[{index}].at: only a tap or long_press has a point to aim at")]
+    StepAt { list: &'static str, index: usize },
+    #[error("solution: a task needs a reference solution")]
+    NoSolution,
+    #[error("max_steps: must be at least 1")]
+    NoSteps,
+    /// The apps lack a screen, row or key that the variant or initial state names.
+    #[error("{}", setup_message(.0))]
+    Setup(#[source] SetupError),
+}
+
+/// The variant's own name is already in the message (`variant "x": …`).
+fn setup_message(e: &SetupError) -> String {
+    match e {
+        SetupError::Variant(_, why) => why.to_string(),
+        other => other.to_string(),
+    }
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -68,12 +150,12 @@ pub(super) fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn load_dir(dir: &Path) -> Result<Vec<Task>, TaskError> {
     let paths = toml_files(dir).map_err(|e| TaskError {
         path: dir.to_path_buf(),
-        message: format!("cannot read task directory: {e}"),
+        problem: Box::new(Problem::ReadDir(e)),
     })?;
     if paths.is_empty() {
         return Err(TaskError {
             path: dir.to_path_buf(),
-            message: "no *.toml task files".into(),
+            problem: Box::new(Problem::NoFiles),
         });
     }
     let tasks = paths
@@ -101,7 +183,10 @@ fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
         if let Some(other) = seen.insert(task.id.as_str(), &task.path) {
             return Err(TaskError {
                 path: task.path.clone(),
-                message: format!("id {:?} is also used by {}", task.id, other.display()),
+                problem: Box::new(Problem::DuplicateId {
+                    id: task.id.clone(),
+                    other: other.clone(),
+                }),
             });
         }
     }
@@ -111,7 +196,7 @@ fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
 pub fn load_file(path: &Path) -> Result<Task, TaskError> {
     let text = std::fs::read_to_string(path).map_err(|e| TaskError {
         path: path.to_path_buf(),
-        message: format!("cannot read: {e}"),
+        problem: Box::new(Problem::Read(e)),
     })?;
     load_text(path, &text)
 }
@@ -119,41 +204,44 @@ pub fn load_file(path: &Path) -> Result<Task, TaskError> {
 /// One task file's text; `path` names it in errors and gives the id its
 /// file name must match.
 fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
-    let err = |message: String| TaskError {
+    let err = |problem: Problem| TaskError {
         path: path.to_path_buf(),
-        message,
+        problem: Box::new(problem),
     };
-    let raw: toml::Table =
-        toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+    let raw: toml::Table = toml::from_str(text).map_err(|e| err(Problem::Toml(e)))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
-    let spec: TaskSpec = typed(&raw).map_err(err)?;
+    let spec: TaskSpec = typed(&raw).map_err(|e| err(e.into()))?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or_default();
     if spec.id != stem {
-        return Err(err(format!(
-            "id {:?} does not match the file name {stem:?}",
-            spec.id
-        )));
+        return Err(err(Problem::IdMismatch {
+            id: spec.id,
+            stem: stem.to_string(),
+        }));
     }
     if spec.variant.is_empty() {
-        return Err(err("variant: a task needs at least one [[variant]]".into()));
+        return Err(err(Problem::NoVariants));
     }
     let mut ids = std::collections::BTreeSet::new();
     let mut variants = Vec::new();
     for (i, v) in spec.variant.iter().enumerate() {
         if !ids.insert(v.variant.id.clone()) {
-            return Err(err(format!(
-                "variant[{i}].id: {:?} is used twice",
-                v.variant.id
-            )));
+            return Err(err(Problem::VariantTwice {
+                index: i,
+                id: v.variant.id.clone(),
+            }));
         }
         let mut params = spec.params.clone();
         params.extend(v.variant.params.clone());
-        let instance = instantiate(&raw, i, &params)
-            .map_err(|m| err(format!("variant {:?}: {m}", v.variant.id)))?;
+        let instance = instantiate(&raw, i, &params).map_err(|source| {
+            err(Problem::Variant {
+                id: v.variant.id.clone(),
+                source,
+            })
+        })?;
         variants.push(instance);
     }
     Ok(Task {
@@ -165,18 +253,9 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     })
 }
 
-fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, String> {
+fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, FieldError> {
     let de = toml::Value::Table(value.clone());
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        // The message alone: serde_path_to_error gives the path already.
-        let message = e.inner().message().trim_end().to_string();
-        if path == "." {
-            message
-        } else {
-            format!("{path}: {message}")
-        }
-    })
+    serde_path_to_error::deserialize(de).map_err(FieldError)
 }
 
 /// Substitute `{name}` in every string of the file, then build variant `index`.
@@ -184,7 +263,7 @@ fn instantiate(
     raw: &toml::Table,
     index: usize,
     params: &BTreeMap<String, String>,
-) -> Result<Instance, String> {
+) -> Result<Instance, VariantError> {
     let mut value = toml::Value::Table(raw.clone());
     substitute(&mut value, params)?;
     let toml::Value::Table(table) = value else {
@@ -196,27 +275,25 @@ fn instantiate(
         variant,
         decoy_solution,
     } = spec_variants.swap_remove(index);
-    let oracle = Oracle::from_specs(spec.oracle).map_err(|e| format!("oracle{e}"))?;
-    for (name, steps) in [
+    let oracle = Oracle::from_specs(spec.oracle)?;
+    for (list, steps) in [
         ("solution", &spec.solution),
         ("decoy_solution", &decoy_solution),
     ] {
-        for (i, step) in steps.iter().enumerate() {
+        for (index, step) in steps.iter().enumerate() {
             if step.action_count() != 1 {
-                return Err(format!("{name}[{i}]: a step needs exactly one of launch, open, tap, long_press, type, key"));
+                return Err(VariantError::StepActions { list, index });
             }
             if step.at.is_some() && step.tap.is_none() && step.long_press.is_none() {
-                return Err(format!(
-                    "{name}[{i}].at: only a tap or long_press has a point to aim at"
-                ));
+                return Err(VariantError::StepAt { list, index });
             }
         }
     }
     if spec.solution.is_empty() {
-        return Err("solution: a task needs a reference solution".into());
+        return Err(VariantError::NoSolution);
     }
     if spec.max_steps == 0 {
-        return Err("max_steps: must be at least 1".into());
+        return Err(VariantError::NoSteps);
     }
     let instance = Instance {
         task: spec.id,
@@ -234,20 +311,17 @@ fn instantiate(
     };
     // The apps must have what the instance's initial state and variant name,
     // and the oracle may name only keys a phone in that setup holds.
-    let values = instance.setup(0).values().map_err(|e| match e {
-        SetupError::Variant(_, why) => why,
-        other => other.to_string(),
-    })?;
+    let values = instance.setup(0).values().map_err(VariantError::Setup)?;
     let mut known: BTreeSet<String> = values.into_keys().collect();
     known.insert(ALARMS_KEY.to_string());
-    instance
-        .oracle
-        .check_keys(&known)
-        .map_err(|e| format!("oracle{e}"))?;
+    instance.oracle.check_keys(&known)?;
     Ok(instance)
 }
 
-fn substitute(value: &mut toml::Value, params: &BTreeMap<String, String>) -> Result<(), String> {
+fn substitute(
+    value: &mut toml::Value,
+    params: &BTreeMap<String, String>,
+) -> Result<(), VariantError> {
     match value {
         toml::Value::String(s) if s.contains('{') => {
             let mut out = String::with_capacity(s.len());
@@ -260,9 +334,9 @@ fn substitute(value: &mut toml::Value, params: &BTreeMap<String, String>) -> Res
                     // else (regex quantifiers like `{2}`) is left alone.
                     Some(close) if is_param(&after[..close]) => {
                         let name = &after[..close];
-                        let v = params.get(name).ok_or_else(|| {
-                            format!("{{{name}}} is used but no such param is defined")
-                        })?;
+                        let v = params
+                            .get(name)
+                            .ok_or_else(|| VariantError::UndefinedParam(name.to_string()))?;
                         out.push_str(v);
                         rest = &after[close + 1..];
                     }
@@ -301,7 +375,9 @@ mod tests {
     #[test]
     fn an_undefined_param_is_an_error_naming_it() {
         let mut v = toml::Value::String("at {when}".into());
-        let e = substitute(&mut v, &BTreeMap::new()).unwrap_err();
+        let e = substitute(&mut v, &BTreeMap::new())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("{when}"), "{e}");
     }
 }

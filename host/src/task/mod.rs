@@ -7,7 +7,7 @@ mod load;
 mod step;
 mod suite;
 
-pub use load::{load_dir, load_file, TaskError};
+pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
 pub use step::Step;
 pub use suite::{Suite, EMBEDDED};
 

@@ -33,10 +33,11 @@ pub use state::{DumpFailure, Job, Loaded, MANUFACTURER, MODEL};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::adbd::{Device, ShellOutput};
+use crate::adbd::{Device, ShellOutput, SyncFail};
 use crate::apps::{PhoneSetup, SetupError};
 use crate::sim::SimPhone;
 use crate::task::Task;
+pub use state::LoadError;
 use state::{instance_phone, Inner};
 
 /// A simulator that answers adb shell commands.
@@ -68,7 +69,7 @@ impl VirtualPhone {
     }
 
     /// Put the phone in a task variant's initial state, with `seed`.
-    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), String> {
+    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), LoadError> {
         let (sim, loaded) = instance_phone(&self.tasks, task, variant, seed)?;
         let mut inner = self.lock();
         inner.sim = sim;
@@ -163,19 +164,19 @@ impl Device for VirtualPhone {
         self.run(command)
     }
 
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), String> {
+    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         let mut inner = self.lock();
         inner.files.insert(path.to_string(), data);
         inner.modes.insert(path.to_string(), mode & 0o7777);
         Ok(())
     }
 
-    fn pull(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
         self.lock()
             .files
             .get(path)
             .cloned()
-            .ok_or_else(|| "No such file or directory".to_string())
+            .ok_or_else(|| "No such file or directory".into())
     }
 
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
@@ -229,7 +230,7 @@ impl crate::adb::Transport for InProcess {
 
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), crate::adb::AdbError> {
         Device::push(&*self.phone, remote, 0o644, data.to_vec())
-            .map_err(crate::adb::AdbError::Server)
+            .map_err(|SyncFail(why)| crate::adb::AdbError::Server(why))
     }
 
     fn forward(&mut self, local: &str, _remote: &str) -> Result<(), crate::adb::AdbError> {

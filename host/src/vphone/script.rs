@@ -99,12 +99,29 @@ enum Pending {
     In { fd: u8 },
 }
 
+/// A command line the virtual phone will not run; the message is what `sh`
+/// would print after `/system/bin/sh: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SyntaxError {
+    #[error("syntax error: unterminated quoted string")]
+    Unterminated,
+    #[error("syntax error: unexpected '{0}'")]
+    Unexpected(char),
+    #[error("syntax error: unexpected end of file")]
+    UnexpectedEnd,
+    #[error("syntax error: bad fd after >&")]
+    BadFd,
+    /// Shell that a real phone runs but this one does not.
+    #[error("{0} is not supported by the virtual phone")]
+    Unsupported(&'static str),
+}
+
 /// A parsed command line: pipelines, each with how it joins the one before.
 pub type List = Vec<(Join, Pipeline)>;
 
 /// Parse a command line. The error is the message `sh` would print after
 /// `/system/bin/sh: `.
-pub fn parse(line: &str) -> Result<List, String> {
+pub fn parse(line: &str) -> Result<List, SyntaxError> {
     let mut list: List = Vec::new();
     let mut join = Join::Always;
     let mut pipeline = Pipeline::default();
@@ -134,7 +151,7 @@ pub fn parse(line: &str) -> Result<List, String> {
             }
         }
     }
-    let unsupported = |what: &str| Err(format!("{what} is not supported by the virtual phone"));
+    let unsupported = |what: &'static str| Err(SyntaxError::Unsupported(what));
 
     while let Some(c) = chars.next() {
         match c {
@@ -151,7 +168,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => w.push_char(c),
-                        None => return Err("syntax error: unterminated quoted string".into()),
+                        None => return Err(SyntaxError::Unterminated),
                     }
                 }
             }
@@ -168,7 +185,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                                 w.push_char('\\');
                                 w.push_char(c);
                             }
-                            None => return Err("syntax error: unterminated quoted string".into()),
+                            None => return Err(SyntaxError::Unterminated),
                         },
                         Some('$') => match chars.peek() {
                             Some('?') => {
@@ -187,7 +204,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                         },
                         Some('`') => return unsupported("command substitution"),
                         Some(c) => w.push_char(c),
-                        None => return Err("syntax error: unterminated quoted string".into()),
+                        None => return Err(SyntaxError::Unterminated),
                     }
                 }
             }
@@ -216,7 +233,7 @@ pub fn parse(line: &str) -> Result<List, String> {
             '`' => return unsupported("command substitution"),
             '>' | '<' => {
                 if pending.is_some() {
-                    return Err(format!("syntax error: unexpected '{c}'"));
+                    return Err(SyntaxError::Unexpected(c));
                 }
                 let fd = match word.as_ref().and_then(Word::fd_number) {
                     Some(fd) => {
@@ -241,9 +258,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                             to.push(*d);
                             chars.next();
                         }
-                        let to = to
-                            .parse()
-                            .map_err(|_| "syntax error: bad fd after >&".to_string())?;
+                        let to = to.parse().map_err(|_| SyntaxError::BadFd)?;
                         pipeline.redirects.push(Redirect::Dup { fd, to });
                     }
                     ('>', Some('>')) => {
@@ -263,7 +278,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                     &mut pipeline.redirects,
                 );
                 if pending.is_some() {
-                    return Err(format!("syntax error: unexpected '{c}'"));
+                    return Err(SyntaxError::Unexpected(c));
                 }
                 let next = match (c, chars.peek()) {
                     ('&', Some('&')) => {
@@ -297,7 +312,7 @@ pub fn parse(line: &str) -> Result<List, String> {
                             continue;
                         }
                     } else {
-                        return Err(format!("syntax error: unexpected '{c}'"));
+                        return Err(SyntaxError::Unexpected(c));
                     }
                 }
                 pipeline.commands.push(std::mem::take(&mut command));
@@ -320,13 +335,13 @@ pub fn parse(line: &str) -> Result<List, String> {
         &mut pipeline.redirects,
     );
     if pending.is_some() {
-        return Err("syntax error: unexpected end of file".into());
+        return Err(SyntaxError::UnexpectedEnd);
     }
     if !pipeline.redirects.is_empty() {
         return unsupported("redirection in the foreground");
     }
     if command.is_empty() && (open_pipe || (pipeline.commands.is_empty() && join != Join::Always)) {
-        return Err("syntax error: unexpected end of file".into());
+        return Err(SyntaxError::UnexpectedEnd);
     }
     if !command.is_empty() {
         pipeline.commands.push(command);

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::apps::SetupError;
 use crate::sim::SimPhone;
 use crate::task::Task;
 
@@ -74,20 +75,34 @@ impl Inner {
     }
 }
 
+/// Why `droidscore-sim load` (or `sim serve --task`) loaded nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("no task {0:?}")]
+    NoTask(String),
+    #[error("task {task:?} has no variant {variant:?}")]
+    NoVariant { task: String, variant: String },
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
 /// A fresh simulator in a task variant's initial state.
 pub(super) fn instance_phone(
     tasks: &[Task],
     task: &str,
     variant: &str,
     seed: u64,
-) -> Result<(SimPhone, Loaded), String> {
+) -> Result<(SimPhone, Loaded), LoadError> {
     let instance = tasks
         .iter()
         .find(|t| t.id == task)
-        .ok_or_else(|| format!("no task {task:?}"))?
+        .ok_or_else(|| LoadError::NoTask(task.to_string()))?
         .variant(variant)
-        .ok_or_else(|| format!("task {task:?} has no variant {variant:?}"))?;
-    let sim = SimPhone::new(instance.setup(seed)).map_err(|e| e.to_string())?;
+        .ok_or_else(|| LoadError::NoVariant {
+            task: task.to_string(),
+            variant: variant.to_string(),
+        })?;
+    let sim = SimPhone::new(instance.setup(seed))?;
     let loaded = Loaded {
         task: task.to_string(),
         variant: variant.to_string(),

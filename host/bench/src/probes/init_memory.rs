@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::ProbeError;
 use crate::process;
 use crate::smaps::{self, Resident};
 
@@ -150,19 +151,19 @@ enum Line {
     Closed,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn runtime() -> Result<tokio::runtime::Runtime, ProbeError> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("failed to start the async runtime: {e}"))
+        .map_err(|e| ProbeError::because("failed to start the async runtime", e))
 }
 
-fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+fn http_client(timeout: Duration) -> Result<reqwest::Client, ProbeError> {
     reqwest::Client::builder()
         .timeout(timeout)
         .no_proxy()
         .build()
-        .map_err(|e| e.to_string())
+        .map_err(ProbeError::Client)
 }
 
 /// GET `url`; `Some(body)` on 200, `None` otherwise (not up yet).
@@ -176,7 +177,7 @@ fn get_200(rt: &tokio::runtime::Runtime, client: &reqwest::Client, url: &str) ->
     })
 }
 
-pub fn measure(options: &Options) -> Result<InitMemory, String> {
+pub fn measure(options: &Options) -> Result<InitMemory, ProbeError> {
     let Some((program, args)) = options.command.split_first() else {
         return Err("no command to start (give it after `--`)".into());
     };
@@ -192,7 +193,7 @@ pub fn measure(options: &Options) -> Result<InitMemory, String> {
     let mut tree = Tree(
         command
             .spawn()
-            .map_err(|e| format!("failed to start {program:?}: {e}"))?,
+            .map_err(|e| ProbeError::because(format!("failed to start {program:?}"), e))?,
     );
     let pid = tree.0.id();
     let stdout = tree.0.stdout.take().ok_or("no stdout from the child")?;
@@ -238,9 +239,9 @@ pub fn measure(options: &Options) -> Result<InitMemory, String> {
                         .0
                         .wait()
                         .map_or_else(|e| e.to_string(), |s| s.to_string());
-                    return Err(format!(
+                    return Err(ProbeError::Failed(format!(
                         "the command closed its stdout ({status}) before printing a line matching the ready pattern"
-                    ));
+                    )));
                 }
                 Err(mpsc::TryRecvError::Empty) => {}
             },
@@ -252,13 +253,15 @@ pub fn measure(options: &Options) -> Result<InitMemory, String> {
             }
         }
         if let Ok(Some(status)) = tree.0.try_wait() {
-            return Err(format!("the command exited before it was ready ({status})"));
+            return Err(ProbeError::Failed(format!(
+                "the command exited before it was ready ({status})"
+            )));
         }
         if started.elapsed() > options.timeout {
-            return Err(format!(
+            return Err(ProbeError::Failed(format!(
                 "the command was not ready within {} s",
                 options.timeout.as_secs()
-            ));
+            )));
         }
         std::thread::sleep(options.period);
     };
@@ -329,7 +332,7 @@ fn fill_context(
     n: usize,
     options: &Options,
     pid: u32,
-) -> Result<ContextFill, String> {
+) -> Result<ContextFill, ProbeError> {
     let mut body = serde_json::json!({
         "messages": [{"role": "user", "content": filler_prompt(n)}],
         "max_tokens": 1,
@@ -361,16 +364,19 @@ fn fill_context(
             .body(body.to_string())
             .send()
             .await
-            .map_err(|e| format!("POST {chat_url}: {e}"))?;
+            .map_err(|e| ProbeError::because(format!("POST {chat_url}"), e))?;
         let status = r.status();
         let text = r
             .text()
             .await
-            .map_err(|e| format!("POST {chat_url}: {e}"))?;
+            .map_err(|e| ProbeError::because(format!("POST {chat_url}"), e))?;
         if !status.is_success() {
-            return Err(format!("POST {chat_url}: HTTP {status}: {text}"));
+            return Err(ProbeError::Failed(format!(
+                "POST {chat_url}: HTTP {status}: {text}"
+            )));
         }
-        serde_json::from_str::<Value>(&text).map_err(|e| format!("POST {chat_url}: not JSON: {e}"))
+        serde_json::from_str::<Value>(&text)
+            .map_err(|e| ProbeError::because(format!("POST {chat_url}: not JSON"), e))
     });
     let request_s = started.elapsed().as_secs_f64();
     done.store(true, std::sync::atomic::Ordering::Relaxed);

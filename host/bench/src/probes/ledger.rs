@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use super::ProbeError;
 use crate::smaps::{self, Mapping};
 use crate::sys::{self, Residency};
 
@@ -143,11 +144,12 @@ fn stack_pointers(pid: u32) -> BTreeSet<u64> {
         .collect()
 }
 
-pub fn ledger(pid: u32, model: Option<&Path>) -> Result<Ledger, String> {
+pub fn ledger(pid: u32, model: Option<&Path>) -> Result<Ledger, ProbeError> {
     let model = match model {
-        Some(m) => {
-            Some(std::fs::canonicalize(m).map_err(|e| format!("--model {}: {e}", m.display()))?)
-        }
+        Some(m) => Some(
+            std::fs::canonicalize(m)
+                .map_err(|e| ProbeError::because(format!("--model {}", m.display()), e))?,
+        ),
         None => None,
     };
     let known = Known {
@@ -155,13 +157,15 @@ pub fn ledger(pid: u32, model: Option<&Path>) -> Result<Ledger, String> {
         exe: std::fs::read_link(format!("/proc/{pid}/exe")).ok(),
         stack_pointers: stack_pointers(pid),
     };
-    let maps = smaps::smaps(pid).map_err(|e| format!("/proc/{pid}/smaps: {e}"))?;
-    let rollup = smaps::rollup(pid).map_err(|e| format!("/proc/{pid}/smaps_rollup: {e}"))?;
+    let maps =
+        smaps::smaps(pid).map_err(|e| ProbeError::because(format!("/proc/{pid}/smaps"), e))?;
+    let rollup = smaps::rollup(pid)
+        .map_err(|e| ProbeError::because(format!("/proc/{pid}/smaps_rollup"), e))?;
     let (categories, total) = tally(&maps, &known);
     let model_page_cache = match &model {
         Some(path) => Some(
             sys::page_cache_residency(path)
-                .map_err(|e| format!("mincore over {}: {e}", path.display()))?,
+                .map_err(|e| ProbeError::because(format!("mincore over {}", path.display()), e))?,
         ),
         None => None,
     };
