@@ -3,9 +3,11 @@
 //! where models are cached, which model is the default, and how a sample
 //! becomes a figure (the device's `speed` writes medians and standard
 //! deviations that `droidscore bench` and `droidscore report` read beside
-//! their own). No dependencies, so the host stays free of mistral.rs.
+//! their own), and where a figure came from (`provenance`). No dependencies, so the host stays free of mistral.rs.
 
 use std::path::PathBuf;
+
+pub mod provenance;
 
 /// The model every command loads when given none, as
 /// `droidscore-device serve --model` and `droidscore run --device-model`
@@ -40,6 +42,18 @@ pub mod stats {
         }
     }
 
+    /// The q-quantile (0 ≤ q ≤ 1) of values sorted ascending, interpolating
+    /// linearly between ranks (the "type 7" rule of R and NumPy), so
+    /// `quantile(v, 0.5)` is `median(v)`; NaN for an empty sample.
+    pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+        if sorted.is_empty() {
+            return f64::NAN;
+        }
+        let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    }
+
     /// The arithmetic mean and the sample (n − 1) standard deviation; NaN
     /// for an empty sample, a deviation of 0 for one figure.
     pub fn mean_stddev(xs: &[f64]) -> (f64, f64) {
@@ -64,6 +78,18 @@ pub mod stats {
             assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
             assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
             assert!(median(&[]).is_nan());
+        }
+
+        #[test]
+        fn quantiles_interpolate_between_ranks() {
+            let v = [1.0, 2.0, 3.0, 4.0];
+            assert_eq!(quantile(&v, 0.5), median(&v));
+            assert_eq!(quantile(&v, 0.0), 1.0);
+            assert_eq!(quantile(&v, 1.0), 4.0);
+            // Position 0.9 × 3 = 2.7: 3 + 0.7 × (4 − 3).
+            assert!((quantile(&v, 0.9) - 3.7).abs() < 1e-12);
+            assert_eq!(quantile(&[7.0], 0.9), 7.0);
+            assert!(quantile(&[], 0.5).is_nan());
         }
 
         #[test]

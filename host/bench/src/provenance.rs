@@ -2,8 +2,8 @@
 //! so a figure can be traced to the machine, the code and the spec behind it.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
+use droidscore_contract::provenance::{loadavg, read_trimmed, Machine, Revision};
 use sha2::{Digest, Sha256};
 
 use super::spec::Arm;
@@ -49,48 +49,6 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn read_trimmed(path: &str) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-}
-
-pub fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
-    let mut f = text.split_ascii_whitespace().map(|x| x.parse().ok());
-    Some([f.next()??, f.next()??, f.next()??])
-}
-
-pub fn loadavg() -> Option<[f64; 3]> {
-    parse_loadavg(&std::fs::read_to_string("/proc/loadavg").ok()?)
-}
-
-/// The CPU model (`model name`, or `Hardware`/`Processor` on ARM) and the
-/// number of `processor` entries in `/proc/cpuinfo`.
-pub fn parse_cpuinfo(text: &str) -> (String, usize) {
-    let value = |key: &str| {
-        text.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().to_string())
-        })
-    };
-    let model = value("model name")
-        .or_else(|| value("Hardware"))
-        .or_else(|| value("Processor"))
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-    let count = text
-        .lines()
-        .filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor"))
-        .count();
-    (model, count)
-}
-
 fn governors() -> BTreeMap<String, String> {
     let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu") else {
         return BTreeMap::new();
@@ -115,19 +73,19 @@ pub fn at_start(
     cores: String,
     pinning: String,
 ) -> Provenance {
-    let git_rev = git(&["rev-parse", "HEAD"]);
-    let git_dirty = git_rev.as_ref().map(|_| {
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty())
-    });
-    let (cpu_model, cpu_count) =
-        parse_cpuinfo(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default());
+    let revision = std::env::current_dir()
+        .ok()
+        .and_then(|dir| Revision::of_checkout(&dir));
+    let machine = Machine::this();
     Provenance {
-        git_rev: git_rev.unwrap_or_else(|| "unknown".into()),
-        git_dirty,
-        hostname: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
-        kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
-        cpu_model,
-        cpu_count,
+        git_rev: revision
+            .as_ref()
+            .map_or_else(|| "unknown".into(), |r| r.commit.clone()),
+        git_dirty: revision.map(|r| r.dirty),
+        hostname: machine.hostname,
+        kernel: machine.kernel,
+        cpu_model: machine.cpu_model,
+        cpu_count: machine.cpu_count,
         governors: governors(),
         spec_path: spec_path.display().to_string(),
         spec_sha256: sha256_hex(spec_bytes),
@@ -153,21 +111,6 @@ impl Provenance {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cpuinfo_gives_model_and_count() {
-        let text = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nprocessor\t: 1\nmodel name\t: AMD EPYC 7B13\n";
-        assert_eq!(parse_cpuinfo(text), ("AMD EPYC 7B13".to_string(), 2));
-    }
-
-    #[test]
-    fn loadavg_is_three_numbers() {
-        assert_eq!(
-            parse_loadavg("3.44 2.30 2.10 3/100 17261\n"),
-            Some([3.44, 2.30, 2.10])
-        );
-        assert_eq!(parse_loadavg("x"), None);
-    }
 
     #[test]
     fn sha256_of_empty_input() {

@@ -1,44 +1,21 @@
-//! Provenance stamped on every run: the droidscore revision (and whether the
-//! tree was dirty), the host and CPU, the endpoint and model, and a hash of
-//! the task suite, so a number can always be traced to what produced it.
+//! Provenance stamped on every run: the revision droidscore was built from
+//! (and whether tracked files had changed), the host and CPU, the endpoint
+//! and model, and a hash of the task suite, so a number can always be
+//! traced to what produced it. The facts themselves are read by
+//! `droidscore_contract::provenance`, as the bench's are.
 
-use std::process::Command;
+use droidscore_contract::provenance::Machine;
 
 use crate::store::Provenance;
 
-fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// `HEAD` of the checkout the binary runs in, `-dirty` when it has changes;
-/// `None` outside a git checkout or without git.
-fn git_rev() -> Option<String> {
-    let rev = git(&["rev-parse", "HEAD"])?;
-    let dirty =
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-    Some(if dirty { format!("{rev}-dirty") } else { rev })
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
-}
-
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| "unknown".into())
+/// `COMMIT` or `COMMIT-dirty`: what `build.rs` found in the checkout the
+/// binary was built from; `None` for a build outside one. Not the working
+/// directory's: a run started in another repository must not take its
+/// `HEAD`.
+fn built_from() -> Option<String> {
+    Some(env!("DROIDSCORE_GIT_REV"))
+        .filter(|rev| !rev.is_empty())
+        .map(str::to_string)
 }
 
 pub fn provenance(
@@ -46,10 +23,11 @@ pub fn provenance(
     endpoint: Option<String>,
     model: Option<String>,
 ) -> std::io::Result<Provenance> {
+    let machine = Machine::this();
     Ok(Provenance {
-        git_rev: git_rev(),
-        host: host_name(),
-        cpu: cpu_model(),
+        git_rev: built_from(),
+        host: machine.hostname,
+        cpu: machine.cpu_model,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         endpoint,
         model,
@@ -57,4 +35,19 @@ pub fn provenance(
         droidscore_version: env!("CARGO_PKG_VERSION").to_string(),
         endpoint_health: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use droidscore_contract::provenance::Revision;
+
+    #[test]
+    fn a_run_records_the_revision_the_binary_was_built_from() {
+        // The tests are built from this checkout, so build.rs found its HEAD;
+        // the record is the same whatever directory the run starts in.
+        let here = Revision::of_checkout(env!("CARGO_MANIFEST_DIR").as_ref())
+            .expect("host/ is inside a git checkout");
+        let built = Revision::parse(&super::built_from().expect("build.rs stamps a revision"));
+        assert_eq!(built.commit, here.commit);
+    }
 }

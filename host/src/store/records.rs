@@ -20,7 +20,9 @@ pub struct RunRecord {
 /// Where a run's numbers came from.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Provenance {
-    /// `git rev-parse HEAD` of the droidscore checkout, with `-dirty` when the tree is dirty.
+    /// The commit droidscore was built from, with `-dirty` when tracked
+    /// files had changes (`host/build.rs`); `None` for a build outside a
+    /// checkout.
     pub git_rev: Option<String>,
     pub host: String,
     pub cpu: String,
