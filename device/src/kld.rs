@@ -25,6 +25,8 @@
 
 use std::io::{self, Read, Write};
 
+use droidscore_contract::stats::quantile;
+
 /// The base file's magic, as llama.cpp writes it.
 pub const MAGIC: &[u8; 8] = b"_logits_";
 /// Logits further than this below the maximum are clipped in a record.
@@ -172,17 +174,6 @@ pub fn mean_and_uncertainty(xs: &[f64]) -> (f64, f64) {
     (mean, unc)
 }
 
-/// The `frac` percentile by linear interpolation over sorted values.
-pub fn percentile(sorted: &[f64], frac: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let p = frac * (sorted.len() - 1) as f64;
-    let lo = p.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (p - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
 /// A candidate against a base, over every scored position.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Summary {
@@ -282,7 +273,7 @@ pub fn summarize(positions: &[Position]) -> Summary {
         ("min", 0.0),
     ]
     .iter()
-    .map(|&(name, frac)| (name.to_string(), percentile(&sorted, frac)))
+    .map(|&(name, frac)| (name.to_string(), quantile(&sorted, frac)))
     .collect();
     let n = positions.len() as f64;
     let same_top = positions.iter().filter(|p| p.same_top).count() as f64 / n;
@@ -506,7 +497,7 @@ mod tests {
         assert_eq!(m, 6.0);
         // var = E[x²] − m² = 46 − 36 = 10; unc = sqrt(10 / 10) = 1.
         assert!((u - 1.0).abs() < 1e-12);
-        assert_eq!(percentile(&xs, 0.5), 6.0);
-        assert_eq!(percentile(&xs, 0.95), 10.5);
+        assert_eq!(quantile(&xs, 0.5), 6.0);
+        assert_eq!(quantile(&xs, 0.95), 10.5);
     }
 }

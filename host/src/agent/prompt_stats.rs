@@ -61,13 +61,12 @@ pub struct PromptStats {
     pub median_shared: f64,
 }
 
+/// 0 for no steps (the figures of an empty run), else the contract's quantile.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
-    let pos = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    droidscore_contract::stats::quantile(sorted, q)
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

@@ -6,6 +6,8 @@
 //! completion tokens (over the steps whose endpoint reported them), and the
 //! median, p10–p90 and min–max of the agent's latency per step.
 
+use droidscore_contract::stats::quantile;
+
 use super::stats::Rate;
 use crate::store::StepUsage;
 
@@ -40,15 +42,6 @@ pub struct Spread {
     pub p90: f64,
     pub min: f64,
     pub max: f64,
-}
-
-/// The q-quantile of sorted values, interpolating linearly between ranks
-/// (the "type 7" rule of R and NumPy), so the median of an even count is the
-/// mean of the middle two.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
 fn tokens(counts: impl Iterator<Item = Option<u64>>) -> Option<Tokens> {
