@@ -246,11 +246,14 @@ fn start_run(
                 store.path().display()
             ))
         })?;
+        // The suite is compared by what it holds (its hash, below), not by
+        // where it was read from: a run recorded with `--suite tasks` before
+        // the suite was built in resumes on the built-in copy of the same files.
         let differs: Vec<String> = config
             .as_object()
             .into_iter()
             .flatten()
-            .filter(|(k, v)| run.config.get(k.as_str()) != Some(v))
+            .filter(|(k, v)| k.as_str() != "suite" && run.config.get(k.as_str()) != Some(v))
             .map(|(k, v)| {
                 format!(
                     "{k} was {} (now {v})",
@@ -268,7 +271,12 @@ fn start_run(
         }
         let hash = args.suite.source().hash().map_err(CliError::SuiteHash)?;
         if hash != run.provenance.suite_hash {
-            return Err(CliError::BadInput(format!("--resume {id:?}: the task suite changed since the run started (suite hash differs)")));
+            return Err(CliError::BadInput(format!(
+                "--resume {id:?}: the task suite changed since the run started (suite hash differs; \
+                 the run read {}, this is {}; `--suite DIR` picks another)",
+                run.config.get("suite").unwrap_or(&serde_json::Value::Null),
+                args.suite.source()
+            )));
         }
         return Ok((id.clone(), store.finished(id)?));
     }
@@ -572,12 +580,19 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     nothing_scored(&run_id, &episodes)
 }
 
-/// A run that has episodes but scored none of them is no result, not 0 %:
-/// its own exit code, and why in words.
+/// A run that scored no episode is no result, not 0 %: its own exit code,
+/// and why in words (every episode an infrastructure failure or skipped, or
+/// a selection that holds none).
 fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Result<(), CliError> {
     use crate::store::EpisodeStatus::{Failure, Infra, Skipped, Success};
     let count = |s| episodes.iter().filter(|e| e.status == s).count();
-    if episodes.is_empty() || count(Success) + count(Failure) > 0 {
+    if episodes.is_empty() {
+        return Err(CliError::NothingScored(format!(
+            "run {run_id}: no episode could be scored: the run holds none \
+             (--tasks, --variants and --shard selected no episode)"
+        )));
+    }
+    if count(Success) + count(Failure) > 0 {
         return Ok(());
     }
     Err(CliError::NothingScored(format!(

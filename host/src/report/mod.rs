@@ -148,7 +148,7 @@ pub fn run_table(
             s.skipped, s.infra
         );
     }
-    if s.overall.n == 0 && s.episodes > 0 {
+    if s.overall.n == 0 {
         out += &format!("agent {agent}: no episode could be scored, so no success rate\n");
         return out;
     }

@@ -449,3 +449,42 @@ fn resume_refuses_a_run_started_with_other_settings() {
     let err = text(&again.stderr);
     assert!(err.contains("repeat was 1 (now 2)"), "{err}");
 }
+
+/// A run is resumed on the suite it ran, judged by what the suite holds (its
+/// hash), not where it was read from: one recorded with `--suite DIR` (as
+/// every run was before the suite was built in) resumes on the built-in copy
+/// of the same files; an edited suite is refused with both sources named.
+#[test]
+fn resume_compares_the_suite_by_its_contents() {
+    let dir = TestEnv::new("resume-suite");
+    let copy = dir.join("suite");
+    std::fs::create_dir(&copy).unwrap();
+    for entry in std::fs::read_dir(root().join("tasks")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, copy.join(path.file_name().unwrap())).unwrap();
+    }
+    let store = dir.join("r.sqlite");
+    let run = |id: &str, suite: Option<&Path>, resume: bool| {
+        let mut cmd = dir.droidscore();
+        cmd.args(["run", "--agent", "noop", "--tasks", "wifi_on"])
+            .arg("--store")
+            .arg(&store)
+            .args([if resume { "--resume" } else { "--run-id" }, id]);
+        if let Some(suite) = suite {
+            cmd.arg("--suite").arg(suite);
+        }
+        cmd
+    };
+    run("same", Some(&copy), false).ok();
+    run("same", None, true).ok();
+
+    let task = copy.join("wifi_on.toml");
+    let edited = std::fs::read_to_string(&task).unwrap() + "\n# edited\n";
+    std::fs::write(&task, edited).unwrap();
+    run("edited", Some(&copy), false).ok();
+    let refused = run("edited", None, true).code(exit::BAD_INPUT);
+    let err = text(&refused.stderr);
+    assert!(err.contains("suite hash differs"), "{err}");
+    assert!(err.contains(copy.to_str().unwrap()), "{err}");
+    assert!(err.contains("embedded"), "{err}");
+}

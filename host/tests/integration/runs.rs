@@ -364,3 +364,22 @@ fn a_run_against_an_endpoint_refusing_connections_scores_nothing_and_says_so() {
     assert_eq!(episodes.len(), 1);
     assert_eq!(episodes[0].status, droidscore::store::EpisodeStatus::Infra);
 }
+
+/// A selection that holds no episode (here the second of two shards of a
+/// one-episode suite) is no result either: the same exit code, and why.
+#[test]
+fn a_run_that_selects_no_episode_scores_nothing_and_says_so() {
+    let dir = TestEnv::new("empty-selection");
+    let o = dir
+        .droidscore()
+        .args(["run", "--agent", "noop", "--tasks", "wifi_on"])
+        .args(["--variants", "base", "--shard", "2/2", "--run-id", "empty"])
+        .args(["--store", dir.join("runs.sqlite").to_str().unwrap()])
+        .code(exit::NOTHING_SCORED);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("run empty: no episode could be scored: the run holds none"),
+        "{err}"
+    );
+    assert!(!text(&o.stdout).contains("episodes succeeded"));
+}
