@@ -95,11 +95,16 @@ pub fn busy_over(window: Duration, cores: &[usize]) -> std::io::Result<BTreeMap<
     Ok(busy_shares(&before, &after, cores))
 }
 
+/// A text that is not a core list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a core list like `0-1,3`")]
+pub struct BadCoreList(String);
+
 /// Parses a core list as `taskset -c` takes it: `0-1,3`.
-pub fn parse_core_list(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_core_list(text: &str) -> Result<Vec<usize>, BadCoreList> {
     let mut cores = Vec::new();
     for part in text.split(',').map(str::trim) {
-        let bad = || format!("{text:?} is not a core list like `0-1,3`");
+        let bad = || BadCoreList(text.to_string());
         match part.split_once('-') {
             Some((a, b)) => {
                 let a: usize = a.trim().parse().map_err(|_| bad())?;

@@ -133,7 +133,7 @@ impl AdbPhone {
                 quote(&format!("value:s:{v}"))
             ),
             (setting, v) => {
-                let key: SettingKey = setting.parse().map_err(PhoneError::Device)?;
+                let key: SettingKey = setting.parse()?;
                 format!(
                     "settings put {} {} {}",
                     key.namespace.as_str(),

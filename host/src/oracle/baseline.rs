@@ -35,7 +35,7 @@ pub fn read_key(phone: &mut dyn Phone, key: &str) -> Result<Option<String>, Phon
     if key.starts_with("app/") {
         return phone.read_app(key);
     }
-    let setting: SettingKey = key.parse().map_err(PhoneError::Device)?;
+    let setting: SettingKey = key.parse()?;
     phone.read_setting(&setting)
 }
 

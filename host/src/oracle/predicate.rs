@@ -99,7 +99,7 @@ pub enum PredicateError {
     NotAppKey(String),
     /// A `setting` key that is not `namespace/name`.
     #[error("key: {0}")]
-    SettingKey(String),
+    SettingKey(#[source] crate::phone::SettingKeyError),
     #[error("select: missing")]
     NoSelect,
     #[error("count: give count or absent, not both")]

@@ -12,7 +12,7 @@ mod setting;
 
 pub use backend::{Backend, Prepared};
 pub use deploy::DeployTarget;
-pub use setting::{Namespace, SettingKey};
+pub use setting::{Namespace, SettingKey, SettingKeyError};
 
 use crate::uiautomator::Hierarchy;
 
@@ -163,6 +163,9 @@ pub enum PhoneError {
     Refused(String),
     #[error("{0}")]
     Device(String),
+    /// A state key that is no setting (`namespace/key`).
+    #[error(transparent)]
+    BadKey(#[from] SettingKeyError),
 }
 
 impl PhoneError {

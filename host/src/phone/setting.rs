@@ -46,20 +46,32 @@ impl fmt::Display for SettingKey {
     }
 }
 
+/// Why a text is not a `namespace/key` setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingKeyError {
+    #[error("setting {0:?} is not of the form namespace/key")]
+    NoNamespace(String),
+    #[error("setting {text:?}: namespace {namespace:?} is not global, system or secure")]
+    Namespace { text: String, namespace: String },
+    #[error("setting {text:?}: key {key:?} is not a settings key")]
+    Key { text: String, key: String },
+}
+
 impl FromStr for SettingKey {
-    type Err = String;
+    type Err = SettingKeyError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (ns, name) = s
             .split_once('/')
-            .ok_or_else(|| format!("setting {s:?} is not of the form namespace/key"))?;
+            .ok_or_else(|| SettingKeyError::NoNamespace(s.to_string()))?;
         let namespace = match ns {
             "global" => Namespace::Global,
             "system" => Namespace::System,
             "secure" => Namespace::Secure,
             other => {
-                return Err(format!(
-                    "setting {s:?}: namespace {other:?} is not global, system or secure"
-                ))
+                return Err(SettingKeyError::Namespace {
+                    text: s.to_string(),
+                    namespace: other.to_string(),
+                })
             }
         };
         let valid = !name.is_empty()
@@ -67,7 +79,10 @@ impl FromStr for SettingKey {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
         if !valid {
-            return Err(format!("setting {s:?}: key {name:?} is not a settings key"));
+            return Err(SettingKeyError::Key {
+                text: s.to_string(),
+                key: name.to_string(),
+            });
         }
         Ok(SettingKey::new(namespace, name))
     }

@@ -16,10 +16,15 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A `--shard` that is not `K/N` with 1 ≤ K ≤ N.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--shard {0:?}: expected K/N with 1 ≤ K ≤ N, e.g. 1/2")]
+pub struct BadShard(String);
+
 impl FromStr for Shard {
-    type Err = String;
+    type Err = BadShard;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("--shard {s:?}: expected K/N with 1 ≤ K ≤ N, e.g. 1/2");
+        let bad = || BadShard(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (u32, u32) = (
             k.trim().parse().map_err(|_| bad())?,
