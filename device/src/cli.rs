@@ -248,12 +248,11 @@ fn tokenize(args: TokenizeArgs) -> Result<(), Failure> {
             weights: crate::weights::Weights::Packed,
             tokenizer: args.tokenizer,
         })
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
         engine
             .tokenize(&text)
             .await
-            .map_err(|e| format!("{}: tokenizing: {e:#}", args.file.display()))
+            .map_err(|e| Failure::caused(format_args!("{}: tokenizing", args.file.display()), e))
     })?;
     let mut out = String::with_capacity(ids.len() * 6);
     if args.json {
@@ -283,7 +282,7 @@ fn prepare(
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
-    crate::weights::apply(weights).map_err(|e| e.to_string())?;
+    crate::weights::apply(weights)?;
     if std::env::var_os("HF_HOME").is_none() {
         std::env::set_var("HF_HOME", model::cache_dir().join("hf"));
     }
@@ -307,7 +306,7 @@ async fn load_for_logits(
     flags: &PathArgs,
     dtype: Dtype,
     threads: usize,
-) -> Result<Engine, String> {
+) -> Result<Engine, crate::engine::LoadError> {
     Engine::load(&LoadOptions {
         model: path,
         quant: flags.quant,
@@ -320,7 +319,6 @@ async fn load_for_logits(
         tokenizer: flags.tokenizer,
     })
     .await
-    .map_err(|e| e.to_string())
 }
 
 /// What `kld -o json` prints: the summary's fields at the top level (so a
@@ -343,7 +341,7 @@ fn kld(args: KldArgs) -> Result<(), Failure> {
     let mut reader = std::io::BufReader::new(file);
     let header = kld::BaseHeader::read(&mut reader).map_err(base_err)?;
     let chunks = args.chunks.unwrap_or(header.n_chunk).min(header.n_chunk);
-    Ok(runtime.block_on(async move {
+    runtime.block_on(async move {
         let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
         let n_ctx = header.n_ctx;
         let first = kld::first_scored(n_ctx);
@@ -353,7 +351,7 @@ fn kld(args: KldArgs) -> Result<(), Failure> {
             let logits = engine
                 .raw_logits(tokens.clone())
                 .await
-                .map_err(|e| format!("chunk {c}: {e}"))?;
+                .map_err(|e| Failure::caused(format_args!("chunk {c}"), e))?;
             for pos in first..n_ctx - 1 {
                 let record = kld::read_record(&mut reader, header.n_vocab)
                     .map_err(|e| format!("{}: chunk {c}: {e}", args.base.display()))?;
@@ -379,7 +377,7 @@ fn kld(args: KldArgs) -> Result<(), Failure> {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         }
         if positions.is_empty() {
-            return Err(format!("{}: no chunk to score", args.base.display()));
+            return Err(format!("{}: no chunk to score", args.base.display()).into());
         }
         let summary = kld::summarize(&positions);
         match args.output {
@@ -399,7 +397,7 @@ fn kld(args: KldArgs) -> Result<(), Failure> {
             }
         }
         Ok(())
-    })?)
+    })
 }
 
 fn logits(args: LogitsArgs) -> Result<(), Failure> {
@@ -413,12 +411,12 @@ fn logits(args: LogitsArgs) -> Result<(), Failure> {
         )
         .into());
     }
-    Ok(runtime.block_on(async move {
+    runtime.block_on(async move {
         let engine = load_for_logits(path, &args.path, args.dtype, threads).await?;
         let tokens = engine
             .tokenize(&text)
             .await
-            .map_err(|e| format!("{}: tokenizing: {e}", args.text.display()))?;
+            .map_err(|e| Failure::caused(format_args!("{}: tokenizing", args.text.display()), e))?;
         let fits = tokens.len() / args.n_ctx;
         let n_chunk = args.chunks.unwrap_or(fits).min(fits);
         if n_chunk == 0 {
@@ -427,7 +425,8 @@ fn logits(args: LogitsArgs) -> Result<(), Failure> {
                 args.text.display(),
                 tokens.len(),
                 args.n_ctx
-            ));
+            )
+            .into());
         }
         let n_ctx = args.n_ctx;
         let first = kld::first_scored(n_ctx);
@@ -446,7 +445,7 @@ fn logits(args: LogitsArgs) -> Result<(), Failure> {
             let logits = engine
                 .raw_logits(chunk)
                 .await
-                .map_err(|e| format!("chunk {c}: {e}"))?;
+                .map_err(|e| Failure::caused(format_args!("chunk {c}"), e))?;
             if c == 0 {
                 header.n_vocab = logits[0].len();
                 header.write(&mut w).map_err(out_err)?;
@@ -472,13 +471,12 @@ fn logits(args: LogitsArgs) -> Result<(), Failure> {
         });
         println!("{summary}");
         Ok(())
-    })?)
+    })
 }
 
 fn quantize(args: QuantizeArgs) -> Result<(), Failure> {
     let report =
-        crate::quantize::quantize(&args.input, &args.output, args.target, args.keep_output)
-            .map_err(|e| e.to_string())?;
+        crate::quantize::quantize(&args.input, &args.output, args.target, args.keep_output)?;
     if args.json {
         println!(
             "{}",
@@ -507,8 +505,7 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
             weights: args.path.weights,
             tokenizer: args.path.tokenizer,
         })
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
         engine.set_prefix_cache_budget(args.prefix_cache_mib << 20);
         // Ready means the model answers: one short chat before the port opens.
         let warm: api::ChatRequest = serde_json::from_value(serde_json::json!({

@@ -13,7 +13,7 @@ use mistralrs::{IsqType, ModelDType, MultimodalModelBuilder, TokenSource};
 use crate::gguf;
 use crate::prefix_cache::{KvGeometry, PrefixCache};
 use crate::quantize::{self, KeepOutput, Layout, Requantized, Target};
-use crate::runner::{Runner, RunnerConfig};
+use crate::runner::{MistralRsFailed, Runner, RunnerConfig, RunnerError};
 
 /// The 4-bit path: in-situ quantization of a safetensors model's linear
 /// layers (ISQ), or a GGUF file re-quantized by `crate::quantize` into the
@@ -225,6 +225,7 @@ pub fn target_features() -> Vec<&'static str> {
     on
 }
 
+/// Why a model did not load; every message names its file or directory.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error(transparent)]
@@ -233,6 +234,59 @@ pub enum LoadError {
     Tokenizer(#[from] crate::tokenizer::TokenizerError),
     #[error("{path}: {why}")]
     Model { path: PathBuf, why: String },
+    #[error("{path}: {source}")]
+    Weights {
+        path: PathBuf,
+        #[source]
+        source: crate::weights::WeightsError,
+    },
+    #[error("{path}: re-quantizing it: {source}")]
+    Requantize {
+        path: PathBuf,
+        #[source]
+        source: quantize::QuantizeError,
+    },
+    #[error("{path}: {source}")]
+    Layout {
+        path: PathBuf,
+        #[source]
+        source: quantize::QuantizeError,
+    },
+    #[error("{path}: mistral.rs could not load it: {source}")]
+    MistralRs {
+        path: PathBuf,
+        #[source]
+        source: MistralRsFailed,
+    },
+    #[error("{path}: mistral.rs could not start an engine: {source}")]
+    Engine {
+        path: PathBuf,
+        #[source]
+        source: RunnerError,
+    },
+}
+
+/// Why a request to a loaded model failed.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("the engine could not be restarted after a reset")]
+    NoEngine,
+    #[error(transparent)]
+    MistralRs(#[from] MistralRsFailed),
+    #[error("the engine closed the channel")]
+    Closed,
+    /// mistral.rs refused the request or failed inside; its words.
+    #[error("{0}")]
+    Refused(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The model failed while running it; mistral.rs's words.
+    #[error("{0}")]
+    Model(String),
+    #[error("an unexpected kind of response")]
+    Unexpected,
+    #[error("raw logits: no chunk")]
+    NoLogits,
+    #[error("raw logits: {rows} rows for {tokens} tokens (a prefix cache hit?)")]
+    Rows { rows: usize, tokens: usize },
 }
 
 /// A loaded model.
@@ -264,7 +318,7 @@ fn load_gguf(
     path: &Path,
     options: &LoadOptions,
     tokenizer: Option<&Path>,
-) -> anyhow::Result<RunnerConfig> {
+) -> Result<RunnerConfig, MistralRsFailed> {
     use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig};
     use mistralrs::{
         AutoDeviceMapParams, DefaultSchedulerMethod, DeviceMapSetting, SchedulerConfig,
@@ -277,7 +331,7 @@ fn load_gguf(
     };
     let file = path
         .file_name()
-        .ok_or_else(|| anyhow::anyhow!("no file name"))?
+        .ok_or_else(|| MistralRsFailed::new("no file name"))?
         .to_string_lossy()
         .into_owned();
     // Our tokenizer goes in as a tokenizer model directory (the chat
@@ -292,18 +346,20 @@ fn load_gguf(
         None,
     )
     .build();
-    let pipeline = loader.load_model_from_hf(
-        None,
-        TokenSource::None,
-        &options.dtype.model_dtype(),
-        &mistralrs::Device::Cpu,
-        true,
-        DeviceMapSetting::Auto(AutoDeviceMapParams::default_text()),
-        None,
-        None,
-    )?;
+    let pipeline = loader
+        .load_model_from_hf(
+            None,
+            TokenSource::None,
+            &options.dtype.model_dtype(),
+            &mistralrs::Device::Cpu,
+            true,
+            DeviceMapSetting::Auto(AutoDeviceMapParams::default_text()),
+            None,
+            None,
+        )
+        .map_err(MistralRsFailed::new)?;
     let scheduler = SchedulerConfig::DefaultScheduler {
-        method: DefaultSchedulerMethod::Fixed(1.try_into()?),
+        method: DefaultSchedulerMethod::Fixed(1.try_into().map_err(MistralRsFailed::new)?),
     };
     Ok(RunnerConfig {
         pipeline,
@@ -350,7 +406,10 @@ impl Engine {
         let (runner_config, format, architecture, quantization, dtype, context_length) =
             if path.is_file() {
                 gguf::read_header(path)?;
-                crate::weights::apply(options.weights).map_err(|e| model_err(e.to_string()))?;
+                crate::weights::apply(options.weights).map_err(|source| LoadError::Weights {
+                    path: path.clone(),
+                    source,
+                })?;
                 // mistral.rs 0.8.1 does not re-quantize a GGUF file in situ
                 // ("this will not do anything"): ours does, into the cache.
                 let target = options.quant.and_then(Quant::target);
@@ -365,8 +424,13 @@ impl Engine {
                     let keep = options.keep_output.unwrap_or(KeepOutput::Same);
                     let cache = crate::model::cache_dir().join("quantized");
                     let write = quantize::in_child_process(target, keep);
-                    let done = quantize::cached(path, target, keep, &cache, write)
-                        .map_err(|e| model_err(format!("re-quantizing it: {e}")))?;
+                    let done =
+                        quantize::cached(path, target, keep, &cache, write).map_err(|source| {
+                            LoadError::Requantize {
+                                path: path.clone(),
+                                source,
+                            }
+                        })?;
                     if done.written_now {
                         tracing::info!("re-quantized into {}", done.file.display());
                     }
@@ -378,11 +442,18 @@ impl Engine {
                     .as_ref()
                     .map_or(path.as_path(), |r| r.file.as_path());
                 let header = gguf::read_header(file)?;
-                layout = Some(quantize::layout(file).map_err(|e| model_err(e.to_string()))?);
+                layout = Some(quantize::layout(file).map_err(|source| LoadError::Layout {
+                    path: path.clone(),
+                    source,
+                })?);
                 geometry = KvGeometry::from_gguf(&header, options.dtype.bytes());
                 let used = crate::tokenizer::for_gguf(file, options.tokenizer)?;
-                let config = load_gguf(file, options, used.dir.as_deref())
-                    .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+                let config = load_gguf(file, options, used.dir.as_deref()).map_err(|source| {
+                    LoadError::MistralRs {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
                 tokenizer = Some(used);
                 (
                     config,
@@ -402,7 +473,10 @@ impl Engine {
                 }
                 crate::weights::check_safetensors(options.weights)
                     .and_then(|()| crate::weights::apply(options.weights))
-                    .map_err(|e| model_err(e.to_string()))?;
+                    .map_err(|source| LoadError::Weights {
+                        path: path.clone(),
+                        source,
+                    })?;
                 if options.dtype == Dtype::Bf16 {
                     return Err(model_err(
                         "--dtype bf16 cannot serve images on the CPU: candle's CPU matmul has no \
@@ -433,7 +507,10 @@ impl Engine {
                 let (pipeline, scheduler, _) =
                     mistralrs::model_builder_trait::build_multimodal_pipeline(builder)
                         .await
-                        .map_err(|e| model_err(format!("mistral.rs could not load it: {e:#}")))?;
+                        .map_err(|e| LoadError::MistralRs {
+                            path: path.clone(),
+                            source: MistralRsFailed::new(e),
+                        })?;
                 (
                     RunnerConfig {
                         pipeline,
@@ -468,7 +545,10 @@ impl Engine {
         };
         let runner = Runner::build(&runner_config)
             .await
-            .map_err(|e| model_err(format!("mistral.rs could not start an engine: {e:#}")))?;
+            .map_err(|source| LoadError::Engine {
+                path: path.clone(),
+                source,
+            })?;
         let off_because = off_because
             .or_else(|| (!options.prefix_cache).then(|| "turned off for this command".to_string()));
         let info = ModelInfo {
@@ -521,13 +601,24 @@ impl Engine {
 
     /// The current mistral.rs runner, for a request that does not touch the
     /// prefix cache.
-    pub(crate) async fn mistralrs(&self) -> anyhow::Result<Arc<MistralRs>> {
+    pub(crate) async fn mistralrs(&self) -> Result<Arc<MistralRs>, EngineError> {
         self.runner
             .lock()
             .await
             .as_ref()
             .map(|r| r.mistralrs.clone())
-            .ok_or_else(|| anyhow::anyhow!("the engine could not be restarted after a reset"))
+            .ok_or(EngineError::NoEngine)
+    }
+
+    /// Sends `request` to the current engine.
+    async fn send(&self, request: mistralrs::Request) -> Result<(), EngineError> {
+        self.mistralrs()
+            .await?
+            .get_sender(None)
+            .map_err(MistralRsFailed::new)?
+            .send(request)
+            .await
+            .map_err(|_| EngineError::Closed)
     }
 
     /// The end-of-sequence tokens llguidance knows (toktrie_hf_tokenizers
@@ -575,7 +666,7 @@ impl Engine {
         &self,
         tokens: Vec<u32>,
         max_tokens: usize,
-    ) -> anyhow::Result<mistralrs::Usage> {
+    ) -> Result<mistralrs::Usage, EngineError> {
         use mistralrs::{
             Constraint, NormalRequest, Request, RequestMessage, Response, SamplingParams,
         };
@@ -599,22 +690,18 @@ impl Engine {
             model_id: None,
             truncate_sequence: false,
         }));
-        self.mistralrs()
-            .await?
-            .get_sender(None)?
-            .send(request)
-            .await?;
+        self.send(request).await?;
         match rx.recv().await {
             Some(Response::CompletionDone(done)) => Ok(done.usage),
             Some(Response::Done(done)) => Ok(done.usage),
             Some(Response::InternalError(e)) | Some(Response::ValidationError(e)) => {
-                Err(anyhow::anyhow!("{e}"))
+                Err(EngineError::Refused(e))
             }
             Some(Response::CompletionModelError(e, _)) | Some(Response::ModelError(e, _)) => {
-                Err(anyhow::anyhow!("{e}"))
+                Err(EngineError::Model(e))
             }
-            Some(_) => Err(anyhow::anyhow!("an unexpected kind of response")),
-            None => Err(anyhow::anyhow!("the engine closed the channel")),
+            Some(_) => Err(EngineError::Unexpected),
+            None => Err(EngineError::Closed),
         }
     }
 
@@ -623,7 +710,7 @@ impl Engine {
     /// `[position][vocab]`. mistral.rs's raw-logits mode keeps every prompt
     /// position before the output head. The prefix cache must be off, or a
     /// cached prefix's positions would be missing.
-    pub async fn raw_logits(&self, tokens: Vec<u32>) -> anyhow::Result<Vec<Vec<f32>>> {
+    pub async fn raw_logits(&self, tokens: Vec<u32>) -> Result<Vec<Vec<f32>>, EngineError> {
         use mistralrs::{
             Constraint, NormalRequest, Request, RequestMessage, Response, SamplingParams,
         };
@@ -648,45 +735,37 @@ impl Engine {
             model_id: None,
             truncate_sequence: false,
         }));
-        self.mistralrs()
-            .await?
-            .get_sender(None)?
-            .send(request)
-            .await?;
+        self.send(request).await?;
         match rx.recv().await {
             Some(Response::Raw { logits_chunks, .. }) => {
-                let first = logits_chunks
-                    .first()
-                    .ok_or_else(|| anyhow::anyhow!("raw logits: no chunk"))?;
+                let first = logits_chunks.first().ok_or(EngineError::NoLogits)?;
                 let rows = first
-                    .to_dtype(mistralrs::DType::F32)?
-                    .to_device(&mistralrs::Device::Cpu)?;
-                let rows = if rows.rank() == 3 {
-                    rows.squeeze(0)?
-                } else {
-                    rows
-                };
-                let rows: Vec<Vec<f32>> = rows.to_vec2()?;
-                anyhow::ensure!(
-                    rows.len() == n,
-                    "raw logits: {} rows for {n} tokens (a prefix cache hit?)",
-                    rows.len()
-                );
+                    .to_dtype(mistralrs::DType::F32)
+                    .and_then(|t| t.to_device(&mistralrs::Device::Cpu))
+                    .and_then(|t| if t.rank() == 3 { t.squeeze(0) } else { Ok(t) })
+                    .and_then(|t| t.to_vec2::<f32>())
+                    .map_err(MistralRsFailed::new)?;
+                if rows.len() != n {
+                    return Err(EngineError::Rows {
+                        rows: rows.len(),
+                        tokens: n,
+                    });
+                }
                 Ok(rows)
             }
             Some(Response::InternalError(e)) | Some(Response::ValidationError(e)) => {
-                Err(anyhow::anyhow!("{e}"))
+                Err(EngineError::Refused(e))
             }
-            Some(Response::ModelError(e, _)) => Err(anyhow::anyhow!("{e}")),
-            Some(_) => Err(anyhow::anyhow!("an unexpected kind of response")),
-            None => Err(anyhow::anyhow!("the engine closed the channel")),
+            Some(Response::ModelError(e, _)) => Err(EngineError::Model(e)),
+            Some(_) => Err(EngineError::Unexpected),
+            None => Err(EngineError::Closed),
         }
     }
 
     /// The model's own tokenization of plain text: no chat template, no
     /// special tokens added (llama-perplexity adds BOS only when the model
     /// asks for it; SmolLM2 does not).
-    pub async fn tokenize(&self, text: &str) -> anyhow::Result<Vec<u32>> {
+    pub async fn tokenize(&self, text: &str) -> Result<Vec<u32>, EngineError> {
         Ok(mistralrs::Model::new(self.mistralrs().await?)
             .tokenize(
                 either::Either::Right(text.to_string()),
@@ -695,6 +774,7 @@ impl Engine {
                 false,
                 None,
             )
-            .await?)
+            .await
+            .map_err(MistralRsFailed::new)?)
     }
 }

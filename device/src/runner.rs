@@ -25,11 +25,65 @@
 //! glibc's default arenas, +40 MiB flat with `MALLOC_ARENA_MAX=1`. So
 //! `serve` runs itself again with that set ([`one_malloc_arena`]).
 
+use std::error::Error;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mistralrs::core::{IntervalLogger, MistralRs, MistralRsBuilder, Pipeline, Request};
 use mistralrs::SchedulerConfig;
+
+/// An error of mistral.rs's own API (its functions return anyhow's errors,
+/// or candle's), kept whole as the source; the message is its chain, as
+/// anyhow's `{:#}` prints it.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", chain(.0.as_ref()))]
+pub struct MistralRsFailed(#[source] Box<dyn Error + Send + Sync>);
+
+impl MistralRsFailed {
+    pub fn new(e: impl Into<Box<dyn Error + Send + Sync>>) -> MistralRsFailed {
+        MistralRsFailed(e.into())
+    }
+}
+
+/// `e` and each of its sources, joined by ": ".
+fn chain(e: &(dyn Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+/// Why an engine could not be built over the pipeline, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// Its thread, or that thread's tokio runtime, could not be started.
+    #[error("starting the thread that builds the engine: {0}")]
+    Thread(#[source] std::io::Error),
+    #[error("building the engine panicked")]
+    Panicked,
+    #[error(transparent)]
+    MistralRs(#[from] MistralRsFailed),
+    #[error("the old engine did not stop within {} s", .0.as_secs())]
+    DidNotStop(Duration),
+}
+
+/// Why [`one_malloc_arena`] could not run this program again.
+#[derive(Debug, thiserror::Error)]
+pub enum ReexecError {
+    #[error("finding this program: {0}")]
+    CurrentExe(#[source] std::io::Error),
+    #[error("running {} again with MALLOC_ARENA_MAX=1: {source}", exe.display())]
+    Exec {
+        exe: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// What every runner over one pipeline is built with.
 #[derive(Clone)]
@@ -53,20 +107,17 @@ impl std::fmt::Debug for RunnerConfig {
 /// its environment — glibc reads it only at start-up — unless it is set
 /// already (a caller's choice stands). Call before any thread starts;
 /// returns only if the program could not be run again, or there was no need.
-pub fn one_malloc_arena() -> Result<(), String> {
+pub fn one_malloc_arena() -> Result<(), ReexecError> {
     use std::os::unix::process::CommandExt;
     if !cfg!(target_env = "gnu") || std::env::var_os("MALLOC_ARENA_MAX").is_some() {
         return Ok(());
     }
-    let exe = std::env::current_exe().map_err(|e| format!("finding this program: {e}"))?;
-    let err = std::process::Command::new(&exe)
+    let exe = std::env::current_exe().map_err(ReexecError::CurrentExe)?;
+    let source = std::process::Command::new(&exe)
         .args(std::env::args_os().skip(1))
         .env("MALLOC_ARENA_MAX", "1")
         .exec();
-    Err(format!(
-        "running {} again with MALLOC_ARENA_MAX=1: {err}",
-        exe.display()
-    ))
+    Err(ReexecError::Exec { exe, source })
 }
 
 /// One engine over the pipeline.
@@ -87,7 +138,7 @@ const TERMINATE_WAIT: Duration = Duration::from_secs(120);
 
 impl Runner {
     /// A fresh engine (and an empty prefix cache) over `config.pipeline`.
-    pub async fn build(config: &RunnerConfig) -> anyhow::Result<Runner> {
+    pub async fn build(config: &RunnerConfig) -> Result<Runner, RunnerError> {
         let config = config.clone();
         let (tx, rx) = tokio::sync::oneshot::channel();
         std::thread::Builder::new()
@@ -105,33 +156,54 @@ impl Runner {
                         )
                     });
                 let _ = tx.send(built);
-            })?;
+            })
+            .map_err(RunnerError::Thread)?;
         let mistralrs = rx
             .await
-            .map_err(|_| anyhow::anyhow!("building the engine panicked"))??;
-        let logger = mistralrs.get_logger(None)?;
+            .map_err(|_| RunnerError::Panicked)?
+            .map_err(RunnerError::Thread)?;
+        let logger = mistralrs.get_logger(None).map_err(MistralRsFailed::new)?;
         Ok(Runner { mistralrs, logger })
     }
 
     /// Stop this engine and wait until it is gone, its prefix cache freed.
-    pub async fn terminate(self) -> anyhow::Result<()> {
-        let sender = self.mistralrs.get_sender(None)?;
+    pub async fn terminate(self) -> Result<(), RunnerError> {
+        let sender = self
+            .mistralrs
+            .get_sender(None)
+            .map_err(MistralRsFailed::new)?;
         let _ = sender.send(Request::Terminate).await;
         // MistralRs's Drop sends another Terminate; the channel may already
         // be closed by then, which is fine.
         drop(self);
         tokio::time::timeout(TERMINATE_WAIT, sender.closed())
             .await
-            .map_err(|_| {
-                anyhow::anyhow!(
-                    "the old engine did not stop within {} s",
-                    TERMINATE_WAIT.as_secs()
-                )
-            })
+            .map_err(|_| RunnerError::DidNotStop(TERMINATE_WAIT))
     }
 
     /// mistral.rs's prefix-cache hit count for this engine.
     pub fn hits(&self) -> u64 {
         self.logger.prefix_cache_stats().0 as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::MistralRsFailed;
+
+    /// mistral.rs's anyhow errors were printed with `{:#}`, context and
+    /// cause together; wrapped, they still read so, and keep the chain.
+    #[test]
+    fn a_mistralrs_error_reads_as_its_whole_chain_and_keeps_it() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("loading the pipeline")]
+        struct Outer(#[source] std::io::Error);
+        let failed = MistralRsFailed::new(Outer(std::io::Error::other("no such tensor")));
+        assert_eq!(failed.to_string(), "loading the pipeline: no such tensor");
+        let kept = failed.source().unwrap();
+        assert!(kept.downcast_ref::<Outer>().is_some(), "{kept:?}");
+        assert_eq!(kept.source().unwrap().to_string(), "no such tensor");
     }
 }

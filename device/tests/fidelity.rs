@@ -7,10 +7,7 @@
 //! the re-quantized file from a cache keyed on the configuration.
 //! Without the default model in the cache these tests fail, saying so.
 
-mod support {
-    #[allow(dead_code)]
-    pub mod server;
-}
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +15,7 @@ use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 use droidscore_device::exit;
 use droidscore_device::kld;
-use support::server::bin;
+use support::env::{default_model, text, TestCommand, TestEnv};
 
 /// Prose written for this test, long enough for two 128-token chunks.
 const TEXT: &str = "\
@@ -46,77 +43,40 @@ this one. The measure is the Kullback-Leibler divergence, averaged over \
 the positions in the second half of each chunk, and the share of positions \
 where both models put the same token first.";
 
-fn default_model() -> PathBuf {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.exists(),
-        "the default model is not at {}: run `cargo run -p droidscore-device -- fetch-model` (scripts/test.sh does)",
-        model.display()
-    );
-    model
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("droidscore-fidelity-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run_json(args: &[&std::ffi::OsStr], cache: &Path) -> serde_json::Value {
-    let out = bin()
-        .args(args)
-        .env("DROIDSCORE_CACHE", cache)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?} failed: {stderr}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+/// Runs `command`, expecting it to succeed, and parses its last line of stdout.
+fn run_json(command: &mut TestCommand) -> serde_json::Value {
+    let out = command.ok();
+    let stdout = text(&out.stdout);
     let last = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"))
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", text(&out.stderr)))
 }
 
-/// `logits` of `model` over TEXT in two chunks of 128 into `dir/base.kld`.
-fn write_base(model: &Path, dir: &Path) -> (PathBuf, serde_json::Value) {
-    let text = dir.join("text.txt");
-    std::fs::write(&text, TEXT).unwrap();
-    let base = dir.join("base.kld");
+/// `logits` of `model` over TEXT in two chunks of 128 into `base.kld` in the env.
+fn write_base(env: &TestEnv, model: &Path) -> (PathBuf, serde_json::Value) {
+    let text = env.write("text.txt", TEXT);
+    let base = env.join("base.kld");
     let out = run_json(
-        &[
-            "logits".as_ref(),
-            "-m".as_ref(),
-            model.as_os_str(),
-            "-f".as_ref(),
-            text.as_os_str(),
-            "-c".as_ref(),
-            "128".as_ref(),
-            "--chunks".as_ref(),
-            "2".as_ref(),
-            "-t".as_ref(),
-            "2".as_ref(),
-            "--out".as_ref(),
-            base.as_os_str(),
-        ],
-        dir,
+        env.device()
+            .args(["logits", "-m"])
+            .arg(model)
+            .arg("-f")
+            .arg(&text)
+            .args(["-c", "128", "--chunks", "2", "-t", "2", "--out"])
+            .arg(&base),
     );
     (base, out)
 }
 
-fn kld_of(model: &Path, base: &Path, cache: &Path, extra: &[&str]) -> serde_json::Value {
-    let mut args: Vec<&std::ffi::OsStr> = vec![
-        "kld".as_ref(),
-        "-m".as_ref(),
-        model.as_os_str(),
-        "--base".as_ref(),
-        base.as_os_str(),
-        "-t".as_ref(),
-        "2".as_ref(),
-        "-o".as_ref(),
-        "json".as_ref(),
-    ];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    run_json(&args, cache)
+fn kld_of(env: &TestEnv, model: &Path, base: &Path, extra: &[&str]) -> serde_json::Value {
+    run_json(
+        env.device()
+            .args(["kld", "-m"])
+            .arg(model)
+            .arg("--base")
+            .arg(base)
+            .args(["-t", "2", "-o", "json"])
+            .args(extra),
+    )
 }
 
 fn f(v: &serde_json::Value, key: &str) -> f64 {
@@ -128,8 +88,8 @@ fn f(v: &serde_json::Value, key: &str) -> f64 {
 #[test]
 fn a_model_scored_against_its_own_base_file_has_zero_kld_and_the_same_top_token_everywhere() {
     let model = default_model();
-    let dir = scratch("self");
-    let (base, written) = write_base(&model, &dir);
+    let env = TestEnv::new("fidelity-self");
+    let (base, written) = write_base(&env, &model);
     assert_eq!(written["n_ctx"], 128);
     assert_eq!(written["n_chunk"], 2);
     assert_eq!(written["n_vocab"], 49152);
@@ -167,7 +127,7 @@ fn a_model_scored_against_its_own_base_file_has_zero_kld_and_the_same_top_token_
         assert!((0.99..1.01).contains(&mass), "probability mass {mass}");
     }
 
-    let scored = kld_of(&model, &base, &dir, &[]);
+    let scored = kld_of(&env, &model, &base, &[]);
     assert_eq!(scored["positions"], 126);
     assert!(f(&scored, "kld_mean").abs() < 1e-4, "{scored}");
     assert_eq!(f(&scored, "same_top"), 1.0, "{scored}");
@@ -178,7 +138,6 @@ fn a_model_scored_against_its_own_base_file_has_zero_kld_and_the_same_top_token_
     let ppl = f(&scored, "ppl_base");
     assert!((1.0..100.0).contains(&ppl), "{scored}");
     assert_eq!(scored["model"]["quantization"], "Q4_1");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Small deterministic noise, uniform in [−1, 1).
@@ -243,15 +202,15 @@ fn with_output_head(model: &Path, out: &Path, scale: f32) {
 #[test]
 fn a_perturbed_output_head_scores_a_larger_kld_than_the_same_head_unperturbed() {
     let model = default_model();
-    let dir = scratch("head");
-    let (base, _) = write_base(&model, &dir);
-    let copy = dir.join("untied-copy.gguf");
-    let perturbed = dir.join("untied-perturbed.gguf");
+    let env = TestEnv::new("fidelity-head");
+    let (base, _) = write_base(&env, &model);
+    let copy = env.join("untied-copy.gguf");
+    let perturbed = env.join("untied-perturbed.gguf");
     with_output_head(&model, &copy, 0.0);
     with_output_head(&model, &perturbed, 0.5);
 
-    let same = kld_of(&copy, &base, &dir, &[]);
-    let moved = kld_of(&perturbed, &base, &dir, &[]);
+    let same = kld_of(&env, &copy, &base, &[]);
+    let moved = kld_of(&env, &perturbed, &base, &[]);
     assert_eq!(same["model"]["layout"]["output_head"], "output.weight");
     assert_eq!(same["model"]["layout"]["tied_embeddings"], false);
     // The copy differs from the base only by Q8_0 rounding of a Q8_0 head.
@@ -263,28 +222,20 @@ fn a_perturbed_output_head_scores_a_larger_kld_than_the_same_head_unperturbed() 
         "perturbed {k_moved} ± {u_moved} is not clearly above unperturbed {k_same} ± {u_same}"
     );
     assert!(f(&moved, "same_top") < f(&same, "same_top"), "{moved}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn quantize_keeps_every_tensor_and_the_metadata_and_names_each_fallback() {
     let model = default_model();
-    let dir = scratch("quantize");
-    let out = dir.join("q4k-no.gguf");
+    let env = TestEnv::new("fidelity-quantize");
+    let out = env.join("q4k-no.gguf");
     let report = run_json(
-        &[
-            "quantize".as_ref(),
-            "--in".as_ref(),
-            model.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--type".as_ref(),
-            "q4k".as_ref(),
-            "--keep-output".as_ref(),
-            "no".as_ref(),
-            "--json".as_ref(),
-        ],
-        &dir,
+        env.device()
+            .args(["quantize", "--in"])
+            .arg(&model)
+            .arg("--out")
+            .arg(&out)
+            .args(["--type", "q4k", "--keep-output", "no", "--json"]),
     );
     let tensors = report["tensors"].as_array().unwrap();
     assert_eq!(tensors.len(), 272);
@@ -340,30 +291,29 @@ fn quantize_keeps_every_tensor_and_the_metadata_and_names_each_fallback() {
         .to_string()
         .unwrap()
         .contains("body q4k, output head no"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
     let model = default_model();
-    let dir = scratch("path");
-    let (base, _) = write_base(&model, &dir);
+    let env = TestEnv::new("fidelity-path");
+    let (base, _) = write_base(&env, &model);
     let first = kld_of(
+        &env,
         &model,
         &base,
-        &dir,
         &["--quant", "q8_0", "--keep-output", "same"],
     );
     let again = kld_of(
+        &env,
         &model,
         &base,
-        &dir,
         &["--quant", "q8_0", "--keep-output", "same"],
     );
     let other = kld_of(
+        &env,
         &model,
         &base,
-        &dir,
         &["--quant", "q8_0", "--keep-output", "f16"],
     );
     let r = |v: &serde_json::Value| v["model"]["requantized"].clone();
@@ -384,7 +334,7 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
     assert!(r(&first)["file"]
         .as_str()
         .unwrap()
-        .starts_with(dir.join("quantized").to_str().unwrap()));
+        .starts_with(env.cache().join("quantized").to_str().unwrap()));
     assert_eq!(first["model"]["layout"]["output_head_type"], "Q8_0");
     assert_eq!(other["model"]["layout"]["output_head_type"], "F16");
     assert_eq!(first["model"]["quantization"], "Q8_0");
@@ -392,21 +342,18 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
     assert!(f(&first, "kld_mean") < 0.01, "{first}");
 
     // --keep-output without --quant would be a silent no-op: refused.
-    let out = bin()
+    let out = env
+        .device()
         .args(["kld", "--keep-output", "q8_0", "-m"])
         .arg(&model)
         .arg("--base")
         .arg(&base)
-        .env("DROIDSCORE_CACHE", &dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
-    let err = String::from_utf8_lossy(&out.stderr);
+        .code(exit::FAILED);
+    let err = text(&out.stderr);
     assert!(
         err.contains("--keep-output") && err.contains("--quant"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `tokenize` goes through the loaded model's own tokenize request, so its
@@ -415,25 +362,20 @@ fn the_quant_path_is_a_load_option_cached_per_configuration_and_recorded() {
 #[test]
 fn tokenize_prints_the_servers_ids_split_as_the_model_was_trained() {
     let model = default_model();
-    let dir = scratch("tokenize");
-    let text = dir.join("t.txt");
-    std::fs::write(&text, "a\n\nb").unwrap();
+    let env = TestEnv::new("fidelity-tokenize");
+    let file = env.write("t.txt", "a\n\nb");
     let ids = |flags: &[&str]| {
-        let out = bin()
-            .env("DROIDSCORE_CACHE", &dir)
+        let out = env
+            .device()
             .arg("tokenize")
             .args(flags)
             .arg("-m")
             .arg(&model)
-            .arg(&text)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "tokenize {flags:?}: {stderr}");
+            .arg(&file)
+            .ok();
         String::from_utf8(out.stdout).unwrap()
     };
     assert_eq!(ids(&[]), "81\n198\n198\n82\n");
     assert_eq!(ids(&["--json"]), "[81,198,198,82]\n");
     assert_eq!(ids(&["--tokenizer", "mistralrs"]), "81\n1116\n82\n");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

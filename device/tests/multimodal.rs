@@ -8,30 +8,28 @@
 //! loads too, but mistral.rs 0.8.1 cannot decode past an image with it: a
 //! test pins that.
 
-mod support {
-    pub mod server;
-    pub mod tiny_vlm;
-}
+mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use base64::Engine;
 use droidscore_device::exit;
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
-use support::server::{bin, chat, http, start};
+use support::env::{text, TestEnv};
+use support::http::{chat, http};
 use support::tiny_vlm::{self, Arch};
 
 const TEXT: &str = "What is on this screen?";
 const TOP_LOGPROBS: usize = 5;
 
-/// A fresh copy of a tiny model under cargo's scratch directory.
-fn model_dir(name: &str, arch: Arch) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
+/// A tiny model written into a fresh env, as the directory `name` in it.
+fn model_dir(name: &str, arch: Arch) -> (TestEnv, PathBuf) {
+    let env = TestEnv::new(name);
+    let dir = env.join(name);
     tiny_vlm::write(&dir, arch);
-    dir
+    (env, dir)
 }
 
 fn png_url(image: &RgbImage) -> String {
@@ -159,12 +157,15 @@ fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Everything both runs prove, serving `dir` with `args`, which must load it
-/// as `quantization` and `dtype`; the figures go to stderr.
-fn image_travels_through(dir: &Path, args: &[&str], quantization: &str, dtype: &str) {
+/// Everything both runs prove, serving a tiny Qwen2.5-VL written as `name`
+/// with `args`, which must load it as `quantization` and `dtype`; the
+/// figures go to stderr.
+fn image_travels_through(name: &str, args: &[&str], quantization: &str, dtype: &str) {
+    let (env, dir) = model_dir(name, Arch::Qwen25Vl);
+    let dir = dir.as_path();
     let label = format!("{quantization} {dtype}");
     let started = Instant::now();
-    let server = start(dir, args);
+    let server = env.serve(dir, args);
     let addr = server.addr.as_str();
     let (status, health) = http(addr, "GET", "/health", None);
     assert_eq!(status, 200, "{health}");
@@ -239,20 +240,27 @@ fn image_travels_through(dir: &Path, args: &[&str], quantization: &str, dtype: &
 
 #[test]
 fn tiny_qwen2_5_vl_in_f32_without_isq_counts_image_tokens_and_its_logits_follow_the_image() {
-    let dir = model_dir("tiny-qwen2_5-vl-f32", Arch::Qwen25Vl);
-    image_travels_through(&dir, &["--quant", "none", "--dtype", "f32"], "none", "f32");
+    image_travels_through(
+        "tiny-qwen2_5-vl-f32",
+        &["--quant", "none", "--dtype", "f32"],
+        "none",
+        "f32",
+    );
 }
 
 #[test]
 fn tiny_qwen2_5_vl_with_the_default_q4k_isq_counts_image_tokens_and_its_logits_follow_the_image() {
-    let dir = model_dir("tiny-qwen2_5-vl-q4k", Arch::Qwen25Vl);
-    image_travels_through(&dir, &[], "q4k", "f32");
+    image_travels_through("tiny-qwen2_5-vl-q4k", &[], "q4k", "f32");
 }
 
 #[test]
 fn tiny_qwen2_5_vl_in_f16_with_q4_0_isq_counts_image_tokens_and_its_logits_follow_the_image() {
-    let dir = model_dir("tiny-qwen2_5-vl-f16", Arch::Qwen25Vl);
-    image_travels_through(&dir, &["--quant", "q4_0", "--dtype", "f16"], "q4_0", "f16");
+    image_travels_through(
+        "tiny-qwen2_5-vl-f16",
+        &["--quant", "q4_0", "--dtype", "f16"],
+        "q4_0",
+        "f16",
+    );
 }
 
 /// candle 0.10.2's CPU matmul has no bf16 kernel: the text layers ran once
@@ -260,8 +268,9 @@ fn tiny_qwen2_5_vl_in_f16_with_q4_0_isq_counts_image_tokens_and_its_logits_follo
 /// before any port opens.
 #[test]
 fn bf16_is_refused_for_a_multimodal_model_before_any_port_opens() {
-    let dir = model_dir("tiny-qwen2_5-vl-bf16", Arch::Qwen25Vl);
-    let out = bin()
+    let (env, dir) = model_dir("tiny-qwen2_5-vl-bf16", Arch::Qwen25Vl);
+    let out = env
+        .device()
         .args([
             "serve",
             "--listen",
@@ -271,11 +280,9 @@ fn bf16_is_refused_for_a_multimodal_model_before_any_port_opens() {
             "--model",
         ])
         .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
+        .code(exit::FAILED);
     assert!(out.stdout.is_empty(), "a port opened");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = text(&out.stderr);
     assert!(
         err.contains(dir.to_str().unwrap()) && err.contains("bf16"),
         "{err}"
@@ -288,8 +295,8 @@ fn bf16_is_refused_for_a_multimodal_model_before_any_port_opens() {
 /// step works, so the first token comes out; the second fails.
 #[test]
 fn qwen2_vl_in_mistralrs_0_8_1_fails_at_the_first_decode_step_after_an_image() {
-    let dir = model_dir("tiny-qwen2-vl", Arch::Qwen2Vl);
-    let server = start(&dir, &["--quant", "none", "--dtype", "f32"]);
+    let (env, dir) = model_dir("tiny-qwen2-vl", Arch::Qwen2Vl);
+    let server = env.serve(&dir, &["--quant", "none", "--dtype", "f32"]);
     let addr = server.addr.as_str();
     let image = gradient(90, 60);
     let (status, reply) = chat(addr, &request(&[&image], json!({"max_tokens": 2})));

@@ -4,80 +4,78 @@
 //! `/v1/models`, a chat completion with usage, and OpenAI-style errors.
 //! Without the default model in the cache this test fails, saying so.
 
-mod support {
-    pub mod server;
-}
+mod support;
 
 use droidscore_device::exit;
-use support::server::{bin, chat, http, start};
+use support::env::{default_model, text, TestEnv};
+use support::http::{chat, http};
 
 #[test]
 fn a_missing_corrupt_or_misnamed_model_or_contradictory_flags_are_refused_before_any_port_opens() {
-    let dir = std::env::temp_dir().join(format!("droidscore-device-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let missing = dir.join("nothing.gguf");
-    let out = bin()
-        .args(["serve", "--listen", "127.0.0.1:0", "--model"])
-        .arg(&missing)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
+    let env = TestEnv::new("serve-refused");
+    let serve = || {
+        let mut command = env.device();
+        command.args(["serve", "--listen", "127.0.0.1:0"]);
+        command
+    };
+    let missing = env.join("nothing.gguf");
+    let out = serve().arg("--model").arg(&missing).code(exit::FAILED);
     assert!(out.stdout.is_empty(), "a port opened");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = text(&out.stderr);
     assert!(err.contains(missing.to_str().unwrap()), "{err}");
 
-    let corrupt = dir.join("corrupt.gguf");
-    std::fs::write(&corrupt, b"GGUF\x03\x00\x00\x00\x00\x00").unwrap();
-    let out = bin()
-        .args(["serve", "--listen", "127.0.0.1:0", "--model"])
-        .arg(&corrupt)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
+    let corrupt = env.write("corrupt.gguf", b"GGUF\x03\x00\x00\x00\x00\x00");
+    let out = serve().arg("--model").arg(&corrupt).code(exit::FAILED);
     assert!(out.stdout.is_empty(), "a port opened");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = text(&out.stderr);
     assert!(err.contains(corrupt.to_str().unwrap()), "{err}");
 
     // A mistyped model name lists the names; dense weights for a
     // safetensors model are refused (its dense arm is --quant none).
-    let out = bin()
-        .args(["serve", "--listen", "127.0.0.1:0", "--model", "qwen-coder"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = serve().args(["--model", "qwen-coder"]).code(exit::FAILED);
+    let err = text(&out.stderr);
     assert!(err.contains("qwen2.5-coder-0.5b"), "{err}");
-    let vlm = dir.join("vlm");
-    std::fs::create_dir_all(&vlm).unwrap();
-    std::fs::write(vlm.join("config.json"), "{}").unwrap();
-    let out = bin()
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--weights",
-            "f32",
-            "--model",
-        ])
-        .arg(&vlm)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
+    env.write("vlm/config.json", "{}");
+    let out = serve()
+        .args(["--weights", "f32", "--model"])
+        .arg(env.join("vlm"))
+        .code(exit::FAILED);
     assert!(out.stdout.is_empty(), "a port opened");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = text(&out.stderr);
     assert!(err.contains("--quant none"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The harness itself: the binary runs in the temp dir, with a home and a
+/// cache inside it, a log filter, and nothing the binary reads inherited.
+#[test]
+fn the_binary_gets_a_home_and_cache_inside_the_temp_dir_and_a_log_filter() {
+    let env = TestEnv::new("device-harness-hermetic");
+    let command = env.device();
+    let vars = command.vars();
+    let value = |name: &str| {
+        vars.iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{name} unset: {vars:?}"))
+    };
+    for name in ["HOME", "XDG_CACHE_HOME", "DROIDSCORE_CACHE"] {
+        let value = value(name);
+        assert!(
+            value.starts_with(env.path().to_str().unwrap()),
+            "{name}={value}"
+        );
+    }
+    assert_eq!(value("RUST_LOG"), "warn");
+    for name in support::env::CLEARED {
+        assert!(vars.contains(&(name.to_string(), None)), "{name}: {vars:?}");
+    }
+    assert_eq!(command.as_std().get_current_dir(), Some(env.path()));
 }
 
 #[test]
 fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.exists(),
-        "the default model is not at {}: run `cargo run -p droidscore-device -- fetch-model` (scripts/test.sh does)",
-        model.display()
-    );
-    let server = start(&model, &[]);
+    let env = TestEnv::new("serve-chat");
+    let server = env.serve(&default_model(), &[]);
     let addr = server.addr.as_str();
 
     let (status, health) = http(addr, "GET", "/health", None);
@@ -242,16 +240,6 @@ fn distinct_text(i: usize, words: usize) -> String {
     format!("{} {i}: {}", WORDS[i % WORDS.len()], body.join(" "))
 }
 
-fn default_model() -> std::path::PathBuf {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.exists(),
-        "the default model is not at {}: run `cargo run -p droidscore-device -- fetch-model` (scripts/test.sh does)",
-        model.display()
-    );
-    model
-}
-
 fn rss_anon_mib(health: &serde_json::Value) -> f64 {
     health["memory_now"]["rss_anon_kib"].as_u64().unwrap() as f64 / 1024.0
 }
@@ -299,8 +287,8 @@ fn entry_tokens(reply: &serde_json::Value) -> f64 {
 /// being run and the allocator's slack) above the ready figure.
 #[test]
 fn the_prefix_cache_stays_within_its_budget_over_distinct_requests() {
-    let model = default_model();
-    let server = start(&model, &["--prefix-cache-mib", "64"]);
+    let env = TestEnv::new("serve-prefix-budget");
+    let server = env.serve(&default_model(), &["--prefix-cache-mib", "64"]);
     let addr = server.addr.as_str();
     let (_, ready) = http(addr, "GET", "/health", None);
     let cache = &ready["prefix_cache"];
@@ -352,8 +340,8 @@ fn the_prefix_cache_stays_within_its_budget_over_distinct_requests() {
 /// RssAnon grows by what the bookkeeping counts.
 #[test]
 fn without_a_reachable_budget_every_request_keeps_an_entry_and_memory_grows() {
-    let model = default_model();
-    let server = start(&model, &["--prefix-cache-mib", "100000"]);
+    let env = TestEnv::new("serve-prefix-unbounded");
+    let server = env.serve(&default_model(), &["--prefix-cache-mib", "100000"]);
     let addr = server.addr.as_str();
     let (_, ready) = http(addr, "GET", "/health", None);
     let entries_at_ready = ready["prefix_cache"]["entries"].as_u64().unwrap();
@@ -392,8 +380,8 @@ fn cached(reply: &serde_json::Value) -> u64 {
 /// reused, as its own cache search finds it.
 #[test]
 fn cached_tokens_report_the_prefix_the_cache_gave() {
-    let model = default_model();
-    let server = start(&model, &[]);
+    let env = TestEnv::new("serve-cached-tokens");
+    let server = env.serve(&default_model(), &[]);
     let addr = server.addr.as_str();
     let system = format!("You operate a phone. {}", distinct_text(1, 300));
     let ask = |system: &str, user: &str| {
@@ -453,8 +441,8 @@ fn cached_tokens_report_the_prefix_the_cache_gave() {
 /// temperature, and a seed gives the same tokens again.
 #[test]
 fn temperature_is_honoured_and_a_seed_repeats_its_tokens() {
-    let model = default_model();
-    let server = start(&model, &[]);
+    let env = TestEnv::new("serve-temperature");
+    let server = env.serve(&default_model(), &[]);
     let addr = server.addr.as_str();
     let ask = |extra: serde_json::Value| {
         let mut request = serde_json::json!({
@@ -487,8 +475,8 @@ fn temperature_is_honoured_and_a_seed_repeats_its_tokens() {
 /// running on to max_tokens, and it is laid out on one line.
 #[test]
 fn a_json_schema_response_format_gives_json_that_follows_it_and_stops() {
-    let model = default_model();
-    let server = start(&model, &[]);
+    let env = TestEnv::new("serve-json-schema");
+    let server = env.serve(&default_model(), &[]);
     let addr = server.addr.as_str();
     let schema = serde_json::json!({
         "type": "object",

@@ -4,31 +4,21 @@
 //! build's target features recorded. No speed is asserted: speeds are
 //! measured by the bench harness, not by tests.
 
-use std::process::Command;
+mod support;
 
 use droidscore_device::exit;
+use support::env::{default_model, text, TestEnv};
 
 #[test]
 fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.is_file(),
-        "the default model is not at {}: run `droidscore-device fetch-model` (the test command does)",
-        model.display()
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
-        .env("RUST_LOG", "warn")
+    let env = TestEnv::new("speed-fields");
+    let out = env
+        .device()
         .args([
             "speed", "-p", "24", "-n", "12", "-r", "3", "-t", "2", "-o", "json", "-m",
         ])
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "speed failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(default_model())
+        .ok();
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tests = results
         .as_array()
@@ -69,44 +59,34 @@ fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
 
 #[test]
 fn speed_refuses_zero_repetitions_and_a_missing_model() {
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
+    let env = TestEnv::new("speed-refused");
+    let out = env
+        .device()
         .args(["speed", "-r", "0", "-m", "/nonexistent/model.gguf"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
-    let err = String::from_utf8_lossy(&out.stderr);
+        .code(exit::FAILED);
+    let err = text(&out.stderr);
     assert!(err.contains("-r must be at least 1"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
+    let out = env
+        .device()
         .args(["speed", "-m", "/nonexistent/model.gguf"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(exit::FAILED));
-    let err = String::from_utf8_lossy(&out.stderr);
+        .code(exit::FAILED);
+    let err = text(&out.stderr);
     assert!(err.contains("/nonexistent/model.gguf"), "{err}");
 }
 
 #[test]
 fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.is_file(),
-        "the default model is not at {}",
-        model.display()
-    );
-    let cache = std::env::temp_dir().join(format!("droidscore-speed-quant-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&cache);
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
-        .env("RUST_LOG", "warn")
-        .env("DROIDSCORE_CACHE", &cache)
+    let model = default_model();
+    let env = TestEnv::new("speed-quant");
+    let cache = env.cache();
+    let out = env
+        .device()
         .args([
             "speed", "-p", "8", "-n", "4", "-r", "1", "-t", "2", "-o", "json",
         ])
         .args(["--quant", "q4_0", "--keep-output", "same", "-m"])
         .arg(&model)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "speed --quant q4_0 failed: {err}");
+        .ok();
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for t in results.as_array().unwrap() {
         let r = &t["requantized"];
@@ -133,49 +113,39 @@ fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
     // --keep-output without --quant would change nothing: refused, naming
     // the file, before any port opens or figure is printed.
     for command in ["speed", "serve"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
-            .env("DROIDSCORE_CACHE", &cache)
+        let out = env
+            .device()
             .args([command, "--keep-output", "q8_0", "--model"])
             .arg(&model)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(exit::FAILED), "{command}");
-        let err = String::from_utf8_lossy(&out.stderr);
+            .code(exit::FAILED);
+        let err = text(&out.stderr);
         assert!(err.contains(&*model.to_string_lossy()), "{command}: {err}");
         assert!(err.contains("give --quant"), "{command}: {err}");
         assert!(out.stdout.is_empty(), "{command}: no base URL, no figures");
     }
-    std::fs::remove_dir_all(&cache).unwrap();
 }
 
 /// One `speed -p 8 -n 0 -r 1 -o json` run of the default model with these flags.
-fn speed_once(model: &std::path::Path, flags: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_droidscore-device"))
-        .env("RUST_LOG", "warn")
+fn speed_once(env: &TestEnv, model: &std::path::Path, flags: &[&str]) -> serde_json::Value {
+    let out = env
+        .device()
         .args([
             "speed", "-p", "8", "-n", "0", "-r", "1", "-t", "2", "-o", "json",
         ])
         .args(flags)
         .arg("-m")
         .arg(model)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "speed {flags:?} failed: {err}");
+        .ok();
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     results[0].clone()
 }
 
 #[test]
 fn weights_f32_dequantizes_at_load_and_says_so() {
-    let model = droidscore_device::model::default_path(&droidscore_device::model::cache_dir());
-    assert!(
-        model.is_file(),
-        "the default model is not at {}",
-        model.display()
-    );
-    let packed = speed_once(&model, &[]);
-    let dense = speed_once(&model, &["--weights", "f32"]);
+    let model = default_model();
+    let env = TestEnv::new("speed-weights");
+    let packed = speed_once(&env, &model, &[]);
+    let dense = speed_once(&env, &model, &["--weights", "f32"]);
     assert_eq!(packed["weights"], "packed", "{packed:#}");
     assert_eq!(dense["weights"], "f32", "{dense:#}");
     // The file type is still the file's: the choice is recorded beside it.

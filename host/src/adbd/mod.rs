@@ -7,15 +7,14 @@
 //! `shell:`/`shell,v2,…:`/`exec:` services, `sync` the `sync:` file service,
 //! `relay` the `tcp:PORT` service (what `adb forward` opens), `server` the
 //! listener and its threads. Everything device-specific is behind
-//! [`Device`]; this module only carries bytes.
+//! [`Device`]; this module only carries bytes. [`FakeDevice`] is the
+//! smallest phone behind it, which the wire tests here and the real-adb
+//! tests (host/tests/integration/adb/adbd.rs) serve.
 
 mod connection;
+mod fake_device;
 mod packet;
-#[cfg(test)]
-mod real_adb_test;
 mod relay;
-#[cfg(test)]
-mod relay_test;
 mod server;
 mod service;
 mod sync;
@@ -24,6 +23,7 @@ mod test_support;
 #[cfg(test)]
 mod wire_test;
 
+pub use fake_device::FakeDevice;
 pub use server::{Server, ServerHandle};
 
 /// What a shell command printed and how it exited.

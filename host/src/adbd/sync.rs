@@ -249,7 +249,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::adbd::test_support::FakeDevice;
+    use crate::adbd::FakeDevice;
 
     fn request(id: &[u8; 4], body: &[u8]) -> Vec<u8> {
         [&id[..], &(body.len() as u32).to_le_bytes(), body].concat()

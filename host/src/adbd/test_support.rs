@@ -1,20 +1,17 @@
-//! Test helpers: a minimal [`Device`] and a tiny adb-server-side client that
-//! speaks the transport over a real socket.
+//! Test helpers: a server with a fresh [`FakeDevice`] and a tiny
+//! adb-server-side client that speaks the transport over a real socket.
 
 use std::{
-    collections::HashMap,
     io::{BufReader, ErrorKind, Write},
     net::{SocketAddr, TcpStream},
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::Duration,
 };
 
 use super::{
     packet::{Packet, PacketError, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE},
-    Device, Server, ServerHandle, ShellOutput, SyncFail,
+    FakeDevice, Server, ServerHandle,
 };
-
-pub(crate) const BANNER: &str = "device::ro.product.name=droidscore_sim;ro.product.model=droidscore_sim;ro.product.device=droidscore_sim;features=shell_v2,cmd";
 
 /// Logs for a failing test: `DROIDSCORE_LOG=trace cargo test …`.
 pub(crate) fn init_tracing() {
@@ -22,82 +19,6 @@ pub(crate) fn init_tracing() {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("DROIDSCORE_LOG"))
         .with_test_writer()
         .try_init();
-}
-
-/// A phone with a handful of commands and a flat file table.
-#[derive(Debug, Default)]
-pub(crate) struct FakeDevice {
-    files: Mutex<HashMap<String, (u32, Vec<u8>)>>,
-}
-
-impl FakeDevice {
-    pub(crate) fn put_file(&self, path: &str, mode: u32, data: &[u8]) {
-        let mut files = self.files.lock().unwrap();
-        files.insert(path.to_owned(), (mode, data.to_vec()));
-    }
-
-    pub(crate) fn file(&self, path: &str) -> Option<(u32, Vec<u8>)> {
-        self.files.lock().unwrap().get(path).cloned()
-    }
-}
-
-/// Every byte value once, in order: what `bytes` prints.
-pub(crate) fn all_bytes() -> Vec<u8> {
-    (0..=255).collect()
-}
-
-impl Device for FakeDevice {
-    fn banner(&self) -> String {
-        BANNER.to_owned()
-    }
-
-    /// `echo ARGS`, `exit N`, `both` (a line on each stream), `bytes` (all 256
-    /// byte values), `big N` (N bytes); anything else is "not found", 127.
-    fn shell(&self, command: &str) -> ShellOutput {
-        let out = |stdout: &[u8], stderr: &[u8], exit| ShellOutput {
-            stdout: stdout.to_vec(),
-            stderr: stderr.to_vec(),
-            exit,
-        };
-        let (program, args) = command.split_once(' ').unwrap_or((command, ""));
-        match program {
-            "echo" => out(format!("{args}\n").as_bytes(), b"", 0),
-            "exit" => out(b"", b"", args.parse().unwrap_or(2)),
-            "both" => out(b"out\n", b"err\n", 0),
-            "bytes" => out(&all_bytes(), b"", 0),
-            "big" => {
-                let n: usize = args.parse().unwrap_or(0);
-                let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
-                out(&data, b"", 0)
-            }
-            _ => out(b"", format!("sh: {program}: not found\n").as_bytes(), 127),
-        }
-    }
-
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
-        if path.starts_with("/system/") {
-            return Err("couldn't create file: Read-only file system".into());
-        }
-        self.files
-            .lock()
-            .unwrap()
-            .insert(path.to_owned(), (mode, data));
-        Ok(())
-    }
-
-    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
-        self.file(path)
-            .map(|(_, data)| data)
-            .ok_or_else(|| "No such file or directory".into())
-    }
-
-    fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
-        if path == "/" || path.ends_with('/') || path == "/data/local/tmp" {
-            return Some((0o040771, 4096, 0));
-        }
-        let (mode, data) = self.file(path)?;
-        Some((mode, data.len() as u32, 1_700_000_000))
-    }
 }
 
 /// A server on an ephemeral loopback port with a fresh [`FakeDevice`].

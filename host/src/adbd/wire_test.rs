@@ -5,8 +5,8 @@ use std::{net::TcpStream, sync::Arc, time::Duration};
 
 use super::{
     packet::{Packet, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_WRTE, MAX_DATA},
-    test_support::{all_bytes, serve_fake, FakeDevice, TestClient, BANNER},
-    Server,
+    test_support::{serve_fake, TestClient},
+    FakeDevice, Server,
 };
 
 /// A shell protocol stream as (id, data) packets.
@@ -35,7 +35,7 @@ fn cnxn_is_answered_at_once_with_the_banner() {
     let (_, cnxn) = TestClient::connect(server.local_addr(), 1024 * 1024);
     assert_eq!(cnxn.arg0, 0x0100_0001);
     assert_eq!(cnxn.arg1, MAX_DATA as u32);
-    assert_eq!(cnxn.data, BANNER.as_bytes());
+    assert_eq!(cnxn.data, FakeDevice::BANNER.as_bytes());
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn shell_v2_frames_stdout_stderr_and_exit() {
 fn exec_is_binary_safe() {
     let (server, _) = serve_fake();
     let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
-    assert_eq!(client.run("exec:bytes"), all_bytes());
+    assert_eq!(client.run("exec:bytes"), FakeDevice::all_bytes());
     // exec carries stdout only.
     assert_eq!(client.run("exec:both"), b"out\n");
 }

@@ -1,11 +1,12 @@
 //! Every test that needs the real `adb` binary (Debian's, installed by
 //! scripts/test.sh; without it they fail saying so), each through a private
-//! adb server of its own port and HOME: the adb backend driving the virtual
-//! phone (`backend`), the binary's `run --phone adb` and `adb latency`
-//! (`cli`), and `device deploy|stop` and `run --on-device` (`device_deploy`).
-//! `rig` starts the server and the phone they share. (The adbd wire tests
-//! against the real client stay beside the protocol, in `host/src/adbd/`.)
+//! adb server of its own port and HOME: our adbd's wire against the real
+//! client, `adb forward` included (`adbd`), the adb backend driving the
+//! virtual phone (`backend`), the binary's `run --phone adb` and `adb
+//! latency` (`cli`), and `device deploy|stop` and `run --on-device`
+//! (`device_deploy`). `rig` starts the server and the phone they share.
 
+mod adbd;
 mod backend;
 mod cli;
 mod device_deploy;
