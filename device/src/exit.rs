@@ -68,6 +68,14 @@ impl From<crate::model::ModelError> for Failure {
     }
 }
 
+/// `speed` failing is [`FAILED`]: its model or its measurement, as the
+/// message says.
+impl From<crate::speed::SpeedError> for Failure {
+    fn from(e: crate::speed::SpeedError) -> Failure {
+        Failure::new(FAILED, e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,17 @@ fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
         "speed failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // What the bench reads: the contract's figures, every field there.
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let typed = droidscore_contract::speed::from_str(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed.len(), 2);
+    for t in &typed {
+        assert!(
+            t.memory_at_ready.is_some() && t.memory_after.is_some(),
+            "{t:?}"
+        );
+        assert_eq!(t.samples_ts.as_ref().map(Vec::len), Some(3));
+    }
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tests = results
         .as_array()
@@ -107,6 +118,17 @@ fn quant_on_a_gguf_file_runs_the_requantized_file_and_records_the_path() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "speed --quant q4_0 failed: {err}");
+    // What the bench reads: the contract's figures, every field there.
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let typed = droidscore_contract::speed::from_str(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed.len(), 2);
+    for t in &typed {
+        assert!(
+            t.memory_at_ready.is_some() && t.memory_after.is_some(),
+            "{t:?}"
+        );
+        assert_eq!(t.samples_ts.as_ref().map(Vec::len), Some(3));
+    }
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for t in results.as_array().unwrap() {
         let r = &t["requantized"];
@@ -162,6 +184,17 @@ fn speed_once(model: &std::path::Path, flags: &[&str]) -> serde_json::Value {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "speed {flags:?} failed: {err}");
+    // What the bench reads: the contract's figures, every field there.
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let typed = droidscore_contract::speed::from_str(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed.len(), 2);
+    for t in &typed {
+        assert!(
+            t.memory_at_ready.is_some() && t.memory_after.is_some(),
+            "{t:?}"
+        );
+        assert_eq!(t.samples_ts.as_ref().map(Vec::len), Some(3));
+    }
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     results[0].clone()
 }
