@@ -120,6 +120,7 @@ failed_from!(
     crate::engine::EngineError,
     crate::quantize::QuantizeError,
     crate::runner::ReexecError,
+    crate::speed::SpeedError,
     crate::weights::WeightsError,
 );
 

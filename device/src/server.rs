@@ -12,8 +12,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
+use droidscore_contract::health::{self, Health};
+
 use crate::api::{ApiError, ChatRequest};
 use crate::engine::{Engine, Memory};
+use crate::reported;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -72,15 +75,16 @@ async fn models(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
 /// Ready: the model is loaded and has answered (the server only listens
 /// after that). With the memory now, the threads now (each prefix-cache
 /// reset leaves one idle mistral.rs logger thread), and the prefix cache's
-/// budget, what it holds and its counters.
-async fn health(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({
-        "status": "ok",
-        "model": engine.info,
-        "memory_now": Memory::now(),
-        "threads_now": threads_now(),
-        "prefix_cache": engine.prefix_cache_report(),
-    }))
+/// budget, what it holds and its counters: the contract's [`Health`], which
+/// the host reads back.
+async fn health(State(engine): State<Arc<Engine>>) -> Json<Health> {
+    Json(Health {
+        status: Some(health::READY.into()),
+        model: Some(reported::model_info(&engine.info)),
+        memory_now: Some(reported::memory(Memory::now())),
+        threads_now: threads_now(),
+        prefix_cache: serde_json::to_value(engine.prefix_cache_report()).ok(),
+    })
 }
 
 /// `Threads:` in /proc/self/status.

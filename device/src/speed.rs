@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::engine::{Dtype, Engine, LoadOptions, Memory, ModelInfo};
+use crate::reported;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -58,44 +59,55 @@ pub struct SpeedArgs {
     pub seed: u64,
 }
 
-/// One test's result, with llama-bench's JSON field names where it has one.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TestResult {
-    pub model_filename: String,
-    pub model_type: String,
-    pub model_size: u64,
-    pub n_threads: usize,
-    pub n_prompt: usize,
-    pub n_gen: usize,
-    pub test_time: String,
-    pub avg_ns: u64,
-    pub stddev_ns: u64,
-    pub avg_ts: f64,
-    pub stddev_ts: f64,
-    pub samples_ns: Vec<u64>,
-    pub samples_ts: Vec<f64>,
-    // Ours: the median and range beside llama-bench's mean, and what was loaded.
-    pub median_ts: f64,
-    pub min_ts: f64,
-    pub max_ts: f64,
-    pub quantization: String,
-    /// The 4-bit path: how the file was re-quantized, if it was, and the
-    /// packed layout of the file that ran.
-    pub requantized: Option<crate::quantize::Requantized>,
-    pub layout: Option<crate::quantize::Layout>,
-    pub dtype: String,
-    /// `packed`, or dequantized at load (`f16`, `f32`).
-    pub weights: crate::weights::Weights,
-    /// What tokenized (pp and tg send token ids: recorded, not used).
-    pub tokenizer: Option<crate::tokenizer::Info>,
-    pub target_features: Vec<&'static str>,
-    /// Resident memory once loaded and warmed up, before the first repetition.
-    pub memory_at_ready: Memory,
-    /// Resident memory after this test's repetitions; its `peak_rss_kib`
-    /// (VmHWM) is the peak of the whole process so far.
-    pub memory_after: Memory,
-    pub load_ms: f64,
-    pub backend: &'static str,
+/// One test's result: the contract's, which `droidscore bench` reads back.
+pub use droidscore_contract::speed::TestResult;
+
+/// Why `speed` measured nothing, or stopped part way.
+#[derive(Debug, thiserror::Error)]
+pub enum SpeedError {
+    #[error("-r must be at least 1")]
+    NoRepetitions,
+    /// The GGUF header, read to size the vocabulary.
+    #[error(transparent)]
+    Gguf(#[from] crate::gguf::GgufError),
+    #[error("{}: no tokenizer.ggml.tokens array to size the vocabulary", .0.display())]
+    NoTokenList(PathBuf),
+    #[error("{}: {source}", path.display())]
+    ReadConfig {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    ParseConfig {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: no vocab_size (nor text_config.vocab_size)", .0.display())]
+    NoVocabSize(PathBuf),
+    #[error(transparent)]
+    Load(#[from] crate::engine::LoadError),
+    /// A request to the loaded model failed.
+    #[error("the model failed: {source:#}")]
+    Model {
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// mistral.rs ran other token counts than asked: the figure would not
+    /// be the test's.
+    #[error(
+        "asked for {prompt_asked} prompt and {generated_asked} generated tokens, mistral.rs \
+         reports {prompt_got} and {generated_got}"
+    )]
+    TokenCounts {
+        prompt_asked: usize,
+        generated_asked: usize,
+        prompt_got: usize,
+        generated_got: usize,
+    },
+    #[error("the results would not print as JSON: {0}")]
+    Print(#[source] serde_json::Error),
 }
 
 pub use droidscore_contract::stats::{mean_stddev, median};
@@ -116,7 +128,8 @@ pub fn prompt_tokens(n: usize, vocab: u32, seed: u64) -> Vec<u32> {
         .collect()
 }
 
-/// Builds one test's result from its per-repetition wall times.
+/// Builds one test's result from its per-repetition wall times (every
+/// field but `memory_after`, which the caller measures after the test).
 pub fn summarize(
     info: &ModelInfo,
     model_size: u64,
@@ -135,37 +148,37 @@ pub fn summarize(
     let (avg_ns, stddev_ns) = mean_stddev(&ns_f);
     let (avg_ts, stddev_ts) = mean_stddev(&samples_ts);
     TestResult {
-        model_filename: info.path.display().to_string(),
-        model_type: format!(
+        model_filename: Some(info.path.display().to_string()),
+        model_type: Some(format!(
             "{} {}",
             info.architecture.as_deref().unwrap_or("?"),
             info.quantization
-        ),
-        model_size,
-        n_threads: info.threads,
-        n_prompt,
-        n_gen,
-        test_time: now_rfc3339(),
-        avg_ns: avg_ns.round() as u64,
-        stddev_ns: stddev_ns.round() as u64,
+        )),
+        model_size: Some(model_size),
+        n_threads: Some(info.threads),
+        n_prompt: n_prompt as u64,
+        n_gen: n_gen as u64,
         avg_ts,
-        stddev_ts,
-        median_ts: median(&samples_ts),
-        min_ts: samples_ts.iter().copied().fold(f64::INFINITY, f64::min),
-        max_ts: samples_ts.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        samples_ns,
-        samples_ts,
-        quantization: info.quantization.clone(),
-        requantized: info.requantized.clone(),
-        layout: info.layout.clone(),
-        dtype: info.dtype.clone(),
-        weights: info.weights,
-        tokenizer: info.tokenizer.clone(),
-        target_features: info.target_features.clone(),
-        memory_at_ready,
-        memory_after: Memory::default(),
-        load_ms: info.load_ms,
-        backend: "mistral.rs 0.8.1 CPU",
+        test_time: Some(now_rfc3339()),
+        avg_ns: Some(avg_ns.round() as u64),
+        stddev_ns: Some(stddev_ns.round() as u64),
+        stddev_ts: Some(stddev_ts),
+        median_ts: Some(median(&samples_ts)),
+        min_ts: Some(samples_ts.iter().copied().fold(f64::INFINITY, f64::min)),
+        max_ts: Some(samples_ts.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
+        samples_ns: Some(samples_ns),
+        samples_ts: Some(samples_ts),
+        quantization: Some(info.quantization.clone()),
+        requantized: reported::detail(&info.requantized),
+        layout: reported::detail(&info.layout),
+        dtype: Some(info.dtype.clone()),
+        weights: Some(info.weights.name().to_string()),
+        tokenizer: reported::detail(&info.tokenizer),
+        target_features: Some(reported::target_features(&info.target_features)),
+        memory_at_ready: Some(reported::memory(memory_at_ready)),
+        memory_after: None,
+        load_ms: Some(info.load_ms),
+        backend: Some("mistral.rs 0.8.1 CPU".into()),
     }
 }
 
@@ -174,27 +187,29 @@ fn now_rfc3339() -> String {
 }
 
 /// The vocabulary size: a GGUF file's token list, or a config.json's `vocab_size`.
-fn vocab_size(path: &std::path::Path) -> Result<u32, String> {
+fn vocab_size(path: &std::path::Path) -> Result<u32, SpeedError> {
     if path.is_file() {
-        let header = crate::gguf::read_header(path).map_err(|e| e.to_string())?;
+        let header = crate::gguf::read_header(path)?;
         match header.get("tokenizer.ggml.tokens") {
             Some(crate::gguf::Value::Array(n)) if *n > 0 => Ok(*n as u32),
-            _ => Err(format!(
-                "{}: no tokenizer.ggml.tokens array to size the vocabulary",
-                path.display()
-            )),
+            _ => Err(SpeedError::NoTokenList(path.to_owned())),
         }
     } else {
         let config = path.join("config.json");
-        let text =
-            std::fs::read_to_string(&config).map_err(|e| format!("{}: {e}", config.display()))?;
+        let text = std::fs::read_to_string(&config).map_err(|source| SpeedError::ReadConfig {
+            path: config.clone(),
+            source,
+        })?;
         let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", config.display()))?;
+            serde_json::from_str(&text).map_err(|source| SpeedError::ParseConfig {
+                path: config.clone(),
+                source,
+            })?;
         v["vocab_size"]
             .as_u64()
             .or_else(|| v["text_config"]["vocab_size"].as_u64())
             .map(|n| n as u32)
-            .ok_or_else(|| format!("{}: no vocab_size", config.display()))
+            .ok_or(SpeedError::NoVocabSize(config))
     }
 }
 
@@ -213,10 +228,10 @@ fn model_size(path: &std::path::Path) -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs the tests and prints them; the process's error text on failure.
-pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(), String> {
+/// Runs the tests and prints them.
+pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(), SpeedError> {
     if args.repetitions == 0 {
-        return Err("-r must be at least 1".into());
+        return Err(SpeedError::NoRepetitions);
     }
     let vocab = vocab_size(&model)?;
     let engine = Engine::load(&LoadOptions {
@@ -230,8 +245,7 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
         weights: args.path.weights,
         tokenizer: args.path.tokenizer,
     })
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     // The size of the file that ran (the re-quantized one, if it was).
     let size = model_size(
         engine
@@ -261,16 +275,17 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
                 let usage = engine
                     .complete_tokens(tokens, max_tokens)
                     .await
-                    .map_err(|e| format!("the model failed: {e:#}"))?;
+                    .map_err(|e| SpeedError::Model { source: e.into() })?;
                 let wall = started.elapsed();
                 if usage.prompt_tokens != prompt_len || usage.completion_tokens != max_tokens {
-                    return Err(format!(
-                        "asked for {prompt_len} prompt and {max_tokens} generated tokens, \
-                         mistral.rs reports {} and {}",
-                        usage.prompt_tokens, usage.completion_tokens
-                    ));
+                    return Err(SpeedError::TokenCounts {
+                        prompt_asked: prompt_len,
+                        generated_asked: max_tokens,
+                        prompt_got: usage.prompt_tokens,
+                        generated_got: usage.completion_tokens,
+                    });
                 }
-                Ok::<Duration, String>(wall)
+                Ok::<Duration, SpeedError>(wall)
             }
         };
         // mistral.rs 0.8.1 runs a sequence that finished at its prompt step
@@ -286,13 +301,13 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
             settle().await;
         }
         let mut result = summarize(&engine.info, size, n_prompt, n_gen, ready, &samples);
-        result.memory_after = Memory::now();
+        result.memory_after = Some(reported::memory(Memory::now()));
         results.push(result);
     }
     match args.output {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(&results).map_err(SpeedError::Print)?
         ),
         Format::Md => print!("{}", markdown(&results)),
     }
@@ -305,31 +320,31 @@ pub fn markdown(results: &[TestResult]) -> String {
         "| model | size | threads | dtype | weights | test | t/s (mean ± sd) | median [min–max] | RssAnon at ready | target features |\n\
          | --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: | --- |\n",
     );
+    // Every field is there in a result `summarize` built; one read from
+    // elsewhere shows `?` for what it lacks.
+    let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+    let number = |v: Option<f64>| v.unwrap_or(f64::NAN);
     for r in results {
-        let test = if r.n_prompt > 0 {
-            format!("pp{}", r.n_prompt)
-        } else {
-            format!("tg{}", r.n_gen)
+        let features = match &r.target_features {
+            Some(f) if !f.is_empty() => f.join(","),
+            Some(_) => "(none)".to_string(),
+            None => "?".to_string(),
         };
         out.push_str(&format!(
             "| {} | {:.2} MiB | {} | {} | {} | {} | {:.2} ± {:.2} | {:.2} [{:.2}–{:.2}] | {:.1} MiB | {} |\n",
-            r.model_type,
-            r.model_size as f64 / 1_048_576.0,
-            r.n_threads,
-            r.dtype,
-            r.weights,
-            test,
+            text(&r.model_type),
+            number(r.model_size.map(|b| b as f64)) / 1_048_576.0,
+            r.n_threads.map_or_else(|| "?".to_string(), |n| n.to_string()),
+            text(&r.dtype),
+            text(&r.weights),
+            r.name(),
             r.avg_ts,
-            r.stddev_ts,
-            r.median_ts,
-            r.min_ts,
-            r.max_ts,
-            r.memory_at_ready.rss_anon_kib as f64 / 1024.0,
-            if r.target_features.is_empty() {
-                "(none)".to_string()
-            } else {
-                r.target_features.join(",")
-            },
+            number(r.stddev_ts),
+            number(r.median_ts),
+            number(r.min_ts),
+            number(r.max_ts),
+            number(r.memory_at_ready.map(|m| m.rss_anon_kib as f64)) / 1024.0,
+            features,
         ));
     }
     out
@@ -393,12 +408,68 @@ mod tests {
             Memory::default(),
             &[Duration::from_secs(1), Duration::from_secs(2)],
         );
-        assert_eq!(r.samples_ts, vec![512.0, 256.0]);
+        assert_eq!(r.samples_ts, Some(vec![512.0, 256.0]));
         // The mean of the rates (384), not tokens over the mean time (341.3).
         assert_eq!(r.avg_ts, 384.0);
-        assert_eq!(r.avg_ns, 1_500_000_000);
-        assert_eq!(r.median_ts, 384.0);
-        assert_eq!((r.min_ts, r.max_ts), (256.0, 512.0));
+        assert_eq!(r.avg_ns, Some(1_500_000_000));
+        assert_eq!(r.median_ts, Some(384.0));
+        assert_eq!((r.min_ts, r.max_ts), (Some(256.0), Some(512.0)));
+        assert!(markdown(&[r]).contains("| pp512 | 384.00 ± 181.02 | 384.00 [256.00–512.00] |"));
+    }
+
+    #[test]
+    fn what_speed_prints_reads_back_as_the_contracts_figures() {
+        let info = ModelInfo {
+            path: "m.gguf".into(),
+            id: "m".into(),
+            format: "gguf",
+            architecture: Some("llama".into()),
+            quantization: "Q4_1".into(),
+            requantized: None,
+            layout: None,
+            dtype: "f32".into(),
+            weights: crate::weights::Weights::Packed,
+            tokenizer: None,
+            context_length: None,
+            threads: 2,
+            load_ms: 812.5,
+            memory: Memory::default(),
+            target_features: vec!["avx2"],
+        };
+        let ready = Memory {
+            rss_anon_kib: 300,
+            ..Memory::default()
+        };
+        let mut r = summarize(&info, 10, 0, 128, ready, &[Duration::from_secs(4)]);
+        r.memory_after = Some(reported::memory(Memory::now()));
+        let text = serde_json::to_string_pretty(&[&r]).unwrap();
+        let back = droidscore_contract::speed::from_str(&text).unwrap();
+        assert_eq!(back, vec![r]);
+        assert_eq!(back[0].name(), "tg128");
+        assert_eq!(back[0].memory_at_ready.unwrap().rss_anon_kib, 300);
+        assert_eq!(back[0].weights.as_deref(), Some("packed"));
+    }
+
+    #[test]
+    fn a_missing_vocabulary_names_the_file() {
+        let dir = std::env::temp_dir().join(format!("droidscore-vocab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = vocab_size(&dir).unwrap_err();
+        assert!(matches!(e, SpeedError::ReadConfig { .. }), "{e:?}");
+        assert!(std::error::Error::source(&e).is_some());
+        std::fs::write(dir.join("config.json"), r#"{"hidden_size": 8}"#).unwrap();
+        let e = vocab_size(&dir).unwrap_err().to_string();
+        assert!(
+            e.ends_with("config.json: no vocab_size (nor text_config.vocab_size)"),
+            "{e}"
+        );
+        std::fs::write(
+            dir.join("config.json"),
+            r#"{"text_config": {"vocab_size": 7}}"#,
+        )
+        .unwrap();
+        assert_eq!(vocab_size(&dir).unwrap(), 7);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

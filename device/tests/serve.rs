@@ -90,6 +90,16 @@ fn the_default_model_serves_chat_completions_with_usage_and_openai_errors() {
     assert_eq!(health["model"]["tokenizer"]["source"], "gguf");
     assert_eq!(health["model"]["tokenizer"]["pre"], "smollm");
     assert!(health["model"]["memory"]["rss_kib"].as_u64().unwrap() > 0);
+    // The host reads this document as the contract's type: every field the
+    // server wrote is in it, and it writes back unchanged (what a run stores).
+    let typed = droidscore_contract::health::Health::from_json(&health)
+        .unwrap_or_else(|e| panic!("{e}: {health:#}"));
+    assert!(typed.is_ready() && typed.text_only());
+    let model = typed.model.as_ref().unwrap();
+    assert_eq!(model.quantization, "Q4_1");
+    assert_eq!(model.threads, 2);
+    assert!(typed.memory_now.unwrap().rss_anon_kib > 0);
+    assert_eq!(serde_json::to_value(&typed).unwrap(), health);
 
     let (status, models) = http(addr, "GET", "/v1/models", None);
     assert_eq!(status, 200);

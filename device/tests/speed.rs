@@ -19,6 +19,7 @@ fn speed_reports_llama_bench_fields_per_test_with_every_sample() {
         ])
         .arg(default_model())
         .ok();
+    figures_read_as_the_contract_types(&out.stdout);
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tests = results
         .as_array()
@@ -161,3 +162,18 @@ fn weights_f32_dequantizes_at_load_and_says_so() {
     assert_eq!(packed["tokenizer"]["source"], "gguf", "{packed:#}");
     assert_eq!(packed["tokenizer"]["pre"], "smollm", "{packed:#}");
 }
+
+/// What the bench reads: `speed -o json` parses into the contract's
+/// figures, pp and tg, each with its memory and every repetition's sample.
+fn figures_read_as_the_contract_types(stdout: &[u8]) {
+    let typed = droidscore_contract::speed::from_str(&text(stdout)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed.len(), 2);
+    for t in &typed {
+        assert!(
+            t.memory_at_ready.is_some() && t.memory_after.is_some(),
+            "{t:?}"
+        );
+        assert_eq!(t.samples_ts.as_ref().map(Vec::len), Some(3));
+    }
+}
+

@@ -1,18 +1,23 @@
 //! The facts the host (`droidscore`) and the device server
 //! (`droidscore-device`) must agree on, in one place so they cannot drift:
-//! where models are cached, which model is the default, and how a sample
-//! becomes a figure (the device's `speed` writes medians and standard
-//! deviations that `droidscore bench` and `droidscore report` read beside
-//! their own), and where a figure came from (`provenance`). No dependencies, so the host stays free of mistral.rs.
+//! where models are cached, which models there are by name ([`models`]),
+//! what `/health` answers ([`health`]), what `droidscore-device speed`
+//! prints and `droidscore bench` reads ([`speed`]), and how a sample becomes
+//! a figure ([`stats`]), and where a figure came from ([`provenance`]).
+//! Data only: serde, no mistral.rs, no async runtime
+//! and no HTTP client, so the host stays light.
+
+pub mod health;
+pub mod models;
+pub mod provenance;
+pub mod speed;
 
 use std::path::PathBuf;
-
-pub mod provenance;
 
 /// The model every command loads when given none, as
 /// `droidscore-device serve --model` and `droidscore run --device-model`
 /// take it.
-pub const DEFAULT_MODEL: &str = "smollm2-135m";
+pub const DEFAULT_MODEL: &str = models::SMOLLM2_135M.name;
 
 /// The cache directory: `DROIDSCORE_CACHE`, else `$XDG_CACHE_HOME/droidscore`,
 /// else `~/.cache/droidscore`. `droidscore-device fetch-model` puts models

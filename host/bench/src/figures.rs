@@ -13,6 +13,9 @@
 //! the first test, `load_ms` and `memory_at_ready.*` are kept too when
 //! present, and from the last `memory_after.*` (the device server's
 //! additions; `memory_after.peak_rss_kib` is the peak of the whole run).
+//! The array is read as `droidscore_contract::speed::TestResult`s, the type
+//! the device's `speed` writes, so a field of the wrong type (or a memory
+//! object missing a counter) is refused by name.
 
 use serde_json::{Map, Value};
 
@@ -87,13 +90,7 @@ fn last_line_json(stdout: &str) -> Result<Read, Unreadable> {
 }
 
 /// llama-bench's name for a test: `pp512`, `tg128`, or `pp512+tg128`.
-pub fn test_name(n_prompt: u64, n_gen: u64) -> String {
-    match (n_prompt, n_gen) {
-        (p, 0) => format!("pp{p}"),
-        (0, n) => format!("tg{n}"),
-        (p, n) => format!("pp{p}+tg{n}"),
-    }
-}
+pub use droidscore_contract::speed::test_name;
 
 fn llama_bench_json(stdout: &str) -> Result<Read, Unreadable> {
     // The array may follow other lines: parse from the first line opening it.
@@ -106,43 +103,39 @@ fn llama_bench_json(stdout: &str) -> Result<Read, Unreadable> {
             line: lines.last().map_or(String::new(), |l| l.to_string()),
         })?;
     let text = lines[start..].join("\n");
-    let tests: Vec<Map<String, Value>> = serde_json::from_str(&text).map_err(|e| Unreadable {
+    // The contract's type: what `droidscore-device speed` writes, and what
+    // of llama-bench's own output the harness needs.
+    let tests = droidscore_contract::speed::from_str(&text).map_err(|e| Unreadable {
         why: format!(
-            "stdout from line {} is not llama-bench's JSON array ({e})",
+            "stdout from line {} is not llama-bench's JSON array (test {e})",
             start + 1
         ),
         line: lines[start].to_string(),
     })?;
     let mut figures = Figures::new();
-    for (i, t) in tests.iter().enumerate() {
-        let n = |k: &str| t.get(k).and_then(Value::as_u64);
-        let (Some(p), Some(g), Some(avg)) = (
-            n("n_prompt"),
-            n("n_gen"),
-            t.get("avg_ts").and_then(Value::as_f64),
-        ) else {
-            return Err(Unreadable {
-                why: format!("test {i} of the array lacks n_prompt, n_gen or avg_ts"),
-                line: Value::Object(t.clone()).to_string(),
-            });
-        };
-        let name = test_name(p, g);
-        figures.insert(format!("{name}_ts"), Value::from(avg));
-        if let Some(samples) = t.get("samples_ts") {
-            figures.insert(format!("{name}_samples_ts"), samples.clone());
+    for t in &tests {
+        let name = t.name();
+        figures.insert(format!("{name}_ts"), Value::from(t.avg_ts));
+        if let Some(samples) = &t.samples_ts {
+            figures.insert(format!("{name}_samples_ts"), Value::from(samples.clone()));
         }
     }
-    if let Some(first) = tests.first() {
-        if let Some(v) = first.get("load_ms") {
-            figures.insert("load_ms".into(), v.clone());
+    let memory = |prefix: &str, m: &droidscore_contract::health::Memory, out: &mut Figures| {
+        if let Ok(Value::Object(m)) = serde_json::to_value(m) {
+            flatten(prefix, &m, out);
         }
-        if let Some(Value::Object(m)) = first.get("memory_at_ready") {
-            flatten("memory_at_ready", m, &mut figures);
+    };
+    if let Some(first) = tests.first() {
+        if let Some(v) = first.load_ms {
+            figures.insert("load_ms".into(), Value::from(v));
+        }
+        if let Some(m) = &first.memory_at_ready {
+            memory("memory_at_ready", m, &mut figures);
         }
     }
     // After the last test: its peak (VmHWM) covers the whole run.
-    if let Some(Value::Object(m)) = tests.last().and_then(|t| t.get("memory_after")) {
-        flatten("memory_after", m, &mut figures);
+    if let Some(m) = tests.last().and_then(|t| t.memory_after.as_ref()) {
+        memory("memory_after", m, &mut figures);
     }
     Ok(Read {
         figures,
@@ -191,7 +184,7 @@ mod tests {
     "avg_ts": 39.6,
     "stddev_ts": 1.0,
     "samples_ts": [39.0, 40.2],
-    "memory_at_ready": {"rss_kib": 395000, "rss_anon_kib": 359000},
+    "memory_at_ready": {"rss_kib": 395000, "rss_anon_kib": 359000, "rss_file_kib": 36000, "peak_rss_kib": 396000},
     "load_ms": 812.5
   },
   {
@@ -199,7 +192,7 @@ mod tests {
     "n_gen": 128,
     "avg_ts": 28.6,
     "samples_ts": [28.0, 29.2],
-    "memory_after": {"rss_anon_kib": 361000, "peak_rss_kib": 402000}
+    "memory_after": {"rss_kib": 397000, "rss_anon_kib": 361000, "rss_file_kib": 36000, "peak_rss_kib": 402000}
   }
 ]"#;
 
@@ -232,7 +225,27 @@ mod tests {
             r#"[{"n_prompt": 1, "n_gen": 0}]"#,
         )
         .unwrap_err();
-        assert!(e.why.contains("avg_ts"), "{}", e.why);
+        assert!(
+            e.why.contains("test [0]: missing field `avg_ts`"),
+            "{}",
+            e.why
+        );
         assert!(read(OutputFormat::LlamaBenchJson, "hello\n").is_err());
+    }
+
+    #[test]
+    fn a_partial_memory_object_is_refused_naming_the_field() {
+        // The device writes all four counters; three of them silently
+        // missing would read as a memory figure that is not there.
+        let e = read(
+            OutputFormat::LlamaBenchJson,
+            r#"[{"n_prompt": 1, "n_gen": 0, "avg_ts": 2.0, "memory_after": {"rss_kib": 1}}]"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.why.contains("test [0].memory_after: missing field"),
+            "{}",
+            e.why
+        );
     }
 }

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use droidscore_contract::health::{Health, HealthError};
+
 /// Why the local server did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalServerError {
@@ -25,6 +27,13 @@ pub enum LocalServerError {
     /// It started, but `/health` or `/models` did not answer with JSON.
     #[error(transparent)]
     Get(#[from] GetError),
+    /// `/health` answered JSON that is not the contract's document.
+    #[error(transparent)]
+    Health(#[from] HealthError),
+    /// `--device-model` is a bare word that is no file and no model the
+    /// contract's catalogue knows: refused before anything starts.
+    #[error("--device-model {asked:?}: no such file, and not a model name (known: {known})")]
+    UnknownModel { asked: String, known: String },
 }
 
 /// A GET of a JSON document that failed.
@@ -76,7 +85,7 @@ pub struct LocalServer {
     pub model: String,
     /// What `/health` reported once ready: the model, its quantization,
     /// threads, target features, load time and resident memory.
-    pub health: serde_json::Value,
+    pub health: Health,
 }
 
 impl Drop for LocalServer {
@@ -129,6 +138,9 @@ impl LocalServer {
         runtime: &tokio::runtime::Handle,
         ready_within: Duration,
     ) -> Result<LocalServer, LocalServerError> {
+        if let Some(model) = &options.model {
+            check_model_name(model)?;
+        }
         let binary = find_binary(options.binary.as_deref())?;
         let mut command = Command::new(&binary);
         command.args(["serve", "--listen", "127.0.0.1:0"]);
@@ -165,7 +177,7 @@ impl LocalServer {
             child,
             base_url: String::new(),
             model: String::new(),
-            health: serde_json::Value::Null,
+            health: Health::default(),
         };
         server.base_url = match rx.recv_timeout(ready_within) {
             Ok(Some(url)) => url.trim().to_string(),
@@ -189,7 +201,7 @@ impl LocalServer {
         };
         let get = |url: String| async move { get_json(&url, Duration::from_secs(60)).await };
         let root = server.base_url.trim_end_matches("/v1").to_string();
-        server.health = runtime.block_on(get(format!("{root}/health")))?;
+        server.health = Health::from_json(&runtime.block_on(get(format!("{root}/health")))?)?;
         let models = runtime.block_on(get(format!("{}/models", server.base_url)))?;
         server.model = models["data"][0]["id"]
             .as_str()
@@ -206,7 +218,7 @@ impl LocalServer {
     /// A text-only model (a GGUF file: mistral.rs 0.8.1 has no GGUF vision
     /// models) must be sent no screenshot.
     pub fn text_only(&self) -> bool {
-        self.health["model"]["format"] == "gguf"
+        self.health.text_only()
     }
 
     /// The server's settings that a run's results depend on, without what
@@ -215,6 +227,23 @@ impl LocalServer {
     pub fn config(&self) -> serde_json::Value {
         server_settings(&self.health)
     }
+}
+
+/// A `serve --model` argument the server would refuse as a mistyped name
+/// (as `droidscore-device`'s own `model::resolve` does), refused here first
+/// with the known names, so a typo costs no server start.
+pub fn check_model_name(model: &str) -> Result<(), LocalServerError> {
+    use droidscore_contract::models;
+    if models::find(model).is_some()
+        || Path::new(model).exists()
+        || !models::looks_like_a_name(model)
+    {
+        return Ok(());
+    }
+    Err(LocalServerError::UnknownModel {
+        asked: model.to_string(),
+        known: models::names(),
+    })
 }
 
 /// GET a JSON document, within `timeout`.
@@ -244,18 +273,26 @@ pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json:
 
 /// The part of a `droidscore-device` server's `/health` that a run's results
 /// depend on: its model, quantization, dtype, threads and target features —
-/// not what changes from start to start (port, load time, memory).
-pub fn server_settings(health: &serde_json::Value) -> serde_json::Value {
-    let m = &health["model"];
+/// not what changes from start to start (port, load time, memory). Each is
+/// null when the server does not say (a `/health` with no model), so the
+/// config reads the same as when this was looked up in untyped JSON, and
+/// runs recorded then still resume.
+pub fn server_settings(health: &Health) -> serde_json::Value {
+    let Some(m) = &health.model else {
+        return serde_json::json!({
+            "id": null, "path": null, "format": null, "architecture": null,
+            "quantization": null, "dtype": null, "threads": null, "target_features": null,
+        });
+    };
     serde_json::json!({
-        "id": m["id"],
-        "path": m["path"],
-        "format": m["format"],
-        "architecture": m["architecture"],
-        "quantization": m["quantization"],
-        "dtype": m["dtype"],
-        "threads": m["threads"],
-        "target_features": m["target_features"],
+        "id": m.id,
+        "path": m.path,
+        "format": m.format,
+        "architecture": m.architecture,
+        "quantization": m.quantization,
+        "dtype": m.dtype,
+        "threads": m.threads,
+        "target_features": m.target_features,
     })
 }
 
@@ -269,6 +306,22 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("/nonexistent/droidscore-device"), "{e}");
+    }
+
+    #[test]
+    fn a_mistyped_model_name_is_refused_with_the_known_names() {
+        let e = check_model_name("smollm2").unwrap_err().to_string();
+        assert!(e.contains("\"smollm2\""), "{e}");
+        assert!(e.contains(&droidscore_contract::models::names()), "{e}");
+        // Names, paths and GGUF files go through to the server.
+        for ok in [
+            "smollm2-135m",
+            "qwen2.5-coder-0.5b",
+            "/no/such/dir",
+            "x.gguf",
+        ] {
+            assert!(check_model_name(ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]

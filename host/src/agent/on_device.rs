@@ -16,6 +16,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use droidscore_contract::health::{Health, HealthError};
 use sha2::{Digest, Sha256};
 
 use super::local::{get_json, GetError};
@@ -29,7 +30,7 @@ pub const REMOTE_LOG: &str = "/data/local/tmp/droidscore-device.log";
 pub const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
 pub const DEFAULT_PORT: u16 = 8077;
 /// The default model's file name, in the host's cache under `models/`.
-pub const DEFAULT_MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+pub const DEFAULT_MODEL: &str = droidscore_contract::models::SMOLLM2_135M.file_name;
 /// Where `scripts/build-aarch64.sh` puts the binary (a static aarch64 Linux
 /// build, which Android runs from `/data/local/tmp`).
 pub const DEFAULT_BINARY: &str =
@@ -89,7 +90,7 @@ pub struct OnDevice {
     /// The id the server answers to (`/v1/models`).
     pub model: String,
     /// What `/health` reported.
-    pub health: serde_json::Value,
+    pub health: Health,
     /// An already running deployment of the same files was kept.
     pub reused: bool,
 }
@@ -103,7 +104,7 @@ impl OnDevice {
 
     /// A GGUF model is text only: no screenshots are sent.
     pub fn text_only(&self) -> bool {
-        self.health["model"]["format"] == "gguf"
+        self.health.text_only()
     }
 }
 
@@ -113,7 +114,61 @@ pub use droidscore_contract::cache_dir;
 
 /// The default model file in the host's cache.
 pub fn default_model() -> PathBuf {
-    cache_dir().join("models").join(DEFAULT_MODEL)
+    droidscore_contract::models::default_model().path_in(&cache_dir())
+}
+
+/// Why `--device-model` names nothing that can be pushed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelChoiceError {
+    #[error(
+        "--device-model {asked:?}: no such file, and not a model name (known: {known}); a \
+         named model is fetched with `droidscore-device fetch-model NAME`"
+    )]
+    Unknown { asked: String, known: String },
+    #[error(
+        "--device-model {name}: not in the cache at {}: fetch it with \
+         `droidscore-device fetch-model {name}` (the server on the phone cannot fetch a model)",
+        path.display()
+    )]
+    NotFetched { name: &'static str, path: PathBuf },
+    #[error("--device-model {}: no such file", .0.display())]
+    NoFile(PathBuf),
+}
+
+/// The GGUF file `--device-model` means with `--on-device`, in `cache`: a
+/// name from the contract's catalogue is its file there (the default's when
+/// none is asked), anything else a file to push as it is. The phone's
+/// server cannot fetch, so a name not yet fetched is refused here, before
+/// anything is pushed, and so is a mistyped one, with the known names.
+pub fn model_file(asked: Option<&str>, cache: &Path) -> Result<PathBuf, ModelChoiceError> {
+    use droidscore_contract::models;
+    let known = match asked {
+        None => Some(models::default_model()),
+        Some(arg) => models::find(arg),
+    };
+    if let Some(model) = known {
+        let path = model.path_in(cache);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(ModelChoiceError::NotFetched {
+                name: model.name,
+                path,
+            })
+        };
+    }
+    let arg = asked.unwrap_or_default();
+    let path = PathBuf::from(arg);
+    if path.is_file() {
+        Ok(path)
+    } else if models::looks_like_a_name(arg) {
+        Err(ModelChoiceError::Unknown {
+            asked: arg.to_string(),
+            known: models::names(),
+        })
+    } else {
+        Err(ModelChoiceError::NoFile(path))
+    }
 }
 
 /// The server's command line on the phone, run in [`REMOTE_DIR`].
@@ -304,26 +359,35 @@ fn local_port(phone: &mut dyn DeployTarget, port: u16) -> Result<(u16, bool), Ph
 enum Unhealthy {
     #[error(transparent)]
     Get(#[from] GetError),
-    #[error("GET {url}: status is {status}")]
-    Status {
+    #[error("GET {url}: {source}")]
+    Document {
         url: String,
-        status: serde_json::Value,
+        #[source]
+        source: HealthError,
     },
+    #[error("GET {url}: status is {}", status.as_deref().unwrap_or("not given"))]
+    Status { url: String, status: Option<String> },
 }
 
 /// `/health` answered `{"status":"ok"}`: its document.
-fn healthy(
-    runtime: &tokio::runtime::Handle,
-    local_port: u16,
-) -> Result<serde_json::Value, Unhealthy> {
+fn healthy(runtime: &tokio::runtime::Handle, local_port: u16) -> Result<Health, Unhealthy> {
     let url = format!("http://127.0.0.1:{local_port}/health");
-    let health = runtime.block_on(get_json(&url, Duration::from_secs(5)))?;
-    if health["status"] == "ok" {
+    let document = runtime.block_on(get_json(&url, Duration::from_secs(5)))?;
+    ready(url, &document)
+}
+
+/// A `/health` document read as the contract's, if it says ready.
+fn ready(url: String, document: &serde_json::Value) -> Result<Health, Unhealthy> {
+    let health = Health::from_json(document).map_err(|source| Unhealthy::Document {
+        url: url.clone(),
+        source,
+    })?;
+    if health.is_ready() {
         Ok(health)
     } else {
         Err(Unhealthy::Status {
             url,
-            status: health["status"].clone(),
+            status: health.status,
         })
     }
 }
@@ -499,7 +563,7 @@ fn finish(
     runtime: &tokio::runtime::Handle,
     deployment: Deployment,
     local_port: u16,
-    health: serde_json::Value,
+    health: Health,
     reused: bool,
 ) -> Result<OnDevice, DeployError> {
     let base_url = format!("http://127.0.0.1:{local_port}/v1");
@@ -575,5 +639,56 @@ mod tests {
                 "4"
             ]
         );
+    }
+
+    #[test]
+    fn device_model_is_a_fetched_name_or_a_file_and_a_typo_lists_the_names() {
+        let cache = std::env::temp_dir().join(format!("droidscore-choice-{}", std::process::id()));
+        let models_dir = cache.join("models");
+        std::fs::create_dir_all(&models_dir).unwrap();
+        let smol = droidscore_contract::models::SMOLLM2_135M;
+        // Not fetched yet: refused with the command that fetches it.
+        let e = model_file(None, &cache).unwrap_err();
+        assert!(matches!(e, ModelChoiceError::NotFetched { name, .. } if name == smol.name));
+        assert!(e.to_string().contains("fetch-model smollm2-135m"), "{e}");
+        std::fs::write(models_dir.join(smol.file_name), b"gguf").unwrap();
+        assert_eq!(model_file(None, &cache), Ok(smol.path_in(&cache)));
+        assert_eq!(
+            model_file(Some(smol.name), &cache),
+            Ok(smol.path_in(&cache))
+        );
+        let e = model_file(Some("qwen"), &cache).unwrap_err().to_string();
+        assert!(
+            e.contains("\"qwen\"") && e.contains("qwen2.5-coder-0.5b"),
+            "{e}"
+        );
+        let file = models_dir.join(smol.file_name).display().to_string();
+        assert_eq!(model_file(Some(&file), &cache), Ok(PathBuf::from(&file)));
+        assert_eq!(
+            model_file(Some("/no/such.gguf"), &cache),
+            Err(ModelChoiceError::NoFile("/no/such.gguf".into()))
+        );
+        std::fs::remove_dir_all(&cache).unwrap();
+    }
+
+    #[test]
+    fn health_is_ready_on_ok_and_otherwise_says_why() {
+        let url = || "http://127.0.0.1:1/health".to_string();
+        // A llama-server-like answer is ready too, with no model to read.
+        let health = ready(url(), &serde_json::json!({"status": "ok"})).unwrap();
+        assert!(!health.text_only());
+        let e = ready(url(), &serde_json::json!({"status": "loading"})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "GET http://127.0.0.1:1/health: status is loading"
+        );
+        let e = ready(url(), &serde_json::json!({})).unwrap_err();
+        assert!(e.to_string().ends_with("status is not given"), "{e}");
+        let e = ready(
+            url(),
+            &serde_json::json!({"status": "ok", "model": {"id": 1}}),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("/health: model.id: "), "{e}");
     }
 }

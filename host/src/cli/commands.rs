@@ -215,21 +215,11 @@ fn endpoint_health(runtime: &tokio::runtime::Runtime, base_url: &str) -> Option<
     }
 }
 
-/// The default model's name as `droidscore-device serve --model` takes it.
-pub const DEFAULT_DEVICE_MODEL: &str = droidscore_contract::DEFAULT_MODEL;
-
-/// `--device-model` with `--on-device`: the GGUF file to push. The phone's
-/// server cannot fetch a model, so a name other than the default's (which
-/// is in the cache) is refused.
+/// `--device-model` with `--on-device`: the GGUF file to push (a known
+/// name is its file in the host's cache; see `on_device::model_file`).
 fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> {
-    match asked {
-        None | Some(DEFAULT_DEVICE_MODEL) => Ok(crate::agent::on_device::default_model()),
-        Some(path) if std::path::Path::new(path).is_file() => Ok(path.into()),
-        Some(other) => Err(CliError::BadInput(format!(
-            "--device-model {other:?} with --on-device: give a GGUF file to push \
-             (the server on the phone cannot fetch a model by name; `{DEFAULT_DEVICE_MODEL}` is the cache's default model)"
-        ))),
-    }
+    crate::agent::on_device::model_file(asked, &crate::agent::on_device::cache_dir())
+        .map_err(|e| CliError::BadInput(e.to_string()))
 }
 
 /// Start a new run in the store, or pick up the one `--resume` names.
@@ -357,7 +347,7 @@ impl Served {
         }
     }
 
-    fn health(&self) -> &serde_json::Value {
+    fn health(&self) -> &droidscore_contract::health::Health {
         match self {
             Served::Local(s) => &s.health,
             Served::OnDevice(s) => &s.health,
@@ -527,7 +517,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     let endpoint = llm.as_ref().map(|llm| {
         let health = match &local {
-            Some(server) => Some(server.health().clone()),
+            Some(server) => serde_json::to_value(server.health()).ok(),
             None => endpoint_health(&runtime, &llm.base_url),
         };
         (llm, health)

@@ -57,9 +57,11 @@ pub fn deploy_to(
         server.serial,
         server.deployment.pid,
         server.model,
-        server.health["model"]["quantization"]
-            .as_str()
-            .unwrap_or("quantization not reported"),
+        server
+            .health
+            .model
+            .as_ref()
+            .map_or("quantization not reported", |m| m.quantization.as_str()),
         server.deployment.port,
         server.base_url,
     );

@@ -290,8 +290,10 @@ pub struct RunArgs {
     /// The local server's model, passed as `droidscore-device serve
     /// --model`: a name (`smollm2-135m`, the default, or
     /// `qwen2.5-coder-0.5b`), a GGUF file or a safetensors directory. With
-    /// `--on-device`, a GGUF file to push (default, or `smollm2-135m`: the
-    /// cache's default model).
+    /// `--on-device`, a GGUF file to push, or a name: that model's file in
+    /// the host's cache (`droidscore-device fetch-model NAME` puts it
+    /// there). A bare word that is neither a file nor a known name is
+    /// refused with the known names before anything starts.
     #[arg(long, value_name = "NAME|PATH", conflicts_with = "base_url")]
     pub device_model: Option<String>,
     /// How the device server holds the weights, passed as `serve --weights`:

@@ -644,7 +644,9 @@ fn llama_bench_json_arms_are_read_as_pp_and_tg_keys() {
     // What `droidscore-device speed -o json` prints: one pretty array.
     let speed = json!([
         {"n_prompt": 512, "n_gen": 0, "avg_ts": 39.6, "samples_ts": [39.0, 40.2],
-         "memory_at_ready": {"rss_anon_kib": 359000}, "load_ms": 800.0},
+         "memory_at_ready": {"rss_kib": 395000, "rss_anon_kib": 359000,
+                             "rss_file_kib": 36000, "peak_rss_kib": 396000},
+         "load_ms": 800.0},
         {"n_prompt": 0, "n_gen": 128, "avg_ts": 28.6, "samples_ts": [28.0, 29.2]}
     ]);
     std::fs::write(

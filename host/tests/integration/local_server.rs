@@ -17,10 +17,14 @@ with open(os.path.join(os.path.dirname(log), "pid"), "w") as f:
 with open(os.path.join(os.path.dirname(log), "argv.json"), "w") as f:
     json.dump(sys.argv[1:], f)
 assert sys.argv[1:4] == ["serve", "--listen", "127.0.0.1:0"], sys.argv
+MEMORY = {"rss_kib": 4, "rss_anon_kib": 3, "rss_file_kib": 1, "peak_rss_kib": 4}
 HEALTH = {"status": "ok", "model": {"id": "stand-in", "path": "/models/stand-in.gguf",
           "format": "gguf", "architecture": "llama", "quantization": "Q4_1",
-          "dtype": "f32", "threads": int(sys.argv[sys.argv.index("--threads") + 1]),
-          "target_features": ["avx2"], "load_ms": 1.0}}
+          "requantized": None, "layout": None, "dtype": "f32", "weights": "packed",
+          "tokenizer": None, "context_length": 2048,
+          "threads": int(sys.argv[sys.argv.index("--threads") + 1]),
+          "target_features": ["avx2"], "load_ms": 1.0, "memory": MEMORY},
+          "memory_now": MEMORY, "threads_now": 5}
 ANSWER = json.dumps({"action_type": "status", "goal_status": "complete"})
 class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):

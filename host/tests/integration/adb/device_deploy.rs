@@ -53,12 +53,18 @@ fn health() -> serde_json::Value {
             "format": "gguf",
             "architecture": "llama",
             "quantization": "Q4_1",
+            "requantized": null,
+            "layout": null,
             "dtype": "f32",
+            "weights": "packed",
+            "tokenizer": null,
+            "context_length": 8192,
             "threads": 8,
             "target_features": ["neon"],
             "load_ms": 1234,
+            "memory": {"rss_kib": 4, "rss_anon_kib": 3, "rss_file_kib": 1, "peak_rss_kib": 4},
         },
-        "memory_now": {"rss_anon_kb": 1},
+        "memory_now": {"rss_kib": 4, "rss_anon_kib": 3, "rss_file_kib": 1, "peak_rss_kib": 4},
     })
 }
 
