@@ -166,7 +166,8 @@ fn weights_f32_dequantizes_at_load_and_says_so() {
 /// What the bench reads: `speed -o json` parses into the contract's
 /// figures, pp and tg, each with its memory and every repetition's sample.
 fn figures_read_as_the_contract_types(stdout: &[u8]) {
-    let typed = droidscore_contract::speed::from_str(&text(stdout)).unwrap_or_else(|e| panic!("{e}"));
+    let typed =
+        droidscore_contract::speed::from_str(&text(stdout)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(typed.len(), 2);
     for t in &typed {
         assert!(
@@ -176,4 +177,3 @@ fn figures_read_as_the_contract_types(stdout: &[u8]) {
         assert_eq!(t.samples_ts.as_ref().map(Vec::len), Some(3));
     }
 }
-
