@@ -354,6 +354,27 @@ pub fn markdown(results: &[TestResult]) -> String {
 mod tests {
     use super::*;
 
+    /// A loaded model as the engine describes it, for the figures' tests.
+    fn model_info() -> ModelInfo {
+        ModelInfo {
+            path: "m.gguf".into(),
+            id: "m".into(),
+            format: "gguf",
+            architecture: Some("llama".into()),
+            quantization: "Q4_1".into(),
+            requantized: None,
+            layout: None,
+            dtype: "bf16".into(),
+            weights: crate::weights::Weights::Packed,
+            tokenizer: None,
+            context_length: None,
+            threads: 2,
+            load_ms: 1.0,
+            memory: Memory::default(),
+            target_features: vec![],
+        }
+    }
+
     #[test]
     fn mean_and_sample_stddev_follow_llama_bench() {
         let (m, sd) = mean_stddev(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
@@ -383,23 +404,7 @@ mod tests {
 
     #[test]
     fn throughput_is_tokens_over_each_sample_then_averaged() {
-        let info = ModelInfo {
-            path: "m.gguf".into(),
-            id: "m".into(),
-            format: "gguf",
-            architecture: Some("llama".into()),
-            quantization: "Q4_1".into(),
-            requantized: None,
-            layout: None,
-            dtype: "bf16".into(),
-            weights: crate::weights::Weights::Packed,
-            tokenizer: None,
-            context_length: None,
-            threads: 2,
-            load_ms: 1.0,
-            memory: Memory::default(),
-            target_features: vec![],
-        };
+        let info = model_info();
         let r = summarize(
             &info,
             10,
@@ -420,21 +425,10 @@ mod tests {
     #[test]
     fn what_speed_prints_reads_back_as_the_contracts_figures() {
         let info = ModelInfo {
-            path: "m.gguf".into(),
-            id: "m".into(),
-            format: "gguf",
-            architecture: Some("llama".into()),
-            quantization: "Q4_1".into(),
-            requantized: None,
-            layout: None,
             dtype: "f32".into(),
-            weights: crate::weights::Weights::Packed,
-            tokenizer: None,
-            context_length: None,
-            threads: 2,
             load_ms: 812.5,
-            memory: Memory::default(),
             target_features: vec!["avx2"],
+            ..model_info()
         };
         let ready = Memory {
             rss_anon_kib: 300,

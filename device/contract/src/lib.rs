@@ -14,10 +14,7 @@ pub mod speed;
 
 use std::path::PathBuf;
 
-/// The model every command loads when given none, as
-/// `droidscore-device serve --model` and `droidscore run --device-model`
-/// take it.
-pub const DEFAULT_MODEL: &str = models::SMOLLM2_135M.name;
+pub use models::DEFAULT_MODEL;
 
 /// The cache directory: `DROIDSCORE_CACHE`, else `$XDG_CACHE_HOME/droidscore`,
 /// else `~/.cache/droidscore`. `droidscore-device fetch-model` puts models

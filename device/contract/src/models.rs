@@ -27,7 +27,12 @@ impl Model {
     }
 }
 
-/// The default model ([`crate::DEFAULT_MODEL`]).
+/// The model every command loads when given none, as
+/// `droidscore-device serve --model` and `droidscore run --device-model`
+/// take it.
+pub const DEFAULT_MODEL: &str = SMOLLM2_135M.name;
+
+/// The default model ([`DEFAULT_MODEL`]).
 pub const SMOLLM2_135M: Model = Model {
     name: "smollm2-135m",
     about: "SmolLM2-135M-Instruct, Q4_1 GGUF (llama; Apache-2.0)",
@@ -72,7 +77,7 @@ mod tests {
 
     #[test]
     fn the_default_is_first_and_every_name_is_found() {
-        assert_eq!(default_model().name, crate::DEFAULT_MODEL);
+        assert_eq!(default_model().name, DEFAULT_MODEL);
         for m in MODELS {
             assert_eq!(find(m.name), Some(m));
             assert!(m.file_name.ends_with(".gguf"), "{}", m.file_name);
