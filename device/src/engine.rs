@@ -181,32 +181,26 @@ pub struct ModelInfo {
     pub target_features: Vec<&'static str>,
 }
 
-/// `/proc/self/status`: pages the kernel says are resident, anonymous and
-/// file-backed (a memory-mapped model file counts as file-backed).
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct Memory {
-    pub rss_kib: u64,
-    pub rss_anon_kib: u64,
-    pub rss_file_kib: u64,
-    pub peak_rss_kib: u64,
-}
+/// The contract's memory figures (what `/health` and `speed` report).
+pub use droidscore_contract::health::Memory;
 
-impl Memory {
-    pub fn now() -> Memory {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-                .unwrap_or(0)
-        };
-        Memory {
-            rss_kib: field("VmRSS:"),
-            rss_anon_kib: field("RssAnon:"),
-            rss_file_kib: field("RssFile:"),
-            peak_rss_kib: field("VmHWM:"),
-        }
+/// This process's memory now, from `/proc/self/status`: pages the kernel
+/// says are resident, anonymous and file-backed (a memory-mapped model file
+/// counts as file-backed), and the peak.
+pub fn memory_now() -> Memory {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    Memory {
+        rss_kib: field("VmRSS:"),
+        rss_anon_kib: field("RssAnon:"),
+        rss_file_kib: field("RssFile:"),
+        peak_rss_kib: field("VmHWM:"),
     }
 }
 
@@ -565,7 +559,7 @@ impl Engine {
             context_length,
             threads: options.threads,
             load_ms: started.elapsed().as_secs_f64() * 1e3,
-            memory: Memory::now(),
+            memory: memory_now(),
             target_features: target_features(),
         };
         let budget = crate::prefix_cache::DEFAULT_BUDGET_MIB << 20;

@@ -7,7 +7,7 @@
 //! it, but no host code decides anything on it, so the contract does not
 //! fix its shape.
 
-use droidscore_contract::health::{Format, Memory, ModelInfo};
+use droidscore_contract::health::{Format, ModelInfo};
 use serde::Serialize;
 
 use crate::engine;
@@ -28,7 +28,7 @@ pub fn model_info(info: &engine::ModelInfo) -> ModelInfo {
         context_length: info.context_length.and_then(|n| u64::try_from(n).ok()),
         threads: info.threads,
         load_ms: info.load_ms,
-        memory: memory(info.memory),
+        memory: info.memory,
         target_features: target_features(&info.target_features),
     }
 }
@@ -38,15 +38,6 @@ pub fn format(format: &str) -> Format {
     match format {
         "safetensors" => Format::Safetensors,
         _ => Format::Gguf,
-    }
-}
-
-pub fn memory(m: engine::Memory) -> Memory {
-    Memory {
-        rss_kib: m.rss_kib,
-        rss_anon_kib: m.rss_anon_kib,
-        rss_file_kib: m.rss_file_kib,
-        peak_rss_kib: m.peak_rss_kib,
     }
 }
 
@@ -72,20 +63,5 @@ mod tests {
             assert_eq!(format(engine_says), contract);
             assert_eq!(serde_json::to_value(contract).unwrap(), engine_says);
         }
-    }
-
-    #[test]
-    fn memory_keeps_every_field() {
-        let m = engine::Memory {
-            rss_kib: 1,
-            rss_anon_kib: 2,
-            rss_file_kib: 3,
-            peak_rss_kib: 4,
-        };
-        // The same JSON as the engine's own type writes.
-        assert_eq!(
-            serde_json::to_value(memory(m)).unwrap(),
-            serde_json::to_value(m).unwrap()
-        );
     }
 }

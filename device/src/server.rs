@@ -15,7 +15,7 @@ use axum::{Json, Router};
 use droidscore_contract::health::{self, Health};
 
 use crate::api::{ApiError, ChatRequest};
-use crate::engine::{Engine, Memory};
+use crate::engine::Engine;
 use crate::reported;
 
 impl IntoResponse for ApiError {
@@ -81,7 +81,7 @@ async fn health(State(engine): State<Arc<Engine>>) -> Json<Health> {
     Json(Health {
         status: Some(health::READY.into()),
         model: Some(reported::model_info(&engine.info)),
-        memory_now: Some(reported::memory(Memory::now())),
+        memory_now: Some(crate::engine::memory_now()),
         threads_now: threads_now(),
         prefix_cache: serde_json::to_value(engine.prefix_cache_report()).ok(),
     })

@@ -175,7 +175,7 @@ pub fn summarize(
         weights: Some(info.weights.name().to_string()),
         tokenizer: reported::detail(&info.tokenizer),
         target_features: Some(reported::target_features(&info.target_features)),
-        memory_at_ready: Some(reported::memory(memory_at_ready)),
+        memory_at_ready: Some(memory_at_ready),
         memory_after: None,
         load_ms: Some(info.load_ms),
         backend: Some("mistral.rs 0.8.1 CPU".into()),
@@ -294,14 +294,14 @@ pub async fn run(args: &SpeedArgs, model: PathBuf, threads: usize) -> Result<(),
         let settle = || tokio::time::sleep(Duration::from_millis(200));
         time_one(u64::MAX).await?; // warm-up, not counted
         settle().await;
-        let ready = *memory_at_ready.get_or_insert_with(Memory::now);
+        let ready = *memory_at_ready.get_or_insert_with(crate::engine::memory_now);
         let mut samples = Vec::with_capacity(args.repetitions);
         for rep in 0..args.repetitions as u64 {
             samples.push(time_one(rep).await?);
             settle().await;
         }
         let mut result = summarize(&engine.info, size, n_prompt, n_gen, ready, &samples);
-        result.memory_after = Some(reported::memory(Memory::now()));
+        result.memory_after = Some(crate::engine::memory_now());
         results.push(result);
     }
     match args.output {
@@ -435,7 +435,7 @@ mod tests {
             ..Memory::default()
         };
         let mut r = summarize(&info, 10, 0, 128, ready, &[Duration::from_secs(4)]);
-        r.memory_after = Some(reported::memory(Memory::now()));
+        r.memory_after = Some(crate::engine::memory_now());
         let text = serde_json::to_string_pretty(&[&r]).unwrap();
         let back = droidscore_contract::speed::from_str(&text).unwrap();
         assert_eq!(back, vec![r]);
