@@ -113,17 +113,8 @@ impl Health {
     /// Read a document already parsed as JSON, naming the field that is
     /// wrong when it is not one.
     pub fn from_json(document: &serde_json::Value) -> Result<Health, HealthError> {
-        serde_path_to_error::deserialize(document).map_err(|e| {
-            let field = e.path().to_string();
-            HealthError {
-                field: if field == "." {
-                    "document".into()
-                } else {
-                    field
-                },
-                source: e.into_inner(),
-            }
-        })
+        crate::located::read(document, "document")
+            .map_err(|(field, source)| HealthError { field, source })
     }
 
     /// Whether the server said it is ready.

@@ -8,6 +8,7 @@
 //! and no HTTP client, so the host stays light.
 
 pub mod health;
+mod located;
 pub mod models;
 pub mod provenance;
 pub mod speed;

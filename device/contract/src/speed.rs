@@ -94,13 +94,7 @@ pub struct FiguresError {
 /// llama-bench's).
 pub fn from_str(text: &str) -> Result<Vec<TestResult>, FiguresError> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let field = e.path().to_string();
-        FiguresError {
-            field: if field == "." { "array".into() } else { field },
-            source: e.into_inner(),
-        }
-    })
+    crate::located::read(de, "array").map_err(|(field, source)| FiguresError { field, source })
 }
 
 #[cfg(test)]
