@@ -26,7 +26,7 @@ pub use shell::{
     input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,
 };
 pub use transport::{
-    devices, server_address, split_marker_bytes, take_marker, AdbError, Listed, ServerTransport,
-    ShellResult, Transport,
+    devices, server_address, split_marker_bytes, take_marker, AdbError, Deadlines, Listed,
+    ServerTransport, ShellResult, Transport,
 };
 pub use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};
