@@ -34,6 +34,9 @@ pub const ARM_FAILED: i32 = 11;
 /// failure (an endpoint refusing connections, say) or was skipped; a 0 %
 /// success rate would have been a lie.
 pub const NOTHING_SCORED: i32 = 12;
+/// `run`: a phone went away and did not come back within `--device-wait`;
+/// finished episodes are kept and `--resume` runs the rest.
+pub const PHONE_GONE: i32 = 13;
 
 /// 128 plus the signal's number: `bench run` interrupted by SIGINT or
 /// SIGTERM (130 or 143) after killing the running arm, as a shell reports a
@@ -55,6 +58,7 @@ pub const ALL: &[(i32, &str)] = &[
     (CORES_BUSY, "cores busy"),
     (ARM_FAILED, "an arm or probe failed"),
     (NOTHING_SCORED, "no episode could be scored"),
+    (PHONE_GONE, "a phone went away"),
 ];
 
 #[cfg(test)]

@@ -554,6 +554,10 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let result = crate::run::execute(&store, &run_id, planned, backends, &factory, &bar);
     bar.finish_and_clear();
     result.map_err(|e| match e {
+        crate::run::RunError::PhoneGone(_) => CliError::PhoneGone {
+            run_id: run_id.clone(),
+            source: Box::new(e),
+        },
         crate::run::RunError::Fatal(_) => CliError::EndpointRefused {
             run_id: run_id.clone(),
             source: Box::new(e),

@@ -73,6 +73,13 @@ pub enum CliError {
     /// The local model server would not start.
     #[error(transparent)]
     LocalServer(#[from] crate::agent::local::LocalServerError),
+    /// A run stopped because a phone went away for good; it can be resumed.
+    #[error("{source}; finished episodes are kept: --resume {run_id} runs the rest once the phone is back")]
+    PhoneGone {
+        run_id: String,
+        #[source]
+        source: Box<RunError>,
+    },
     /// A run stopped because its endpoint refused; the run can be resumed.
     #[error("{source}; finished episodes are kept: --resume {run_id} continues")]
     EndpointRefused {
@@ -144,6 +151,7 @@ impl CliError {
             CliError::Endpoint(_) | CliError::LocalServer(_) | CliError::EndpointRefused { .. } => {
                 exit::ENDPOINT
             }
+            CliError::PhoneGone { .. } => exit::PHONE_GONE,
             CliError::Regressed(_) => exit::REGRESSED,
             CliError::Inconclusive(_) => exit::INCONCLUSIVE,
             CliError::ProvenanceMismatch(_) => exit::PROVENANCE_MISMATCH,

@@ -45,6 +45,20 @@ pub enum RunError {
     /// committed before stays, and `--resume` continues once it is fixed.
     #[error("the run stopped: {0}")]
     Fatal(String),
+    /// A phone went away and did not come back within its wait: its worker
+    /// stopped, the episode it held is not recorded (so `--resume` runs it
+    /// again), and the run stopped once the others finished.
+    #[error("the run stopped: {0}")]
+    PhoneGone(String),
+}
+
+/// What a worker sends the writer for one planned episode.
+enum Done {
+    Recorded(EpisodeRecord, Vec<StepRecord>),
+    /// The endpoint refused: stop handing out episodes.
+    Fatal(String),
+    /// This worker's phone is gone: the worker stops.
+    Gone(String),
 }
 
 fn now() -> String {
@@ -129,7 +143,7 @@ fn run_one(
     run_id: &str,
     factory: &AgentFactory,
     backend: &mut dyn Backend,
-) -> Result<(EpisodeRecord, Vec<StepRecord>), String> {
+) -> Done {
     let started_at = now();
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
@@ -148,7 +162,7 @@ fn run_one(
                     attempts,
                     started_at,
                 );
-                return Ok((record, Vec::new()));
+                return Done::Recorded(record, Vec::new());
             }
             Ok(Attempted::Ran(ep, steps)) => {
                 let status = match (ep.success, ep.verdict.outcome) {
@@ -174,16 +188,20 @@ fn run_one(
                     started_at,
                     ended_at: now(),
                 };
-                return Ok((record, steps));
+                return Done::Recorded(record, steps);
             }
-            Err(Failure::Fatal(why)) => return Err(why),
+            Err(Failure::Fatal(why)) => return Done::Fatal(why),
             Err(Failure::Infra(why)) => {
-                last_error = why;
                 // A lost phone: wait for it (bounded) before the retry or the
-                // next episode; if it does not come back, say so.
+                // next episode. One that does not come back ends this worker,
+                // and the episode stays unrecorded for `--resume`.
                 if let Err(e) = backend.recover() {
-                    last_error = format!("{last_error}; then {e}");
+                    return Done::Gone(format!(
+                        "{}/{} #{}: {why}; then {e}",
+                        planned.instance.task, planned.instance.variant.id, planned.repeat
+                    ));
                 }
+                last_error = why;
             }
         }
     }
@@ -197,7 +215,7 @@ fn run_one(
         ATTEMPTS,
         started_at,
     );
-    Ok((record, Vec::new()))
+    Done::Recorded(record, Vec::new())
 }
 
 /// Run every planned episode on one thread per backend; each finished
@@ -215,7 +233,7 @@ pub fn execute(
         return Err(RunError::Setup("no phone to run on".into()));
     }
     let queue = Mutex::new(planned.into_iter().collect::<VecDeque<_>>());
-    let (send, receive) = mpsc::channel::<Result<(EpisodeRecord, Vec<StepRecord>), String>>();
+    let (send, receive) = mpsc::channel::<Done>();
     let stop = std::sync::atomic::AtomicBool::new(false);
     let mut written = Vec::new();
     std::thread::scope(|scope| -> Result<(), RunError> {
@@ -229,20 +247,28 @@ pub fn execute(
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
                 let done = run_one(&planned, run_id, factory, backend.as_mut());
-                if send.send(done).is_err() {
+                let gone = matches!(done, Done::Gone(_));
+                if send.send(done).is_err() || gone {
                     break;
                 }
             });
         }
         drop(send);
         let mut fatal = None;
+        let mut gone = Vec::new();
         for result in receive {
             let (record, steps) = match result {
-                Ok(done) => done,
-                Err(why) => {
+                Done::Recorded(record, steps) => (record, steps),
+                Done::Fatal(why) => {
                     // Stop handing out episodes; keep committing those that finish.
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     fatal.get_or_insert(why);
+                    continue;
+                }
+                Done::Gone(why) => {
+                    // The other phones carry on with the queue.
+                    eprintln!("a phone is gone: {why}");
+                    gone.push(why);
                     continue;
                 }
             };
@@ -254,7 +280,13 @@ pub fn execute(
             progress.inc(1);
             written.push(record);
         }
-        fatal.map_or(Ok(()), |why| Err(RunError::Fatal(why)))
+        if let Some(why) = fatal {
+            return Err(RunError::Fatal(why));
+        }
+        if !gone.is_empty() {
+            return Err(RunError::PhoneGone(gone.join("; ")));
+        }
+        Ok(())
     })?;
     Ok(written)
 }
@@ -272,6 +304,8 @@ mod tests {
         phone: Box<dyn Phone>,
         failures: u32,
         skip: Option<String>,
+        /// Whether the phone comes back after a failure.
+        back: bool,
     }
 
     impl Backend for Scripted {
@@ -292,11 +326,14 @@ mod tests {
         }
 
         fn recover(&mut self) -> Result<(), PhoneError> {
+            if self.back {
+                return Ok(());
+            }
             Err(PhoneError::Device("phone S: still away".into()))
         }
     }
 
-    fn run_wifi_on(backend: Scripted) -> EpisodeRecord {
+    fn run_wifi_on(backend: Scripted) -> Result<Vec<EpisodeRecord>, RunError> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
         let tasks = crate::task::load_dir(&dir).unwrap();
         let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
@@ -314,43 +351,61 @@ mod tests {
             Ok(Box::new(Solver::new(inst.solution.clone())))
         };
         let bar = indicatif::ProgressBar::hidden();
-        let mut written = execute(
+        let written = execute(
             &store,
             "r",
             planned,
             vec![Box::new(backend)],
             &factory,
             &bar,
-        )
-        .unwrap();
-        assert_eq!(written.len(), 1);
-        written.remove(0)
+        );
+        // What the store holds is what was written.
+        let stored = store.episodes("r").unwrap().len();
+        assert_eq!(stored, written.as_ref().map_or(0, Vec::len));
+        written
     }
 
-    fn scripted(failures: u32, skip: Option<&str>) -> Scripted {
+    fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
         Scripted {
             phone: crate::test_phone::with_setup(Default::default()),
             failures,
             skip: skip.map(str::to_string),
+            back,
         }
+    }
+
+    fn one(backend: Scripted) -> EpisodeRecord {
+        let mut written = run_wifi_on(backend).unwrap();
+        assert_eq!(written.len(), 1);
+        written.remove(0)
     }
 
     #[test]
     fn a_failed_prepare_is_recovered_from_and_retried_once_then_recorded_as_infra() {
-        let once = run_wifi_on(scripted(1, None));
+        let once = one(scripted(1, None, true));
         assert_eq!(once.status, EpisodeStatus::Success, "{}", once.reason);
         assert_eq!(once.attempts, 2);
-        let twice = run_wifi_on(scripted(2, None));
+        let twice = one(scripted(2, None, true));
         assert_eq!(twice.status, EpisodeStatus::Infra);
         assert_eq!(
             twice.reason,
-            "infrastructure failure, 2 attempts: phone S: unplugged; then phone S: still away"
+            "infrastructure failure, 2 attempts: phone S: unplugged"
+        );
+    }
+
+    #[test]
+    fn a_phone_that_does_not_come_back_stops_the_run_and_leaves_its_episode_unrecorded() {
+        let e = run_wifi_on(scripted(1, None, false)).unwrap_err();
+        assert!(matches!(e, RunError::PhoneGone(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "the run stopped: wifi_on/base #0: phone S: unplugged; then phone S: still away"
         );
     }
 
     #[test]
     fn an_instance_the_backend_cannot_set_up_is_skipped_with_its_reason() {
-        let record = run_wifi_on(scripted(0, Some("no Wi-Fi on this phone")));
+        let record = one(scripted(0, Some("no Wi-Fi on this phone"), true));
         assert_eq!(record.status, EpisodeStatus::Skipped);
         assert_eq!(record.reason, "no Wi-Fi on this phone");
         assert_eq!(record.steps, 0);
