@@ -54,7 +54,7 @@ pub enum RunError {
 
 /// What a worker sends the writer for one planned episode.
 enum Done {
-    Recorded(EpisodeRecord, Vec<StepRecord>),
+    Recorded(Box<EpisodeRecord>, Vec<StepRecord>),
     /// The endpoint refused: stop handing out episodes.
     Fatal(String),
     /// This worker's phone is gone: the worker stops.
@@ -162,7 +162,7 @@ fn run_one(
                     attempts,
                     started_at,
                 );
-                return Done::Recorded(record, Vec::new());
+                return Done::Recorded(Box::new(record), Vec::new());
             }
             Ok(Attempted::Ran(ep, steps)) => {
                 let status = match (ep.success, ep.verdict.outcome) {
@@ -188,7 +188,7 @@ fn run_one(
                     started_at,
                     ended_at: now(),
                 };
-                return Done::Recorded(record, steps);
+                return Done::Recorded(Box::new(record), steps);
             }
             Err(Failure::Fatal(why)) => return Done::Fatal(why),
             Err(Failure::Infra(why)) => {
@@ -215,7 +215,7 @@ fn run_one(
         ATTEMPTS,
         started_at,
     );
-    Done::Recorded(record, Vec::new())
+    Done::Recorded(Box::new(record), Vec::new())
 }
 
 /// Run every planned episode on one thread per backend; each finished
@@ -258,7 +258,7 @@ pub fn execute(
         let mut gone = Vec::new();
         for result in receive {
             let (record, steps) = match result {
-                Done::Recorded(record, steps) => (record, steps),
+                Done::Recorded(record, steps) => (*record, steps),
                 Done::Fatal(why) => {
                     // Stop handing out episodes; keep committing those that finish.
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
