@@ -109,6 +109,8 @@ impl AdbPhone {
                         other.as_deref().unwrap_or("null")
                     )))
                 }
+                // A phone gone mid-read is the phone failing, not the task.
+                Err(e) if self.lost().is_some() => return Err(e),
                 Err(e) => return Ok(Prepared::Skip(format!("cannot read back {key}: {e}"))),
             }
         }

@@ -70,12 +70,31 @@ impl Default for Deadlines {
     }
 }
 
+/// How long a phone that is listed again may take to answer `echo` before
+/// it counts as still gone (at most the command deadline).
+const PROBE_WITHIN: Duration = Duration::from_secs(5);
+
+/// A command as an error message names it: its first 60 characters.
+fn abbreviated(command: &str) -> String {
+    match command.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &command[..at]),
+        None => command.to_string(),
+    }
+}
+
 /// A phone reached over some adb transport.
 pub trait Transport: Send {
     fn serial(&self) -> &str;
     /// Run one command line in the phone's `sh -c`. The status is the
     /// command's own, recovered from an echoed marker.
     fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError>;
+    /// [`Transport::shell`] for a command that itself waits on the phone up
+    /// to `waits` (`uiautomator dump` waits for an idle screen): where the
+    /// transport has a deadline, it is that much longer.
+    fn shell_waiting(&mut self, command: &str, waits: Duration) -> Result<ShellResult, AdbError> {
+        let _ = waits;
+        self.shell(command)
+    }
     /// `adb push`: write `data` to `remote` on the phone.
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError>;
     /// `adb push` from a reader (a large file, without holding it in memory
@@ -295,6 +314,22 @@ impl ServerTransport {
         }
     }
 
+    /// Whether the phone runs `echo` within `limit`.
+    fn answers(&self, limit: Duration) -> Result<(), AdbError> {
+        let echoed = self.within("`echo`", limit, |device| {
+            let mut out = Vec::new();
+            device
+                .shell_command(&"echo droidscore", Some(&mut out), None)
+                .map_err(|e| e.to_string())?;
+            Ok(out)
+        })?;
+        if String::from_utf8_lossy(&echoed).contains("droidscore") {
+            Ok(())
+        } else {
+            Err(self.lost("`echo` printed nothing"))
+        }
+    }
+
     /// `call` on a device handle of its own, on its own thread; its answer,
     /// or `Timeout` once `limit` has passed without one.
     fn within<R: Send + 'static>(
@@ -332,8 +367,14 @@ impl Transport for ServerTransport {
     }
 
     fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError> {
+        self.shell_waiting(command, Duration::ZERO)
+    }
+
+    fn shell_waiting(&mut self, command: &str, waits: Duration) -> Result<ShellResult, AdbError> {
         let marked = with_exit_marker(command);
-        let (stdout, stderr) = self.within("shell", self.deadlines.shell, move |device| {
+        let op = format!("`{}`", abbreviated(command));
+        let limit = self.deadlines.shell + waits;
+        let (stdout, stderr) = self.within(&op, limit, move |device| {
             let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
             device
                 .shell_command(&marked, Some(&mut stdout), Some(&mut stderr))
@@ -403,8 +444,20 @@ impl Transport for ServerTransport {
                     .find(|d| d.serial == self.serial)
                     .map(|d| d.state)
             });
+            // Listed is not enough: a stalled phone stays listed as
+            // `device`. Back means answering a command.
             if state.as_deref() == Some("device") {
-                return Ok(());
+                let probe = self.deadlines.shell.min(PROBE_WITHIN);
+                match self.answers(probe) {
+                    Ok(()) => return Ok(()),
+                    Err(why) => {
+                        tracing::debug!(serial = %self.serial, %why, "listed, not answering");
+                        // Drop the stalled transport; it is connected again below.
+                        if let Some(addr) = network {
+                            let _ = host_request(self.server, &format!("host:disconnect:{addr}"));
+                        }
+                    }
+                }
             }
             if Instant::now() >= deadline {
                 return Err(self.lost(format!("not back within {}s", within.as_secs())));

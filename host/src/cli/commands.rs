@@ -222,6 +222,12 @@ fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> 
         .map_err(|e| CliError::BadInput(e.to_string()))
 }
 
+/// Keys of a run's config that `--resume` may change: the suite is compared
+/// by its hash instead, and how long to wait for a phone changes when a run
+/// ends, not what it scores (a run stopped by a lost phone may well be
+/// resumed with a longer wait). The record keeps the values it started with.
+const NOT_COMPARED: &[&str] = &["suite", "phone_timeout_s", "device_wait_s"];
+
 /// Start a new run in the store, or pick up the one `--resume` names.
 fn start_run(
     store: &Store,
@@ -243,7 +249,9 @@ fn start_run(
             .as_object()
             .into_iter()
             .flatten()
-            .filter(|(k, v)| k.as_str() != "suite" && run.config.get(k.as_str()) != Some(v))
+            .filter(|(k, v)| {
+                !NOT_COMPARED.contains(&k.as_str()) && run.config.get(k.as_str()) != Some(v)
+            })
             .map(|(k, v)| {
                 format!(
                     "{k} was {} (now {v})",
@@ -514,6 +522,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());
+        config["phone_timeout_s"] = args.device.phone_timeout.into();
+        config["device_wait_s"] = args.device.device_wait.into();
     }
     let endpoint = llm.as_ref().map(|llm| {
         let health = match &local {

@@ -143,8 +143,15 @@ fn run_one(
     run_id: &str,
     factory: &AgentFactory,
     backend: &mut dyn Backend,
+    progress: &indicatif::ProgressBar,
 ) -> Done {
     let started_at = now();
+    let name = format!(
+        "{}/{} #{}",
+        planned.instance.task, planned.instance.variant.id, planned.repeat
+    );
+    // Said as it happens, above the progress bar (and without one).
+    let say = |line: String| progress.suspend(|| eprintln!("{line}"));
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
         match attempt(planned, run_id, factory, backend) {
@@ -195,16 +202,19 @@ fn run_one(
                 // A lost phone: wait for it (bounded) before the retry or the
                 // next episode. One that does not come back ends this worker,
                 // and the episode stays unrecorded for `--resume`.
+                say(format!(
+                    "{name}: attempt {attempts} of {ATTEMPTS} failed: {why}"
+                ));
                 if let Err(e) = backend.recover() {
-                    return Done::Gone(format!(
-                        "{}/{} #{}: {why}; then {e}",
-                        planned.instance.task, planned.instance.variant.id, planned.repeat
-                    ));
+                    return Done::Gone(format!("{name}: {why}; then {e}"));
                 }
                 last_error = why;
             }
         }
     }
+    say(format!(
+        "{name}: recorded as an infrastructure failure after {ATTEMPTS} attempts"
+    ));
     let record = unscored(
         planned,
         run_id,
@@ -246,7 +256,7 @@ pub fn execute(
                 }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
-                let done = run_one(&planned, run_id, factory, backend.as_mut());
+                let done = run_one(&planned, run_id, factory, backend.as_mut(), progress);
                 let gone = matches!(done, Done::Gone(_));
                 if send.send(done).is_err() || gone {
                     break;
@@ -267,7 +277,7 @@ pub fn execute(
                 }
                 Done::Gone(why) => {
                     // The other phones carry on with the queue.
-                    eprintln!("a phone is gone: {why}");
+                    progress.suspend(|| eprintln!("a phone is gone: {why}"));
                     gone.push(why);
                     continue;
                 }
@@ -306,6 +316,40 @@ mod tests {
         skip: Option<String>,
         /// Whether the phone comes back after a failure.
         back: bool,
+        /// Whether every read of a setting fails as a lost phone's does.
+        reads_lost: bool,
+    }
+
+    /// A phone whose setting reads fail as a lost phone's do, so only the
+    /// oracle notices (acting still works).
+    struct ReadsLost {
+        inner: Box<dyn Phone>,
+        lost: Option<String>,
+    }
+
+    impl Phone for ReadsLost {
+        fn capabilities(&self) -> crate::phone::Capabilities {
+            self.inner.capabilities()
+        }
+        fn observe(&mut self, shot: bool) -> Result<crate::phone::Observation, PhoneError> {
+            self.inner.observe(shot)
+        }
+        fn act(&mut self, action: &crate::phone::DeviceAction) -> Result<(), PhoneError> {
+            self.inner.act(action)
+        }
+        fn read_setting(
+            &mut self,
+            _: &crate::phone::SettingKey,
+        ) -> Result<Option<String>, PhoneError> {
+            self.lost = Some("phone S lost: closed".into());
+            Err(PhoneError::Device("phone S lost: closed".into()))
+        }
+        fn open(&mut self, intent: &crate::phone::Intent) -> Result<(), PhoneError> {
+            self.inner.open(intent)
+        }
+        fn lost(&self) -> Option<&str> {
+            self.lost.as_deref()
+        }
     }
 
     impl Backend for Scripted {
@@ -318,6 +362,13 @@ mod tests {
                 return Err(PhoneError::Device("phone S: unplugged".into()));
             }
             self.phone = crate::test_phone::for_instance(instance);
+            if self.reads_lost {
+                let inner = std::mem::replace(
+                    &mut self.phone,
+                    crate::test_phone::with_setup(Default::default()),
+                );
+                self.phone = Box::new(ReadsLost { inner, lost: None });
+            }
             Ok(Prepared::Ready)
         }
 
@@ -371,7 +422,24 @@ mod tests {
             failures,
             skip: skip.map(str::to_string),
             back,
+            reads_lost: false,
         }
+    }
+
+    #[test]
+    fn a_check_that_cannot_read_a_lost_phone_is_infra_not_a_skip() {
+        let record = one(Scripted {
+            reads_lost: true,
+            ..scripted(0, None, true)
+        });
+        assert_eq!(record.status, EpisodeStatus::Infra, "{}", record.reason);
+        assert!(
+            record
+                .reason
+                .contains("while the episode was scored: phone S lost: closed"),
+            "{}",
+            record.reason
+        );
     }
 
     fn one(backend: Scripted) -> EpisodeRecord {
