@@ -19,7 +19,7 @@ mod virtual_phone;
 pub use crate::phone::Prepared;
 pub use deploy::Background;
 pub use phone::{parse_foreground, AdbOptions, AdbPhone};
-pub use prepare::AdbBackend;
+pub use prepare::{AdbBackend, ServingBackend};
 pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{

@@ -5,7 +5,7 @@ use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, TasksCommand, UiArgs,
 };
-use crate::adb::AdbBackend;
+use crate::adb::{AdbBackend, ServingBackend};
 use crate::agent::local::LocalServer;
 use crate::agent::on_device::OnDevice;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
@@ -432,6 +432,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     // No --base-url: the device server on the phone (--on-device), or on
     // this machine for the whole run.
+    // What was deployed, kept to start the server again if it dies mid-run.
+    let mut deployed = None;
     let local = match (kind, &args.base_url) {
         (AgentKind::Llm, None) if args.on_device => {
             let options = crate::agent::on_device::DeployOptions {
@@ -447,6 +449,11 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             };
             let mut phone = super::device::one_phone(args.device.serial.clone())?;
             let server = super::device::deploy_to(&mut phone, &options, runtime.handle(), true)?;
+            deployed = Some(crate::agent::on_device::Keeper::new(
+                &server,
+                options,
+                runtime.handle().clone(),
+            ));
             eprintln!(
                 "the server stays on the phone after the run (`droidscore device stop` ends it){}",
                 if server.text_only() {
@@ -557,7 +564,16 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             let device_wait = super::adb::device_wait(&args.device);
             phones
                 .into_iter()
-                .map(|phone| Box::new(AdbBackend { phone, device_wait }) as Box<dyn Backend>)
+                .map(|phone| {
+                    let inner = AdbBackend { phone, device_wait };
+                    match deployed.take() {
+                        // --on-device: one phone, the one the server is on.
+                        Some(server) => {
+                            Box::new(ServingBackend { inner, server }) as Box<dyn Backend>
+                        }
+                        None => Box::new(inner) as Box<dyn Backend>,
+                    }
+                })
                 .collect()
         }
     };

@@ -302,7 +302,10 @@ fn a_phone_away_longer_than_the_wait_stops_the_run_with_its_episode_unrecorded()
         "{stopped:?}"
     );
     let why = stopped.to_string();
-    assert!(why.starts_with("the run stopped: wifi_on/base #0:"), "{why}");
+    assert!(
+        why.starts_with("the run stopped: wifi_on/base #0:"),
+        "{why}"
+    );
     assert!(why.contains("not back within 1s"), "{why}");
 }
 
