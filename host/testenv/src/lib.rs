@@ -321,6 +321,11 @@ impl TestCommand<'_> {
         output
     }
 
+    pub fn stdin(&mut self, stdin: Stdio) -> &mut Self {
+        self.command.stdin(stdin);
+        self
+    }
+
     pub fn stdout(&mut self, stdout: Stdio) -> &mut Self {
         self.command.stdout(stdout);
         self
