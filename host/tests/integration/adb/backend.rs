@@ -256,7 +256,11 @@ fn run_unplugged(
     };
     let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
     let bar = indicatif::ProgressBar::hidden();
-    let written = execute(&store, "drop", planned, backends, &factory, &bar).unwrap();
+    let interrupt = droidscore::run::Interrupt::new();
+    let written = execute(
+        &store, "drop", planned, backends, &factory, &bar, &interrupt,
+    )
+    .unwrap();
     assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
     for e in &written {
         println!(
