@@ -142,13 +142,13 @@ impl std::fmt::Display for Kept {
         match finished {
             Some(n) => write!(
                 f,
-                "{n} of {total} episodes are finished and kept in {store}; \
+                "{store} keeps the {n} of {total} episodes that finished; \
                  `droidscore run --resume {run_id}` with the same options runs the other {}",
                 total.saturating_sub(*n)
             ),
             None => write!(
                 f,
-                "the episodes finished before are kept in {store}; \
+                "{store} keeps the episodes that finished; \
                  `droidscore run --resume {run_id}` with the same options runs the rest"
             ),
         }
