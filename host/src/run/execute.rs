@@ -373,7 +373,7 @@ mod tests {
 
     /// A backend of the kind a new phone would add: here it fails to prepare
     /// `failures` times, or skips every instance, around a simulated phone.
-    struct Scripted {
+    pub(super) struct Scripted {
         phone: Box<dyn Phone>,
         failures: u32,
         skip: Option<String>,
@@ -439,7 +439,7 @@ mod tests {
         written
     }
 
-    fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
+    pub(super) fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
         Scripted {
             phone: crate::test_phone::with_setup(Default::default()),
             failures,
@@ -493,12 +493,11 @@ mod stop_tests {
 
     use super::*;
     use crate::agent::Solver;
-    use crate::sim::SimBackend;
     use crate::store::test_support::{self, ScratchDir};
 
     const PLANNED: u32 = 30;
 
-    /// Runs `wifi_on` [`PLANNED`] times on one simulator; before each
+    /// Runs `wifi_on` [`PLANNED`] times on one scripted backend; before each
     /// episode's agent is built, `before(repeat)` runs. Returns the result,
     /// how many agents were built, and the episodes the store holds.
     fn run_wifi_on(
@@ -530,7 +529,7 @@ mod stop_tests {
             Ok(Box::new(Solver::new(inst.solution.clone())))
         };
         let bar = indicatif::ProgressBar::hidden();
-        let backends: Vec<Box<dyn Backend>> = vec![Box::new(SimBackend::new().unwrap())];
+        let backends: Vec<Box<dyn Backend>> = vec![Box::new(super::tests::scripted(0, None, true))];
         let result = execute(&store, "r", planned, backends, &factory, &bar, interrupt);
         let stored = store.episodes("r").unwrap().len();
         (result, built.load(Ordering::Relaxed), stored)
