@@ -1,5 +1,6 @@
 //! What each subcommand does: load, call the library, print data on stdout.
 
+use super::error::Kept;
 use super::shared::{json, load, out};
 use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
@@ -417,6 +418,10 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     let instances = crate::run::select_variants(&tasks, &args.variants)?;
     let kind = agent_kind(&args)?;
+    // The store before anything slow or stateful (a model server, a phone):
+    // one on a read-only or full file system is refused before any episode.
+    let store = Store::open(&args.store)?;
+    store.check_room()?;
     // The model's client runs on this runtime; episodes run on their own
     // threads and block on it, so phone calls never stall the runtime.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -518,7 +523,6 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             Some((phones, described))
         }
     };
-    let store = Store::open(&args.store)?;
     let mut config = run_config(&args, kind);
     if let Some(server) = &local {
         server.record(&mut config);
@@ -577,9 +581,29 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
                 .collect()
         }
     };
-    let result = crate::run::execute(&store, &run_id, planned, backends, &factory, &bar);
+    // Episodes to be done in all (with those a resumed run had already).
+    let total = finished.len() + planned.len();
+    let interrupt = super::signals::interrupt_on_signals();
+    let result = crate::run::execute(
+        &store, &run_id, planned, backends, &factory, &bar, &interrupt,
+    );
     bar.finish_and_clear();
+    // What the run holds now, for the message of a run that stopped early.
+    let kept = || Kept {
+        run_id: run_id.clone(),
+        store: args.store.clone(),
+        finished: store.finished(&run_id).map(|f| f.len()).ok(),
+        total,
+    };
     result.map_err(|e| match e {
+        crate::run::RunError::Interrupted { signal } => CliError::Interrupted {
+            signal,
+            kept: kept(),
+        },
+        crate::run::RunError::Store(source) => CliError::StoreFailed {
+            kept: kept(),
+            source: Box::new(source),
+        },
         crate::run::RunError::PhoneGone(_) => CliError::PhoneGone {
             run_id: run_id.clone(),
             source: Box::new(e),

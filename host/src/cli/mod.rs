@@ -8,6 +8,7 @@ mod commands;
 mod device;
 mod error;
 mod shared;
+mod signals;
 
 pub use commands::run;
 pub use error::CliError;

@@ -5,12 +5,20 @@
 //! the store in one transaction. An episode that dies of infrastructure (the
 //! phone or the endpoint) is retried once, then recorded as `infra` and kept
 //! out of the success rate.
+//!
+//! A run can end early. An endpoint that refuses stops the handing out of
+//! episodes; those running finish and are kept. A signal ([`Interrupt`]) or
+//! a write the store refuses (a full disk) also ends the episodes in flight
+//! at their next step, unrecorded: the writer stops between two commits, so
+//! the store holds only whole episodes and `--resume` runs the rest.
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
+use super::interrupt::{signal_name, Interrupt};
 use super::plan::Planned;
 use super::record::{EpisodeKey, Recording};
 use crate::agent::Agent;
@@ -28,6 +36,11 @@ pub type AgentFactory<'a> =
 /// Attempts per episode: the first, and one retry after an infrastructure failure.
 const ATTEMPTS: u32 = 2;
 
+/// How often the writer, waiting for the next episode, looks whether a
+/// signal asked the run to stop (the signal's thread cannot wake a channel
+/// it does not hold; a tenth of a second is no delay to a person).
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
 /// What an attempt produced.
 enum Attempted {
     Ran(Episode, Vec<StepRecord>),
@@ -37,7 +50,9 @@ enum Attempted {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("run store: {0}")]
+    /// The store refused a write (its message names the file and why): the
+    /// run stopped; what was committed before stays.
+    #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{0}")]
     Setup(String),
@@ -50,6 +65,10 @@ pub enum RunError {
     /// again), and the run stopped once the others finished.
     #[error("the run stopped: {0}")]
     PhoneGone(String),
+    /// SIGINT or SIGTERM (its number) asked the run to stop: the episodes
+    /// committed before it stay, those in flight were dropped.
+    #[error("interrupted by {}", signal_name(*signal))]
+    Interrupted { signal: i32 },
 }
 
 /// What a worker sends the writer for one planned episode.
@@ -59,6 +78,27 @@ enum Done {
     Fatal(String),
     /// This worker's phone is gone: the worker stops.
     Gone(String),
+    /// The run is stopping and the episode was cut short: not recorded.
+    Abandoned,
+}
+
+/// How the workers learn that the run ends early.
+#[derive(Debug, Default)]
+struct Halt {
+    /// Take no new episode; those running finish and are kept.
+    taking_none: AtomicBool,
+    /// End the episodes in flight at their next step, unrecorded.
+    abandon: AtomicBool,
+}
+
+impl Halt {
+    fn take_next(&self) -> bool {
+        !self.taking_none.load(Ordering::Relaxed) && !self.abandon.load(Ordering::Relaxed)
+    }
+
+    fn abandon(&self) {
+        self.abandon.store(true, Ordering::Relaxed);
+    }
 }
 
 fn now() -> String {
@@ -79,6 +119,7 @@ fn attempt(
     run_id: &str,
     factory: &AgentFactory,
     backend: &mut dyn Backend,
+    abandon: &AtomicBool,
 ) -> Result<Attempted, Failure> {
     let instance = planned.instance;
     match backend.prepare(instance, planned.seed) {
@@ -95,7 +136,7 @@ fn attempt(
         variant: instance.variant.id.clone(),
         repeat: planned.repeat,
     };
-    let mut recording = Recording::new(agent.as_mut(), key);
+    let mut recording = Recording::new(agent.as_mut(), key).abandon_when(abandon);
     let episode = episode::run(phone, &mut recording, instance)
         .map_err(|e| Failure::Infra(format!("phone: {e}")))?;
     match &episode.end {
@@ -144,6 +185,7 @@ fn run_one(
     factory: &AgentFactory,
     backend: &mut dyn Backend,
     progress: &indicatif::ProgressBar,
+    abandon: &AtomicBool,
 ) -> Done {
     let started_at = now();
     let name = format!(
@@ -154,7 +196,13 @@ fn run_one(
     let say = |line: String| progress.suspend(|| eprintln!("{line}"));
     let mut last_error = String::new();
     for attempts in 1..=ATTEMPTS {
-        match attempt(planned, run_id, factory, backend) {
+        let outcome = attempt(planned, run_id, factory, backend, abandon);
+        // Whatever the attempt ended with, a stopping run does not record
+        // it, retry it, or wait for a lost phone.
+        if abandon.load(Ordering::Relaxed) {
+            return Done::Abandoned;
+        }
+        match outcome {
             Ok(Attempted::Skipped(why)) => {
                 let record = unscored(
                     planned,
@@ -231,6 +279,9 @@ fn run_one(
 /// Run every planned episode on one thread per backend; each finished
 /// episode is committed before the next result is taken. Returns the
 /// episodes written.
+///
+/// A signal that `interrupt` passes on while this runs, or a write the
+/// store refuses, stops the run between two commits (see the module docs).
 pub fn execute(
     store: &Store,
     run_id: &str,
@@ -238,25 +289,35 @@ pub fn execute(
     backends: Vec<Box<dyn Backend>>,
     factory: &AgentFactory,
     progress: &indicatif::ProgressBar,
+    interrupt: &Interrupt,
 ) -> Result<Vec<EpisodeRecord>, RunError> {
     if backends.is_empty() {
         return Err(RunError::Setup("no phone to run on".into()));
     }
     let queue = Mutex::new(planned.into_iter().collect::<VecDeque<_>>());
     let (send, receive) = mpsc::channel::<Done>();
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let halt = Halt::default();
     let mut written = Vec::new();
-    std::thread::scope(|scope| -> Result<(), RunError> {
+    interrupt.begin();
+    let result = std::thread::scope(|scope| -> Result<(), RunError> {
         for mut backend in backends {
             let send = send.clone();
-            let (queue, stop) = (&queue, &stop);
+            let (queue, halt) = (&queue, &halt);
             scope.spawn(move || loop {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Signalled: no new episode, even before the writer has seen it.
+                if !halt.take_next() || interrupt.signal().is_some() {
                     break;
                 }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(planned) = next else { break };
-                let done = run_one(&planned, run_id, factory, backend.as_mut(), progress);
+                let done = run_one(
+                    &planned,
+                    run_id,
+                    factory,
+                    backend.as_mut(),
+                    progress,
+                    &halt.abandon,
+                );
                 let gone = matches!(done, Done::Gone(_));
                 if send.send(done).is_err() || gone {
                     break;
@@ -266,27 +327,40 @@ pub fn execute(
         drop(send);
         let mut fatal = None;
         let mut gone = Vec::new();
-        for result in receive {
-            let (record, steps) = match result {
-                Done::Recorded(record, steps) => (*record, steps),
-                Done::Fatal(why) => {
+        loop {
+            let next = receive.recv_timeout(INTERRUPT_POLL);
+            // Asked to stop: before this episode is committed, not after.
+            if let Some(signal) = interrupt.signal() {
+                halt.abandon();
+                return Err(RunError::Interrupted { signal });
+            }
+            let (record, steps) = match next {
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+                Ok(Done::Recorded(record, steps)) => (*record, steps),
+                Ok(Done::Fatal(why)) => {
                     // Stop handing out episodes; keep committing those that finish.
-                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    halt.taking_none.store(true, Ordering::Relaxed);
                     fatal.get_or_insert(why);
                     continue;
                 }
-                Done::Gone(why) => {
+                Ok(Done::Gone(why)) => {
                     // The other phones carry on with the queue.
                     progress.suspend(|| eprintln!("a phone is gone: {why}"));
                     gone.push(why);
                     continue;
                 }
+                Ok(Done::Abandoned) => continue,
             };
             progress.set_message(format!(
                 "{}/{} #{}",
                 record.task, record.variant, record.repeat
             ));
-            store.record_episode(&record, &steps)?;
+            if let Err(e) = store.record_episode(&record, &steps) {
+                // Results that cannot be stored are not worth running for.
+                halt.abandon();
+                return Err(e.into());
+            }
             progress.inc(1);
             written.push(record);
         }
@@ -297,7 +371,13 @@ pub fn execute(
             return Err(RunError::PhoneGone(gone.join("; ")));
         }
         Ok(())
-    })?;
+    });
+    // A signal after the last commit still ends the process as interrupted.
+    let signal = interrupt.end();
+    result?;
+    if let Some(signal) = signal {
+        return Err(RunError::Interrupted { signal });
+    }
     Ok(written)
 }
 
@@ -310,7 +390,7 @@ mod tests {
 
     /// A backend of the kind a new phone would add: here it fails to prepare
     /// `failures` times, or skips every instance, around a simulated phone.
-    struct Scripted {
+    pub(super) struct Scripted {
         phone: Box<dyn Phone>,
         failures: u32,
         skip: Option<String>,
@@ -409,6 +489,7 @@ mod tests {
             vec![Box::new(backend)],
             &factory,
             &bar,
+            &Interrupt::new(),
         );
         // What the store holds is what was written.
         let stored = store.episodes("r").unwrap().len();
@@ -416,7 +497,7 @@ mod tests {
         written
     }
 
-    fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
+    pub(super) fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
         Scripted {
             phone: crate::test_phone::with_setup(Default::default()),
             failures,
@@ -477,5 +558,103 @@ mod tests {
         assert_eq!(record.status, EpisodeStatus::Skipped);
         assert_eq!(record.reason, "no Wi-Fi on this phone");
         assert_eq!(record.steps, 0);
+    }
+}
+
+/// A run cut short from inside: the store refusing a write, a signal.
+#[cfg(test)]
+mod stop_tests {
+    use std::sync::atomic::AtomicU32;
+
+    use super::*;
+    use crate::agent::Solver;
+    use crate::store::test_support::{self, ScratchDir};
+
+    const PLANNED: u32 = 30;
+
+    /// Runs `wifi_on` [`PLANNED`] times on one scripted backend; before each
+    /// episode's agent is built, `before(repeat)` runs. Returns the result,
+    /// how many agents were built, and the episodes the store holds.
+    fn run_wifi_on(
+        create_run: bool,
+        interrupt: &Interrupt,
+        before: &(dyn Fn(u64) + Sync),
+    ) -> (Result<Vec<EpisodeRecord>, RunError>, u32, usize) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::task::load_dir(&dir).unwrap();
+        let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
+        let scratch = ScratchDir::new("execute-stop");
+        let store = Store::open(scratch.join("runs.sqlite")).unwrap();
+        if create_run {
+            store
+                .create_run(&test_support::run("r", "2026-12-01T00:00:00Z"))
+                .unwrap();
+        }
+        let planned = (0..PLANNED)
+            .map(|repeat| Planned {
+                instance: &instance,
+                repeat,
+                seed: u64::from(repeat),
+            })
+            .collect();
+        let built = AtomicU32::new(0);
+        let factory = |inst: &Instance, seed: u64| -> Result<Box<dyn Agent + Send>, String> {
+            built.fetch_add(1, Ordering::Relaxed);
+            before(seed);
+            Ok(Box::new(Solver::new(inst.solution.clone())))
+        };
+        let bar = indicatif::ProgressBar::hidden();
+        let backends: Vec<Box<dyn Backend>> = vec![Box::new(super::tests::scripted(0, None, true))];
+        let result = execute(&store, "r", planned, backends, &factory, &bar, interrupt);
+        let stored = store.episodes("r").unwrap().len();
+        (result, built.load(Ordering::Relaxed), stored)
+    }
+
+    /// Every episode after the first is slow to start, so the writer has
+    /// seen the first one's result before the second can end.
+    fn slow_after_the_first(seed: u64) {
+        if seed > 0 {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    #[test]
+    fn a_store_that_refuses_a_write_stops_the_run_before_the_rest_of_the_queue() {
+        // No run record: the first commit fails (as a full disk would).
+        let (result, built, stored) = run_wifi_on(false, &Interrupt::new(), &slow_after_the_first);
+        let e = result.unwrap_err();
+        assert!(
+            matches!(e, RunError::Store(StoreError::UnknownRun { .. })),
+            "{e:?}"
+        );
+        assert!(
+            built <= 2,
+            "{built} of {PLANNED} episodes started; only the one in flight may have"
+        );
+        assert_eq!(stored, 0);
+    }
+
+    #[test]
+    fn a_signal_stops_the_run_and_nothing_is_committed_after_it() {
+        let interrupt = Interrupt::new();
+        // The signal arrives as episode 2 starts (0 and 1 have ended).
+        let ask = |seed: u64| {
+            if seed == 2 {
+                assert!(interrupt.ask(15), "the run takes the signal as a request");
+            }
+        };
+        let (result, built, stored) = run_wifi_on(true, &interrupt, &ask);
+        let e = result.unwrap_err();
+        assert!(matches!(e, RunError::Interrupted { signal: 15 }), "{e:?}");
+        assert_eq!(e.to_string(), "interrupted by SIGTERM");
+        assert_eq!(built, 3, "no episode started after the signal");
+        assert!(
+            stored <= 2,
+            "{stored} episodes committed: one after the signal"
+        );
+        assert!(
+            !interrupt.ask(15),
+            "after the run a signal is not a request"
+        );
     }
 }

@@ -256,7 +256,10 @@ fn run_unplugged(
     };
     let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
     let bar = indicatif::ProgressBar::hidden();
-    let written = execute(&store, "drop", planned, backends, &factory, &bar);
+    let interrupt = droidscore::run::Interrupt::new();
+    let written = execute(
+        &store, "drop", planned, backends, &factory, &bar, &interrupt,
+    );
     assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
     // What the store holds is what was written, whatever the outcome.
     let stored = store.episodes("drop").unwrap();
