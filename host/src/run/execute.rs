@@ -319,6 +319,12 @@ pub fn execute(
                     &halt.abandon,
                 );
                 let gone = matches!(done, Done::Gone(_));
+                if gone {
+                    // Its episode goes back for another phone, if one is left.
+                    if let Ok(mut q) = queue.lock() {
+                        q.push_front(planned);
+                    }
+                }
                 if send.send(done).is_err() || gone {
                     break;
                 }
@@ -367,7 +373,10 @@ pub fn execute(
         if let Some(why) = fatal {
             return Err(RunError::Fatal(why));
         }
-        if !gone.is_empty() {
+        // Lost phones' episodes that no other phone ran stop the run;
+        // with every episode run by the phones left, it is complete.
+        let left = queue.lock().map_or(0, |q| q.len());
+        if !gone.is_empty() && left > 0 {
             return Err(RunError::PhoneGone(gone.join("; ")));
         }
         Ok(())
@@ -387,6 +396,7 @@ mod tests {
     use crate::agent::Solver;
     use crate::phone::{Phone, PhoneError};
     use crate::store::test_support::{self, ScratchDir};
+    use std::sync::Arc;
 
     /// A backend of the kind a new phone would add: here it fails to prepare
     /// `failures` times, or skips every instance, around a simulated phone.
@@ -495,6 +505,87 @@ mod tests {
         let stored = store.episodes("r").unwrap().len();
         assert_eq!(stored, written.as_ref().map_or(0, Vec::len));
         written
+    }
+
+    /// A backend whose phone goes for good, then says so on `gone`.
+    struct GoesAway(Scripted, Arc<AtomicBool>);
+
+    impl Backend for GoesAway {
+        fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+            self.0.prepare(instance, seed)
+        }
+        fn phone(&mut self) -> &mut dyn Phone {
+            self.0.phone()
+        }
+        fn recover(&mut self) -> Result<(), PhoneError> {
+            let recovered = self.0.recover();
+            self.1.store(true, Ordering::SeqCst);
+            recovered
+        }
+    }
+
+    /// A healthy backend that starts its first episode only once the other
+    /// phone is gone (so the lost phone surely took one).
+    struct Waits(Scripted, Arc<AtomicBool>);
+
+    impl Backend for Waits {
+        fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+            let started = std::time::Instant::now();
+            while !self.1.load(Ordering::SeqCst) {
+                assert!(started.elapsed() < std::time::Duration::from_secs(20));
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            self.0.prepare(instance, seed)
+        }
+        fn phone(&mut self) -> &mut dyn Phone {
+            self.0.phone()
+        }
+        fn recover(&mut self) -> Result<(), PhoneError> {
+            self.0.recover()
+        }
+    }
+
+    #[test]
+    fn with_two_phones_the_one_left_runs_the_lost_phones_episode_and_the_rest() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::task::load_dir(&dir).unwrap();
+        let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
+        let scratch = ScratchDir::new("execute-two");
+        let store = Store::open(scratch.join("runs.sqlite")).unwrap();
+        store
+            .create_run(&test_support::run("r", "2026-12-01T00:00:00Z"))
+            .unwrap();
+        let planned: Vec<Planned> = (0..4)
+            .map(|repeat| Planned {
+                instance: &instance,
+                repeat,
+                seed: 0,
+            })
+            .collect();
+        let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
+            Ok(Box::new(Solver::new(inst.solution.clone())))
+        };
+        let gone = Arc::new(AtomicBool::new(false));
+        let backends: Vec<Box<dyn Backend>> = vec![
+            Box::new(GoesAway(scripted(1, None, false), Arc::clone(&gone))),
+            Box::new(Waits(scripted(0, None, true), gone)),
+        ];
+        let bar = indicatif::ProgressBar::hidden();
+        let written = execute(
+            &store,
+            "r",
+            planned,
+            backends,
+            &factory,
+            &bar,
+            &Interrupt::new(),
+        )
+        .expect("the phone left ran everything: the run is complete");
+        let mut repeats: Vec<u32> = written.iter().map(|e| e.repeat).collect();
+        repeats.sort();
+        assert_eq!(repeats, [0, 1, 2, 3], "each episode once");
+        assert!(written.iter().all(|e| e.status == EpisodeStatus::Success));
+        assert_eq!(store.episodes("r").unwrap().len(), 4);
     }
 
     pub(super) fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
