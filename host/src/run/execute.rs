@@ -474,15 +474,21 @@ mod tests {
         }
     }
 
-    fn run_wifi_on(backend: Scripted) -> Result<Vec<EpisodeRecord>, RunError> {
+    /// wifi_on's base variant, and a store holding run "r".
+    fn wifi_on_and_a_store(name: &str) -> (Instance, ScratchDir, Store) {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
         let tasks = crate::task::load_dir(&dir).unwrap();
         let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
-        let scratch = ScratchDir::new("execute");
+        let scratch = ScratchDir::new(name);
         let store = Store::open(scratch.join("runs.sqlite")).unwrap();
         store
             .create_run(&test_support::run("r", "2026-12-01T00:00:00Z"))
             .unwrap();
+        (instance, scratch, store)
+    }
+
+    fn run_wifi_on(backend: Scripted) -> Result<Vec<EpisodeRecord>, RunError> {
+        let (instance, _scratch, store) = wifi_on_and_a_store("execute");
         let planned = vec![Planned {
             instance: &instance,
             repeat: 0,
@@ -547,14 +553,7 @@ mod tests {
 
     #[test]
     fn with_two_phones_the_one_left_runs_the_lost_phones_episode_and_the_rest() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        let tasks = crate::task::load_dir(&dir).unwrap();
-        let instance = tasks.iter().find(|t| t.id == "wifi_on").unwrap().variants[0].clone();
-        let scratch = ScratchDir::new("execute-two");
-        let store = Store::open(scratch.join("runs.sqlite")).unwrap();
-        store
-            .create_run(&test_support::run("r", "2026-12-01T00:00:00Z"))
-            .unwrap();
+        let (instance, _scratch, store) = wifi_on_and_a_store("execute-two");
         let planned: Vec<Planned> = (0..4)
             .map(|repeat| Planned {
                 instance: &instance,

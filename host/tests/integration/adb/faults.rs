@@ -112,6 +112,17 @@ fn assert_as_clean(env: &TestEnv, adb: &PrivateAdbServer, store: &Path, id: &str
     );
 }
 
+/// Run `id` with a phone that comes back within the wait (30 s): it
+/// completes, says the attempt in flight failed, and scores as a clean run.
+fn completes_through_the_fault(env: &TestEnv, adb: &PrivateAdbServer, store: &Path, id: &str) {
+    let waits = ["--device-wait", "30"];
+    let ran = run(env, adb, store, id, false, &waits, Duration::from_secs(120)).ok();
+    // It happened mid-episode, and the run said so.
+    let err = text(&ran.stderr);
+    assert!(err.contains("attempt 1 of 2 failed"), "{err}");
+    assert_as_clean(env, adb, store, id);
+}
+
 #[test]
 fn a_phone_that_never_comes_back_ends_the_run_and_resume_completes_it() {
     let dir = TestEnv::new("adb-gone");
@@ -194,19 +205,7 @@ fn adb_disconnect_then_a_reconnect_within_the_wait_costs_only_the_episode_in_fli
         let connected = adb("connect");
         (disconnected, connected)
     });
-    let ran = run(
-        &dir,
-        &adb,
-        &store,
-        "d",
-        false,
-        &["--device-wait", "30"],
-        Duration::from_secs(120),
-    )
-    .ok();
-    // It happened mid-episode, and the run said so.
-    let err = text(&ran.stderr);
-    assert!(err.contains("attempt 1 of 2 failed"), "{err}");
+    completes_through_the_fault(&dir, &adb, &store, "d");
     let (disconnected, connected) = meddler.join().unwrap();
     assert!(
         disconnected.status.success(),
@@ -218,7 +217,6 @@ fn adb_disconnect_then_a_reconnect_within_the_wait_costs_only_the_episode_in_fli
         "adb connect: {}",
         text(&connected.stdout)
     );
-    assert_as_clean(&dir, &adb, &store, "d");
 }
 
 #[test]
@@ -227,19 +225,7 @@ fn a_phone_that_drops_every_connection_and_reboots_within_the_wait_finishes_the_
     // Command 41 drops every connection; nothing listens for the next 2 s.
     let (adb, _phone) = phone_with(&dir, &["--drop-after", "40", "--refuse-for", "2"]);
     let store = dir.join("runs.sqlite");
-    let ran = run(
-        &dir,
-        &adb,
-        &store,
-        "r",
-        false,
-        &["--device-wait", "30"],
-        Duration::from_secs(120),
-    )
-    .ok();
-    let err = text(&ran.stderr);
-    assert!(err.contains("attempt 1 of 2 failed"), "{err}");
-    assert_as_clean(&dir, &adb, &store, "r");
+    completes_through_the_fault(&dir, &adb, &store, "r");
 }
 
 #[test]
