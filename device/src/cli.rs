@@ -165,6 +165,11 @@ pub struct ServeArgs {
     /// cache.
     #[arg(long, default_value_t = crate::prefix_cache::DEFAULT_BUDGET_MIB)]
     pub prefix_cache_mib: u64,
+    /// Exit when standard input closes. The program that started the server
+    /// holds the other end of a pipe (`droidscore run` does), so the server
+    /// never outlives it, even when it is killed with SIGKILL.
+    #[arg(long)]
+    pub exit_with_stdin: bool,
 }
 
 /// Run the command line; the process exit code (one of [`crate::exit`]).
@@ -490,6 +495,14 @@ fn quantize(args: QuantizeArgs) -> Result<(), Failure> {
 }
 
 fn serve(args: ServeArgs) -> Result<(), Failure> {
+    if args.exit_with_stdin {
+        // Before the model loads: a parent killed while it loads ends it too.
+        std::thread::spawn(|| {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            tracing::info!("standard input closed: exiting");
+            std::process::exit(exit::SUCCESS);
+        });
+    }
     // Prefix-cache resets start engine threads; bound glibc's arenas first.
     crate::runner::one_malloc_arena()?;
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;

@@ -562,3 +562,38 @@ fn a_json_schema_response_format_gives_json_that_follows_it_and_stops() {
     let (status, _) = chat(addr, &request);
     assert_eq!(status, 200);
 }
+
+/// `--exit-with-stdin`: the server ends when the pipe its parent holds
+/// closes, as it does when the parent (`droidscore run`, a test) is killed,
+/// so no server outlives the program that started it.
+#[test]
+fn a_server_started_with_exit_with_stdin_ends_when_its_parent_lets_go() {
+    let env = TestEnv::new("serve-stdin");
+    let mut served = env
+        .device()
+        .args(["serve", "--threads", "2", "--listen", "127.0.0.1:0"])
+        .arg("--model")
+        .arg(default_model())
+        .arg("--exit-with-stdin")
+        .stdin(std::process::Stdio::piped())
+        .spawn_server();
+    assert!(served.addr.starts_with("http://"), "{:?}", served.addr);
+    let still = served.child.try_wait().unwrap();
+    assert!(
+        still.is_none(),
+        "it serves while the pipe is open: {still:?}"
+    );
+    drop(served.child.stdin.take());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = served.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "still running 30 s after its stdin closed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+}

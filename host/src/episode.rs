@@ -84,6 +84,13 @@ pub fn run(
         }
     };
     let verdict = instance.oracle.evaluate(phone, &baseline);
+    // A check the phone could not answer, because it was gone, says nothing
+    // of the agent: the episode is the phone's failure.
+    if let Some(why) = phone.lost() {
+        return Err(PhoneError::Device(format!(
+            "while the episode was scored: {why}"
+        )));
+    }
     let (success, reason) = match (&end, verdict.outcome) {
         (End::Infra(why), _) => (false, format!("infrastructure: {why}")),
         (End::Fatal(why), _) => (false, format!("endpoint refused the request: {why}")),

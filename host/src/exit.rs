@@ -15,7 +15,9 @@ pub const USAGE: i32 = 2;
 pub const BAD_INPUT: i32 = 3;
 /// The phone failed (adb, the device, the simulator refusing a state).
 pub const PHONE: i32 = 4;
-/// I/O or the run store.
+/// I/O or the run store: for `run`, a store on a read-only or full file
+/// system (refused before any episode), or one that failed mid-run (the
+/// run stops; finished episodes are kept for `--resume`).
 pub const IO: i32 = 5;
 /// The model endpoint refused the requests (HTTP 4xx: key, model, URL), or
 /// the local model server did not start.
@@ -34,10 +36,14 @@ pub const ARM_FAILED: i32 = 11;
 /// failure (an endpoint refusing connections, say) or was skipped; a 0 %
 /// success rate would have been a lie.
 pub const NOTHING_SCORED: i32 = 12;
+/// `run`: a phone went away and did not come back within `--device-wait`;
+/// finished episodes are kept and `--resume` runs the rest.
+pub const PHONE_GONE: i32 = 13;
 
-/// 128 plus the signal's number: `bench run` interrupted by SIGINT or
-/// SIGTERM (130 or 143) after killing the running arm, as a shell reports a
-/// process the signal ended.
+/// 128 plus the signal's number, as a shell reports a process the signal
+/// ended: SIGINT or SIGTERM (130 or 143) interrupted `run`, which stopped
+/// between two commits and kept its finished episodes for `--resume`, or
+/// `bench run`, which killed the running arm first.
 pub const SIGNALLED: i32 = droidscore_bench::runner::SIGNALLED;
 
 /// Every code below [`SIGNALLED`], with the words README gives it.
@@ -55,6 +61,7 @@ pub const ALL: &[(i32, &str)] = &[
     (CORES_BUSY, "cores busy"),
     (ARM_FAILED, "an arm or probe failed"),
     (NOTHING_SCORED, "no episode could be scored"),
+    (PHONE_GONE, "a phone went away"),
 ];
 
 #[cfg(test)]

@@ -49,6 +49,9 @@ impl TestEnv {
             .arg("--model")
             .arg(model)
             .args(args)
+            // A test process that is killed takes its servers with it.
+            .arg("--exit-with-stdin")
+            .stdin(std::process::Stdio::piped())
             .spawn_server();
         let addr = served
             .addr

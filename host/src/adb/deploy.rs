@@ -50,9 +50,9 @@ impl AdbPhone {
         remote: &str,
         executable: bool,
     ) -> Result<(), PhoneError> {
-        let mut file = std::fs::File::open(local)
+        let file = std::fs::File::open(local)
             .map_err(|e| PhoneError::Device(format!("{}: {e}", local.display())))?;
-        self.transport().push_from(&mut file, remote)?;
+        self.transport().push_from(Box::new(file), remote)?;
         if executable {
             self.shell_ok(&format!("chmod 755 {}", quote(remote)))?;
         }

@@ -19,14 +19,14 @@ mod virtual_phone;
 pub use crate::phone::Prepared;
 pub use deploy::Background;
 pub use phone::{parse_foreground, AdbOptions, AdbPhone};
-pub use prepare::AdbBackend;
+pub use prepare::{AdbBackend, ServingBackend};
 pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};
 pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
 pub use shell::{
     input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,
 };
 pub use transport::{
-    devices, server_address, split_marker_bytes, take_marker, AdbError, Listed, ServerTransport,
-    ShellResult, Transport,
+    devices, server_address, split_marker_bytes, take_marker, AdbError, Deadlines, Listed,
+    ServerTransport, ShellResult, Transport,
 };
 pub use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};

@@ -21,6 +21,10 @@ use crate::uiautomator::{self, Dump};
 
 /// Where dumps go on the phone (uiautomator's own default path).
 const DUMP_PATH: &str = "/sdcard/window_dump.xml";
+/// How long `uiautomator dump` itself waits for the screen to go idle
+/// before it gives up (AOSP UiAutomation.waitForIdle, 10 s): its command
+/// deadline is this much longer than others.
+const IDLE_WAIT: Duration = Duration::from_secs(10);
 const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 
 /// How the backend behaves; the defaults suit a real phone.
@@ -57,6 +61,9 @@ pub struct AdbPhone {
     adbkeyboard: Option<bool>,
     /// App-data keys the phone's provider lists, read when an episode is prepared.
     pub(super) app_keys: Vec<String>,
+    /// The last transport failure that means the phone is gone, until it is
+    /// back ([`AdbPhone::wait_for_device`]); see [`Phone::lost`].
+    lost: Option<String>,
 }
 
 impl std::fmt::Debug for AdbPhone {
@@ -87,6 +94,7 @@ impl AdbPhone {
             virtual_phone: false,
             adbkeyboard: None,
             app_keys: Vec::new(),
+            lost: None,
         };
         let maker = phone.shell_ok("getprop ro.product.manufacturer")?;
         phone.virtual_phone = maker.trim() == VIRTUAL_PHONE_MANUFACTURER;
@@ -137,7 +145,16 @@ impl AdbPhone {
 
     /// Run a command; any status is returned.
     pub fn shell(&mut self, command: &str) -> Result<ShellResult, PhoneError> {
-        Ok(self.transport.shell(command)?)
+        let answer = self.transport.shell(command);
+        Ok(self.noting_loss(answer)?)
+    }
+
+    /// Pass a transport's answer on, remembering a lost phone.
+    fn noting_loss<R>(&mut self, answer: Result<R, AdbError>) -> Result<R, AdbError> {
+        if let Err(e @ (AdbError::Lost { .. } | AdbError::Timeout { .. })) = &answer {
+            self.lost = Some(e.to_string());
+        }
+        answer
     }
 
     /// Run a command that must succeed; its stdout.
@@ -155,7 +172,9 @@ impl AdbPhone {
 
     /// Wait for the phone to come back after it was lost.
     pub fn wait_for_device(&mut self, within: Duration) -> Result<(), PhoneError> {
-        Ok(self.transport.wait_for_device(within)?)
+        self.transport.wait_for_device(within)?;
+        self.lost = None;
+        Ok(())
     }
 
     /// `uiautomator dump` until it succeeds or `dump_within` runs out.
@@ -165,7 +184,10 @@ impl AdbPhone {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let out = self.shell(&format!("uiautomator dump {DUMP_PATH}"))?;
+            let answer = self
+                .transport
+                .shell_waiting(&format!("uiautomator dump {DUMP_PATH}"), IDLE_WAIT);
+            let out = self.noting_loss(answer)?;
             let text = out.all_text();
             // uiautomator prints its failures and exits 0.
             if text.contains("UI hierchary dumped to") || text.contains("UI hierarchy dumped to") {
@@ -272,6 +294,10 @@ pub fn parse_foreground(dumpsys: &str) -> Option<String> {
 }
 
 impl Phone for AdbPhone {
+    fn lost(&self) -> Option<&str> {
+        self.lost.as_deref()
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             screenshots: true,

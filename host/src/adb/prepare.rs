@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::phone::AdbPhone;
 use super::shell::quote;
 use super::virtual_phone::APP_DATA_URI;
+use crate::agent::on_device::Keeper;
 use crate::phone::{Backend, Key, Phone, PhoneError, Prepared, SettingKey};
 use crate::task::Instance;
 
@@ -39,6 +40,33 @@ impl Backend for AdbBackend {
 
     fn recover(&mut self) -> Result<(), PhoneError> {
         self.phone.wait_for_device(self.device_wait)
+    }
+}
+
+/// An adb phone whose model server runs on it (`run --on-device`): after a
+/// failed attempt, the phone is waited for as [`AdbBackend`] does, then the
+/// server is checked and, once per run, started again.
+#[derive(Debug)]
+pub struct ServingBackend {
+    pub inner: AdbBackend,
+    pub server: Keeper,
+}
+
+impl Backend for ServingBackend {
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        self.inner.prepare(instance, seed)
+    }
+
+    fn phone(&mut self) -> &mut dyn Phone {
+        self.inner.phone()
+    }
+
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        self.inner.recover()?;
+        let mut say = |line: &str| eprintln!("{line}");
+        self.server
+            .check(&mut self.inner.phone, &mut say)
+            .map_err(|e| PhoneError::Device(e.to_string()))
     }
 }
 
@@ -109,6 +137,8 @@ impl AdbPhone {
                         other.as_deref().unwrap_or("null")
                     )))
                 }
+                // A phone gone mid-read is the phone failing, not the task.
+                Err(e) if self.lost().is_some() => return Err(e),
                 Err(e) => return Ok(Prepared::Skip(format!("cannot read back {key}: {e}"))),
             }
         }

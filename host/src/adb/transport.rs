@@ -42,6 +42,44 @@ pub enum AdbError {
     /// The adb server itself could not be reached or refused the request.
     #[error("adb server: {0}")]
     Server(String),
+    /// The phone did not answer within the operation's deadline: the call
+    /// is abandoned (a phone that stalls must not hang the run).
+    #[error("device {serial}: {op} did not answer within {} s", after.as_secs_f64())]
+    Timeout {
+        serial: String,
+        op: String,
+        after: Duration,
+    },
+}
+
+/// How long each kind of operation may take before the phone counts as
+/// stalled. A shell command covers `uiautomator dump`, which itself waits
+/// up to 10 s for the screen to go idle; a transfer covers pushing a model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deadlines {
+    pub shell: Duration,
+    pub transfer: Duration,
+}
+
+impl Default for Deadlines {
+    fn default() -> Deadlines {
+        Deadlines {
+            shell: Duration::from_secs(30),
+            transfer: Duration::from_secs(600),
+        }
+    }
+}
+
+/// How long a phone that is listed again may take to answer `echo` before
+/// it counts as still gone (at most the command deadline).
+const PROBE_WITHIN: Duration = Duration::from_secs(5);
+
+/// A command as an error message names it: its first 60 characters.
+fn abbreviated(command: &str) -> String {
+    match command.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &command[..at]),
+        None => command.to_string(),
+    }
 }
 
 /// A phone reached over some adb transport.
@@ -50,11 +88,22 @@ pub trait Transport: Send {
     /// Run one command line in the phone's `sh -c`. The status is the
     /// command's own, recovered from an echoed marker.
     fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError>;
+    /// [`Transport::shell`] for a command that itself waits on the phone up
+    /// to `waits` (`uiautomator dump` waits for an idle screen): where the
+    /// transport has a deadline, it is that much longer.
+    fn shell_waiting(&mut self, command: &str, waits: Duration) -> Result<ShellResult, AdbError> {
+        let _ = waits;
+        self.shell(command)
+    }
     /// `adb push`: write `data` to `remote` on the phone.
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError>;
     /// `adb push` from a reader (a large file, without holding it in memory
     /// where the transport can stream).
-    fn push_from(&mut self, data: &mut dyn std::io::Read, remote: &str) -> Result<(), AdbError> {
+    fn push_from(
+        &mut self,
+        mut data: Box<dyn std::io::Read + Send>,
+        remote: &str,
+    ) -> Result<(), AdbError> {
         let mut bytes = Vec::new();
         data.read_to_end(&mut bytes)
             .map_err(|e| AdbError::Server(format!("push {remote}: reading the local file: {e}")))?;
@@ -219,11 +268,16 @@ fn parse_forwards(listing: &str, serial: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A device through the adb server (`adb -s SERIAL …`).
+/// A device through the adb server (`adb -s SERIAL …`). adb_client sets no
+/// timeout on its sockets (cocool97/adb_client#204), so a phone that
+/// vanishes mid-command would block the caller forever: every call runs on
+/// a thread of its own with a fresh `ADBServerDevice`, and the caller waits
+/// at most the operation's deadline. A call past its deadline is abandoned;
+/// its thread ends when the adb server closes the dead transport.
 pub struct ServerTransport {
     server: SocketAddrV4,
     serial: String,
-    device: ADBServerDevice,
+    deadlines: Deadlines,
 }
 
 impl std::fmt::Debug for ServerTransport {
@@ -231,16 +285,25 @@ impl std::fmt::Debug for ServerTransport {
         f.debug_struct("ServerTransport")
             .field("server", &self.server)
             .field("serial", &self.serial)
+            .field("deadlines", &self.deadlines)
             .finish()
     }
 }
 
 impl ServerTransport {
     pub fn new(server: SocketAddrV4, serial: &str) -> ServerTransport {
+        ServerTransport::with_deadlines(server, serial, Deadlines::default())
+    }
+
+    pub fn with_deadlines(
+        server: SocketAddrV4,
+        serial: &str,
+        deadlines: Deadlines,
+    ) -> ServerTransport {
         ServerTransport {
             server,
             serial: serial.to_string(),
-            device: ADBServerDevice::new(serial.to_string(), Some(server)),
+            deadlines,
         }
     }
 
@@ -248,6 +311,52 @@ impl ServerTransport {
         AdbError::Lost {
             serial: self.serial.clone(),
             why: why.to_string(),
+        }
+    }
+
+    /// Whether the phone runs `echo` within `limit`.
+    fn answers(&self, limit: Duration) -> Result<(), AdbError> {
+        let echoed = self.within("`echo`", limit, |device| {
+            let mut out = Vec::new();
+            device
+                .shell_command(&"echo droidscore", Some(&mut out), None)
+                .map_err(|e| e.to_string())?;
+            Ok(out)
+        })?;
+        if String::from_utf8_lossy(&echoed).contains("droidscore") {
+            Ok(())
+        } else {
+            Err(self.lost("`echo` printed nothing"))
+        }
+    }
+
+    /// `call` on a device handle of its own, on its own thread; its answer,
+    /// or `Timeout` once `limit` has passed without one.
+    fn within<R: Send + 'static>(
+        &self,
+        op: &str,
+        limit: Duration,
+        call: impl FnOnce(&mut ADBServerDevice) -> Result<R, String> + Send + 'static,
+    ) -> Result<R, AdbError> {
+        let (send, receive) = std::sync::mpsc::channel();
+        let mut device = ADBServerDevice::new(self.serial.clone(), Some(self.server));
+        std::thread::Builder::new()
+            .name(format!("adb {op}"))
+            .spawn(move || {
+                let _ = send.send(call(&mut device));
+            })
+            .map_err(|e| AdbError::Server(format!("{op}: cannot start a thread: {e}")))?;
+        match receive.recv_timeout(limit) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(why)) => Err(self.lost(why)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(AdbError::Timeout {
+                serial: self.serial.clone(),
+                op: op.to_string(),
+                after: limit,
+            }),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(self.lost(format!("{op}: the adb call ended without an answer")))
+            }
         }
     }
 }
@@ -258,11 +367,20 @@ impl Transport for ServerTransport {
     }
 
     fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError> {
-        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        self.shell_waiting(command, Duration::ZERO)
+    }
+
+    fn shell_waiting(&mut self, command: &str, waits: Duration) -> Result<ShellResult, AdbError> {
         let marked = with_exit_marker(command);
-        self.device
-            .shell_command(&marked, Some(&mut stdout), Some(&mut stderr))
-            .map_err(|e| self.lost(e))?;
+        let op = format!("`{}`", abbreviated(command));
+        let limit = self.deadlines.shell + waits;
+        let (stdout, stderr) = self.within(&op, limit, move |device| {
+            let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+            device
+                .shell_command(&marked, Some(&mut stdout), Some(&mut stderr))
+                .map_err(|e| e.to_string())?;
+            Ok((stdout, stderr))
+        })?;
         let (out, status) = take_marker(stdout);
         // No marker: the stream ended before the command finished.
         let status = status.ok_or_else(|| {
@@ -278,28 +396,38 @@ impl Transport for ServerTransport {
     }
 
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError> {
-        let mut reader = data;
-        self.device
-            .push(&mut reader, remote)
-            .map_err(|e| self.lost(format!("push {remote}: {e}")))
+        self.push_from(Box::new(std::io::Cursor::new(data.to_vec())), remote)
     }
 
-    fn push_from(&mut self, data: &mut dyn std::io::Read, remote: &str) -> Result<(), AdbError> {
-        self.device
-            .push(data, remote)
-            .map_err(|e| self.lost(format!("push {remote}: {e}")))
+    fn push_from(
+        &mut self,
+        mut data: Box<dyn std::io::Read + Send>,
+        remote: &str,
+    ) -> Result<(), AdbError> {
+        let path = remote.to_string();
+        self.within("push", self.deadlines.transfer, move |device| {
+            device
+                .push(&mut data, &path)
+                .map_err(|e| format!("push {path}: {e}"))
+        })
     }
 
     fn forward(&mut self, local: &str, remote: &str) -> Result<(), AdbError> {
-        self.device
-            .forward(remote.to_string(), local.to_string())
-            .map_err(|e| self.lost(format!("forward {local} {remote}: {e}")))
+        let (local, remote) = (local.to_string(), remote.to_string());
+        self.within("forward", self.deadlines.shell, move |device| {
+            device
+                .forward(remote.clone(), local.clone())
+                .map_err(|e| format!("forward {local} {remote}: {e}"))
+        })
     }
 
     fn remove_forward(&mut self, local: &str) -> Result<(), AdbError> {
-        self.device
-            .forward_remove(local.to_string())
-            .map_err(|e| self.lost(format!("forward --remove {local}: {e}")))
+        let local = local.to_string();
+        self.within("forward --remove", self.deadlines.shell, move |device| {
+            device
+                .forward_remove(local.clone())
+                .map_err(|e| format!("forward --remove {local}: {e}"))
+        })
     }
 
     fn forwards(&mut self) -> Result<Vec<(String, String)>, AdbError> {
@@ -316,9 +444,20 @@ impl Transport for ServerTransport {
                     .find(|d| d.serial == self.serial)
                     .map(|d| d.state)
             });
+            // Listed is not enough: a stalled phone stays listed as
+            // `device`. Back means answering a command.
             if state.as_deref() == Some("device") {
-                self.device = ADBServerDevice::new(self.serial.clone(), Some(self.server));
-                return Ok(());
+                let probe = self.deadlines.shell.min(PROBE_WITHIN);
+                match self.answers(probe) {
+                    Ok(()) => return Ok(()),
+                    Err(why) => {
+                        tracing::debug!(serial = %self.serial, %why, "listed, not answering");
+                        // Drop the stalled transport; it is connected again below.
+                        if let Some(addr) = network {
+                            let _ = host_request(self.server, &format!("host:disconnect:{addr}"));
+                        }
+                    }
+                }
             }
             if Instant::now() >= deadline {
                 return Err(self.lost(format!("not back within {}s", within.as_secs())));

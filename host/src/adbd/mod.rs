@@ -6,13 +6,15 @@
 //! server's connection (handshake, streams, flow control), `service` the
 //! `shell:`/`shell,v2,…:`/`exec:` services, `sync` the `sync:` file service,
 //! `relay` the `tcp:PORT` service (what `adb forward` opens), `server` the
-//! listener and its threads. Everything device-specific is behind
-//! [`Device`]; this module only carries bytes. [`FakeDevice`] is the
-//! smallest phone behind it, which the wire tests here and the real-adb
-//! tests (host/tests/integration/adb/adbd.rs) serve.
+//! listener and its threads, `faults` a phone told to drop or stall.
+//! Everything device-specific is behind [`Device`]; this module only
+//! carries bytes. [`FakeDevice`] is the smallest phone behind it, which the
+//! wire tests here and the real-adb tests (host/tests/integration/adb/adbd.rs)
+//! serve.
 
 mod connection;
 mod fake_device;
+pub mod faults;
 mod packet;
 mod relay;
 mod server;

@@ -143,7 +143,9 @@ impl LocalServer {
         }
         let binary = find_binary(options.binary.as_deref())?;
         let mut command = Command::new(&binary);
-        command.args(["serve", "--listen", "127.0.0.1:0"]);
+        // Its stdin is a pipe this process holds: when we end, however we
+        // end, the server sees it close and exits (no orphaned server).
+        command.args(["serve", "--listen", "127.0.0.1:0", "--exit-with-stdin"]);
         if let Some(model) = &options.model {
             command.arg("--model").arg(model);
         }
@@ -155,7 +157,10 @@ impl LocalServer {
         }
         // The server's own log (loading, errors naming the model file) goes
         // to our stderr; its stdout carries only the base URL.
-        command.stdout(Stdio::piped()).stderr(Stdio::inherit());
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         let mut child = command.spawn().map_err(|source| LocalServerError::Spawn {
             binary: binary.clone(),
             source,

@@ -557,6 +557,79 @@ pub fn deploy(
     finish(phone, runtime, deployment, local, health, false)
 }
 
+/// The server on the phone during a run: after an attempt fails, a server
+/// that no longer answers `/health` is started again, once per run; a second
+/// death is the phone's failure like any other (the run stops, `--resume`
+/// finishes it). The host's end of the forward stays the one the agents
+/// were given.
+#[derive(Debug)]
+pub struct Keeper {
+    options: DeployOptions,
+    runtime: tokio::runtime::Handle,
+    local_port: u16,
+    serial: String,
+    restarted: bool,
+}
+
+impl Keeper {
+    pub fn new(
+        server: &OnDevice,
+        options: DeployOptions,
+        runtime: tokio::runtime::Handle,
+    ) -> Keeper {
+        Keeper {
+            options,
+            runtime,
+            local_port: server.local_port,
+            serial: server.serial.clone(),
+            restarted: false,
+        }
+    }
+
+    /// Whether the server answers (restarting it if it may): Ok when it does.
+    pub fn check(
+        &mut self,
+        phone: &mut dyn DeployTarget,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(), DeployError> {
+        let why = match healthy(&self.runtime, self.local_port) {
+            Ok(_) => return Ok(()),
+            Err(why) => why,
+        };
+        if self.restarted {
+            return Err(DeployError::NotReady(format!(
+                "the model server on {} stopped answering again, after its one restart: {why}",
+                self.serial
+            )));
+        }
+        self.restarted = true;
+        progress(&format!(
+            "the model server on {} does not answer ({why}): starting it again (once per run)",
+            self.serial
+        ));
+        let server = deploy(phone, &self.options, &self.runtime, false, progress)?;
+        if server.local_port != self.local_port {
+            // The forward went with the old server (or the adb server
+            // forgot it when the phone went away): the agents' port again.
+            phone.forward(
+                &format!("tcp:{}", self.local_port),
+                &format!("tcp:{}", self.options.port),
+            )?;
+            healthy(&self.runtime, self.local_port).map_err(|e| {
+                DeployError::NotReady(format!(
+                    "the restarted server does not answer through 127.0.0.1:{}: {e}",
+                    self.local_port
+                ))
+            })?;
+        }
+        progress(&format!(
+            "the model server on {} answers again (pid {})",
+            self.serial, server.deployment.pid
+        ));
+        Ok(())
+    }
+}
+
 /// Ask the ready server its model id.
 fn finish(
     phone: &mut dyn DeployTarget,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{CliError, DeviceArgs, LatencyArgs, ServeArgs};
-use crate::adb::{self, AdbOptions, AdbPhone, ServerTransport};
-use crate::adbd::Server;
+use crate::adb::{self, AdbOptions, AdbPhone, Deadlines, ServerTransport};
+use crate::adbd::{faults::Faults, Server};
 use crate::phone::{ObserveTiming, Phone};
 use crate::report::stats::{spread, Spread};
 use crate::task;
@@ -62,7 +62,11 @@ pub fn phones(device: &DeviceArgs) -> Result<Vec<AdbPhone>, CliError> {
         .into_iter()
         .map(|serial| {
             AdbPhone::new(
-                Box::new(ServerTransport::new(server, &serial)),
+                Box::new(ServerTransport::with_deadlines(
+                    server,
+                    &serial,
+                    deadlines(device),
+                )),
                 AdbOptions::default(),
             )
             .map_err(|e| {
@@ -70,6 +74,15 @@ pub fn phones(device: &DeviceArgs) -> Result<Vec<AdbPhone>, CliError> {
             })
         })
         .collect()
+}
+
+/// `--phone-timeout`: every command, and transfers 20 times as long.
+pub fn deadlines(device: &DeviceArgs) -> Deadlines {
+    let command = Duration::from_secs(device.phone_timeout);
+    Deadlines {
+        shell: command,
+        transfer: command * 20,
+    }
 }
 
 pub fn device_wait(device: &DeviceArgs) -> Duration {
@@ -96,9 +109,18 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     // The address on stdout, so a script can wait for it and read the port.
     println!("{addr}");
     eprintln!("virtual phone listening; `adb connect {addr}`");
-    server
-        .serve(Arc::new(phone))
-        .map_err(|e| CliError::io(format!("virtual phone on {addr}"), e))
+    let faults = Faults {
+        drop_after: args.drop_after,
+        refuse_for: args.refuse_for.map(Duration::from_secs).unwrap_or_default(),
+        stall_after: args.stall_after,
+    };
+    let served = if faults.any() {
+        eprintln!("with faults: {faults:?}");
+        crate::adbd::faults::serve(server, Arc::new(phone), faults)
+    } else {
+        server.serve(Arc::new(phone))
+    };
+    served.map_err(|e| CliError::io(format!("virtual phone on {addr}"), e))
 }
 
 /// Timings of one part of an observation, across the sample.

@@ -1,11 +1,12 @@
 //! What each subcommand does: load, call the library, print data on stdout.
 
+use super::error::Kept;
 use super::shared::{json, load, out};
 use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, TasksCommand, UiArgs,
 };
-use crate::adb::AdbBackend;
+use crate::adb::{AdbBackend, ServingBackend};
 use crate::agent::local::LocalServer;
 use crate::agent::on_device::OnDevice;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
@@ -222,6 +223,12 @@ fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> 
         .map_err(|e| CliError::BadInput(e.to_string()))
 }
 
+/// Keys of a run's config that `--resume` may change: the suite is compared
+/// by its hash instead, and how long to wait for a phone changes when a run
+/// ends, not what it scores (a run stopped by a lost phone may well be
+/// resumed with a longer wait). The record keeps the values it started with.
+const NOT_COMPARED: &[&str] = &["suite", "phone_timeout_s", "device_wait_s"];
+
 /// Start a new run in the store, or pick up the one `--resume` names.
 fn start_run(
     store: &Store,
@@ -243,7 +250,9 @@ fn start_run(
             .as_object()
             .into_iter()
             .flatten()
-            .filter(|(k, v)| k.as_str() != "suite" && run.config.get(k.as_str()) != Some(v))
+            .filter(|(k, v)| {
+                !NOT_COMPARED.contains(&k.as_str()) && run.config.get(k.as_str()) != Some(v)
+            })
             .map(|(k, v)| {
                 format!(
                     "{k} was {} (now {v})",
@@ -409,6 +418,10 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     let instances = crate::run::select_variants(&tasks, &args.variants)?;
     let kind = agent_kind(&args)?;
+    // The store before anything slow or stateful (a model server, a phone):
+    // one on a read-only or full file system is refused before any episode.
+    let store = Store::open(&args.store)?;
+    store.check_room()?;
     // The model's client runs on this runtime; episodes run on their own
     // threads and block on it, so phone calls never stall the runtime.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -424,6 +437,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     // No --base-url: the device server on the phone (--on-device), or on
     // this machine for the whole run.
+    // What was deployed, kept to start the server again if it dies mid-run.
+    let mut deployed = None;
     let local = match (kind, &args.base_url) {
         (AgentKind::Llm, None) if args.on_device => {
             let options = crate::agent::on_device::DeployOptions {
@@ -439,6 +454,11 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             };
             let mut phone = super::device::one_phone(args.device.serial.clone())?;
             let server = super::device::deploy_to(&mut phone, &options, runtime.handle(), true)?;
+            deployed = Some(crate::agent::on_device::Keeper::new(
+                &server,
+                options,
+                runtime.handle().clone(),
+            ));
             eprintln!(
                 "the server stays on the phone after the run (`droidscore device stop` ends it){}",
                 if server.text_only() {
@@ -503,7 +523,6 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             Some((phones, described))
         }
     };
-    let store = Store::open(&args.store)?;
     let mut config = run_config(&args, kind);
     if let Some(server) = &local {
         server.record(&mut config);
@@ -514,6 +533,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());
+        config["phone_timeout_s"] = args.device.phone_timeout.into();
+        config["device_wait_s"] = args.device.device_wait.into();
     }
     let endpoint = llm.as_ref().map(|llm| {
         let health = match &local {
@@ -547,13 +568,46 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
             let device_wait = super::adb::device_wait(&args.device);
             phones
                 .into_iter()
-                .map(|phone| Box::new(AdbBackend { phone, device_wait }) as Box<dyn Backend>)
+                .map(|phone| {
+                    let inner = AdbBackend { phone, device_wait };
+                    match deployed.take() {
+                        // --on-device: one phone, the one the server is on.
+                        Some(server) => {
+                            Box::new(ServingBackend { inner, server }) as Box<dyn Backend>
+                        }
+                        None => Box::new(inner) as Box<dyn Backend>,
+                    }
+                })
                 .collect()
         }
     };
-    let result = crate::run::execute(&store, &run_id, planned, backends, &factory, &bar);
+    // Episodes to be done in all (with those a resumed run had already).
+    let total = finished.len() + planned.len();
+    let interrupt = super::signals::interrupt_on_signals();
+    let result = crate::run::execute(
+        &store, &run_id, planned, backends, &factory, &bar, &interrupt,
+    );
     bar.finish_and_clear();
+    // What the run holds now, for the message of a run that stopped early.
+    let kept = || Kept {
+        run_id: run_id.clone(),
+        store: args.store.clone(),
+        finished: store.finished(&run_id).map(|f| f.len()).ok(),
+        total,
+    };
     result.map_err(|e| match e {
+        crate::run::RunError::Interrupted { signal } => CliError::Interrupted {
+            signal,
+            kept: kept(),
+        },
+        crate::run::RunError::Store(source) => CliError::StoreFailed {
+            kept: kept(),
+            source: Box::new(source),
+        },
+        crate::run::RunError::PhoneGone(_) => CliError::PhoneGone {
+            run_id: run_id.clone(),
+            source: Box::new(e),
+        },
         crate::run::RunError::Fatal(_) => CliError::EndpointRefused {
             run_id: run_id.clone(),
             source: Box::new(e),

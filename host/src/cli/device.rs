@@ -28,6 +28,7 @@ pub fn one_phone(serial: Option<String>) -> Result<AdbPhone, CliError> {
     let mut phones = super::adb::phones(&DeviceArgs {
         serial,
         device_wait: 60,
+        phone_timeout: 30,
     })?;
     Ok(phones.remove(0))
 }

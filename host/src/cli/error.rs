@@ -73,6 +73,24 @@ pub enum CliError {
     /// The local model server would not start.
     #[error(transparent)]
     LocalServer(#[from] crate::agent::local::LocalServerError),
+    /// A run stopped because a phone went away for good; it can be resumed.
+    #[error("{source}; finished episodes are kept: --resume {run_id} runs the rest once the phone is back")]
+    PhoneGone {
+        run_id: String,
+        #[source]
+        source: Box<RunError>,
+    },
+    /// SIGINT or SIGTERM stopped a run between two commits; it can be resumed.
+    #[error("interrupted by {}: {kept}", crate::run::signal_name(*signal))]
+    Interrupted { signal: i32, kept: Kept },
+    /// The store refused a write mid-run (a full disk): the run stopped; what
+    /// was committed before stays and the run can be resumed.
+    #[error("{source}; the run stopped: {kept}")]
+    StoreFailed {
+        kept: Kept,
+        #[source]
+        source: Box<StoreError>,
+    },
     /// A run stopped because its endpoint refused; the run can be resumed.
     #[error("{source}; finished episodes are kept: --resume {run_id} continues")]
     EndpointRefused {
@@ -99,6 +117,42 @@ pub enum CliError {
     Ledger(ProbeError),
     #[error("{0}")]
     NothingScored(String),
+}
+
+/// What a run that stopped early keeps, and how to finish it.
+#[derive(Debug)]
+pub struct Kept {
+    pub(super) run_id: String,
+    pub(super) store: std::path::PathBuf,
+    /// Its finished episodes, when the store could still say.
+    pub(super) finished: Option<usize>,
+    /// Its episodes in all.
+    pub(super) total: usize,
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Kept {
+            run_id,
+            store,
+            finished,
+            total,
+        } = self;
+        let store = store.display();
+        match finished {
+            Some(n) => write!(
+                f,
+                "{store} keeps the {n} of {total} episodes that finished; \
+                 `droidscore run --resume {run_id}` with the same options runs the other {}",
+                total.saturating_sub(*n)
+            ),
+            None => write!(
+                f,
+                "{store} keeps the episodes that finished; \
+                 `droidscore run --resume {run_id}` with the same options runs the rest"
+            ),
+        }
+    }
 }
 
 impl From<StoreError> for CliError {
@@ -144,6 +198,9 @@ impl CliError {
             CliError::Endpoint(_) | CliError::LocalServer(_) | CliError::EndpointRefused { .. } => {
                 exit::ENDPOINT
             }
+            CliError::PhoneGone { .. } => exit::PHONE_GONE,
+            CliError::Interrupted { signal, .. } => exit::SIGNALLED + signal,
+            CliError::StoreFailed { .. } => exit::IO,
             CliError::Regressed(_) => exit::REGRESSED,
             CliError::Inconclusive(_) => exit::INCONCLUSIVE,
             CliError::ProvenanceMismatch(_) => exit::PROVENANCE_MISMATCH,

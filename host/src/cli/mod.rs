@@ -8,6 +8,7 @@ mod commands;
 mod device;
 mod error;
 mod shared;
+mod signals;
 
 pub use commands::run;
 pub use error::CliError;
@@ -107,6 +108,23 @@ pub struct ServeArgs {
     pub variant: String,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Fault injection, for testing a runner: drop every connection when
+    /// command N+1 arrives (a shell command, a push or a pull), once.
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub drop_after: Option<u64>,
+    /// With --drop-after: refuse connections this many seconds after the
+    /// drop, then listen again (a phone rebooting).
+    #[arg(
+        long,
+        value_name = "SECS",
+        requires = "drop_after",
+        help_heading = "Faults"
+    )]
+    pub refuse_for: Option<u64>,
+    /// Fault injection: from command N+1 on, accept every command and never
+    /// answer it (a hung adbd; the connection stays open).
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub stall_after: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,9 +195,17 @@ pub struct DeviceArgs {
     /// only device attached, as `adb` itself chooses.
     #[arg(long, env = "ANDROID_SERIAL")]
     pub serial: Option<String>,
-    /// Seconds to wait for a lost phone to come back before going on.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for a lost phone to come back (answering a command
+    /// again) before giving it up: the run then stops with exit code 13 and
+    /// `--resume` finishes it.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub device_wait: u64,
+    /// Seconds any one phone command may take before the phone counts as
+    /// lost; `uiautomator dump` gets 10 more (it waits that long for an idle
+    /// screen), a file transfer 20 times as long.
+    #[arg(long, default_value_t = 30, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub phone_timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -208,4 +208,11 @@ pub trait Phone: Send {
     fn flip_history(&self) -> Option<&[Flip]> {
         None
     }
+    /// Why the phone stopped answering (lost, or past a deadline), if it
+    /// has since it was last prepared or recovered. A check that could not
+    /// read the phone then is no verdict on the agent (not `skipped`): the
+    /// episode is an infrastructure failure, run again.
+    fn lost(&self) -> Option<&str> {
+        None
+    }
 }

@@ -3,7 +3,10 @@
 //! dump (and screenshot, when the step had one), and the decision it returned
 //! and how long it took. Agents that talk to a model add what only they know
 //! (raw answer, tokens, why an answer was invalid) through `Agent::step_note`.
+//! It is also where a stopping run ends the episode it is in: the next step
+//! is not asked for (see [`Recording::abandon_when`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::agent::{Agent, Decision};
@@ -23,6 +26,8 @@ pub struct Recording<'a> {
     inner: &'a mut dyn Agent,
     key: EpisodeKey,
     pub steps: Vec<StepRecord>,
+    /// Set when the run is stopping: the episode ends before its next step.
+    abandon: Option<&'a AtomicBool>,
 }
 
 impl std::fmt::Debug for Recording<'_> {
@@ -40,9 +45,22 @@ impl<'a> Recording<'a> {
             inner,
             key,
             steps: Vec::new(),
+            abandon: None,
         }
     }
+
+    /// End the episode before its next step once `flag` is set (the run is
+    /// stopping: interrupted, or its store can take no more): the agent is
+    /// not asked again and the episode ends as [`Decision::Fatal`], which
+    /// is never recorded, so `--resume` runs it again.
+    pub fn abandon_when(mut self, flag: &'a AtomicBool) -> Self {
+        self.abandon = Some(flag);
+        self
+    }
 }
+
+/// Why an abandoned episode ended (never stored: the episode is dropped).
+pub(super) const ABANDONED: &str = "the run is stopping";
 
 fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
     match decision {
@@ -80,6 +98,12 @@ fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
 
 impl Agent for Recording<'_> {
     fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
+        if self
+            .abandon
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            return Decision::Fatal(ABANDONED.into());
+        }
         let started = Instant::now();
         let decision = self.inner.next(goal, observation);
         let latency_ms = started.elapsed().as_secs_f64() * 1e3;

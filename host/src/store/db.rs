@@ -19,6 +19,16 @@ use super::{rows, schema, EpisodeRecord, RunRecord, StepRecord, StoreError};
 /// An episode's key within a run: (task, variant, repeat).
 pub type EpisodeKey = (String, String, u32);
 
+/// What [`Store::check_room`] writes: an episode with screenshots takes tens
+/// of KiB to a few MiB, so a store that cannot take 1 MiB would fail on the
+/// first episodes.
+pub const PROBE_BYTES: usize = 1 << 20;
+
+/// SQLite's page cache while the probe is written, in pages: small, so the
+/// probe's pages are spilled to the WAL file instead of staying in memory
+/// until the rollback.
+const PROBE_CACHE_PAGES: i64 = 8;
+
 /// A droidscore run store (see the module docs).
 #[derive(Debug)]
 pub struct Store {
@@ -52,6 +62,42 @@ impl Store {
     /// The schema version this code writes; [`Store::open`] migrates to it.
     pub fn schema_version() -> i64 {
         schema::known_version()
+    }
+
+    /// Check that the file system takes a write of an episode's size
+    /// ([`PROBE_BYTES`] of random bytes, in a transaction that is rolled
+    /// back), so a read-only or full one is refused ([`StoreError::Refused`])
+    /// before a run starts rather than at its first episode. A new store file
+    /// can be created on a full disk; its first megabyte cannot.
+    ///
+    /// Random bytes, not zeros, so a compressing file system cannot shrink them.
+    pub fn check_room(&self) -> Result<(), StoreError> {
+        let cache: i64 = self
+            .conn
+            .pragma_query_value(None, "cache_size", |row| row.get(0))
+            .map_err(self.sql("read the page cache size"))?;
+        self.conn
+            .pragma_update(None, "cache_size", PROBE_CACHE_PAGES)
+            .map_err(self.sql("shrink the page cache"))?;
+        let probe = self.write_probe();
+        let restored = self
+            .conn
+            .pragma_update(None, "cache_size", cache)
+            .map_err(self.sql("restore the page cache size"));
+        probe.and(restored)
+    }
+
+    fn write_probe(&self) -> Result<(), StoreError> {
+        let doing = "write a 1 MiB test record";
+        let tx = self.begin_write()?;
+        tx.execute_batch("CREATE TABLE droidscore_probe (bytes BLOB NOT NULL)")
+            .map_err(self.sql(doing))?;
+        tx.execute(
+            "INSERT INTO droidscore_probe VALUES (randomblob(?1))",
+            [PROBE_BYTES as i64],
+        )
+        .map_err(self.sql(doing))?;
+        tx.rollback().map_err(self.sql("roll back the test record"))
     }
 
     /// Record a new run. Its id must not be taken.
@@ -163,11 +209,7 @@ impl Store {
 
     /// Map an SQLite error to one naming this store and what we were doing.
     pub(super) fn sql(&self, doing: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        move |source| StoreError::Sql {
-            path: self.path.clone(),
-            doing,
-            source,
-        }
+        move |source| StoreError::sql(&self.path, doing, source)
     }
 }
 
@@ -210,6 +252,53 @@ mod tests {
         assert_eq!(
             store.steps("r1", "wifi_on", "base", 0).unwrap(),
             t::steps(&first, 2)
+        );
+    }
+
+    #[test]
+    fn the_room_check_writes_a_megabyte_and_leaves_nothing_behind() {
+        let dir = t::ScratchDir::new("room");
+        let store = store(&dir);
+        store.check_room().unwrap();
+        // The probe went through the file system (the WAL), not just memory.
+        let wal = std::fs::metadata(dir.join("run.db-wal")).unwrap().len();
+        assert!(wal >= PROBE_BYTES as u64, "WAL of {wal} bytes");
+        let tables: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'droidscore_probe'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 0, "the probe's table was rolled back");
+        let cache: i64 = store
+            .conn
+            .pragma_query_value(None, "cache_size", |row| row.get(0))
+            .unwrap();
+        assert_ne!(cache, PROBE_CACHE_PAGES, "the page cache is restored");
+    }
+
+    #[test]
+    fn sqlite_full_is_no_space_left_on_device_naming_the_store() {
+        let full = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            None,
+        );
+        let err = StoreError::sql(Path::new("/srv/runs.sqlite"), "commit the episode", full);
+        assert!(
+            matches!(
+                err,
+                StoreError::Refused {
+                    refusal: crate::store::Refusal::Full,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "cannot commit the episode in run store /srv/runs.sqlite: no space left on device"
         );
     }
 

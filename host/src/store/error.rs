@@ -1,7 +1,28 @@
 //! What can go wrong with a run store. Every message names the store file, so
 //! "failed to …: <message>" tells the user which of several `.db` files to look at.
+//!
+//! A write the file system refuses (read-only, full, not ours to write) is
+//! its own variant, [`StoreError::Refused`], saying so in words: SQLite's
+//! SQLITE_FULL is "no space left on device", and for SQLITE_READONLY and
+//! SQLITE_CANTOPEN, which do not say why, the OS is asked by opening the
+//! file for writing.
 
+use std::fs::OpenOptions;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+
+/// Why the file system refused a write to the store, in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("read-only file system")]
+    ReadOnly,
+    #[error("no space left on device")]
+    Full,
+    #[error("permission denied")]
+    PermissionDenied,
+}
 
 /// An error from the run store.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +59,18 @@ pub enum StoreError {
     )]
     NoWal { path: PathBuf, mode: String },
 
-    /// Any SQLite failure, with what we were doing at the time.
+    /// The file system refused a write (or the file's opening for one):
+    /// what we were doing, and why in words; beneath, SQLite's error.
+    #[error("cannot {doing} in run store {}: {refusal}", path.display())]
+    Refused {
+        path: PathBuf,
+        doing: &'static str,
+        refusal: Refusal,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// Any other SQLite failure, with what we were doing at the time.
     #[error("cannot {doing} in run store {}: {source}", path.display())]
     Sql {
         path: PathBuf,
@@ -99,6 +131,29 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// An SQLite failure of the store at `path` while `doing`: [`StoreError::Refused`]
+    /// when the file system refused it, else [`StoreError::Sql`].
+    pub(super) fn sql(path: &Path, doing: &'static str, source: rusqlite::Error) -> Self {
+        let refusal = match source.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Some(Refusal::Full),
+            Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen) => os_refusal(path),
+            _ => None,
+        };
+        match refusal {
+            Some(refusal) => StoreError::Refused {
+                path: path.to_owned(),
+                doing,
+                refusal,
+                source,
+            },
+            None => StoreError::Sql {
+                path: path.to_owned(),
+                doing,
+                source,
+            },
+        }
+    }
+
     /// A row or column of the store at `path` that cannot be read back.
     pub(super) fn corrupt(path: &Path, what: impl Into<String>, detail: impl Into<String>) -> Self {
         StoreError::Corrupt {
@@ -106,5 +161,27 @@ impl StoreError {
             what: what.into(),
             detail: detail.into(),
         }
+    }
+}
+
+/// What the OS says to opening `path` for writing, when that is a refusal.
+/// A missing file is created to ask (in a read-only or full directory that
+/// fails, which is the answer) and removed again.
+fn os_refusal(path: &Path) -> Option<Refusal> {
+    let created = !path.exists();
+    let error = match OpenOptions::new().write(true).create(created).open(path) {
+        Ok(_) => {
+            if created {
+                let _ = std::fs::remove_file(path);
+            }
+            return None;
+        }
+        Err(error) => error,
+    };
+    match error.kind() {
+        ErrorKind::ReadOnlyFilesystem => Some(Refusal::ReadOnly),
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Some(Refusal::Full),
+        ErrorKind::PermissionDenied => Some(Refusal::PermissionDenied),
+        _ => None,
     }
 }

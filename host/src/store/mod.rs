@@ -20,8 +20,8 @@ mod schema;
 pub(crate) mod test_support;
 
 pub use codec::{gunzip, gzip, sha256_hex};
-pub use db::{EpisodeKey, Store};
-pub use error::StoreError;
+pub use db::{EpisodeKey, Store, PROBE_BYTES};
+pub use error::{Refusal, StoreError};
 pub use merge::{merge, MergeSummary};
 pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};

@@ -117,11 +117,7 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
                     path: path.to_owned(),
                 }
             } else {
-                StoreError::Sql {
-                    path: path.to_owned(),
-                    doing,
-                    source,
-                }
+                StoreError::sql(path, doing, source)
             }
         }
     };
@@ -183,13 +179,7 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
 /// Run the `migrations` the file has not had yet, one transaction each.
 fn migrate(conn: &Connection, path: &Path, migrations: &[&str]) -> Result<(), StoreError> {
     let known = migrations.len() as i64;
-    let sql = |doing| {
-        move |source| StoreError::Sql {
-            path: path.to_owned(),
-            doing,
-            source,
-        }
-    };
+    let sql = |doing| move |source| StoreError::sql(path, doing, source);
     loop {
         // IMMEDIATE takes the write lock before reading the version, so two
         // processes opening a new file at once cannot both apply migration 1.

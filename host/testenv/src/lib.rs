@@ -14,11 +14,12 @@
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// At most this much of each of stdout and stderr is shown (its end).
 const SHOWN: usize = 8 * 1024;
@@ -96,6 +97,7 @@ impl TestEnv {
             command,
             shown_as: shown_as.to_string(),
             cwd: PathBuf::new(),
+            limit: None,
         };
         test.in_temp_dir();
         test
@@ -160,6 +162,8 @@ pub struct TestCommand<'a> {
     command: Command,
     shown_as: String,
     cwd: PathBuf,
+    /// Killed, and the test failed, if it runs longer (see [`TestCommand::within`]).
+    limit: Option<Duration>,
 }
 
 impl TestCommand<'_> {
@@ -223,13 +227,70 @@ impl TestCommand<'_> {
             .collect()
     }
 
+    /// A bound on its wall time: a run that is still going after `limit`
+    /// is killed and the test fails, showing what it printed so far (a
+    /// hang fails a test rather than blocking the suite).
+    pub fn within(&mut self, limit: Duration) -> &mut Self {
+        self.limit = Some(limit);
+        self
+    }
+
     /// Runs it to the end, expecting nothing of it.
     pub fn output(&mut self) -> Output {
-        let output = self
-            .command
-            .output()
-            .unwrap_or_else(|e| panic!("{}: {e}", self.line()));
+        let output = match self.limit {
+            None => self
+                .command
+                .output()
+                .unwrap_or_else(|e| panic!("{}: {e}", self.line())),
+            Some(limit) => self.output_within(limit),
+        };
         self.env.record(self.report(&output));
+        output
+    }
+
+    fn output_within(&mut self, limit: Duration) -> Output {
+        let mut child = self
+            .command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", self.line()));
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+        let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+        let started = Instant::now();
+        let (status, late) = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break (status, false),
+                Ok(None) if started.elapsed() < limit => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    break (child.wait().unwrap(), true);
+                }
+                Err(e) => panic!("{}: {e}", self.line()),
+            }
+        };
+        let output = Output {
+            status,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        };
+        if late {
+            self.fail(
+                &format!("expected it to end within {limit:?}; killed"),
+                &output,
+            );
+        }
         output
     }
 
@@ -258,6 +319,11 @@ impl TestCommand<'_> {
             self.fail("expected failure", &output);
         }
         output
+    }
+
+    pub fn stdin(&mut self, stdin: Stdio) -> &mut Self {
+        self.command.stdin(stdin);
+        self
     }
 
     pub fn stdout(&mut self, stdout: Stdio) -> &mut Self {

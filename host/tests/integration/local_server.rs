@@ -139,7 +139,9 @@ fn run_without_a_base_url_names_a_missing_server_binary() {
         .droidscore()
         .args(["run", "--tasks", "wifi_on"])
         .args(["--device-bin", "/nonexistent/droidscore-device"])
-        .args(["--store", "/nonexistent-dir/runs.sqlite"])
+        // A store that can be written: it is checked before the server starts.
+        .arg("--store")
+        .arg(env.join("runs.sqlite"))
         .fails();
     let stderr = text(&out.stderr);
     assert!(

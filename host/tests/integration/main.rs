@@ -1,7 +1,8 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it,
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
 //! the LLM agent against a scripted OpenAI-compatible server, the HTML
-//! report of such a run, `droidscore bench` against fake probes, and (under
+//! report of such a run, `droidscore bench` against fake probes, the run
+//! store under signals and read-only or full file systems, and (under
 //! `adb/`) everything that needs the real `adb`. Every test builds on
 //! `support`: a hermetic temp dir and a command builder for the binary that
 //! shows what it ran when an expectation fails.
@@ -17,6 +18,7 @@ mod local_server;
 mod runs;
 mod screens;
 mod scripted_server;
+mod store_faults;
 mod support;
 mod verdicts;
 

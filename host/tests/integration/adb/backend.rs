@@ -210,7 +210,7 @@ fn run_unplugged(
     tasks: &[&str],
     away: Duration,
     device_wait: Duration,
-) -> Vec<droidscore::store::EpisodeRecord> {
+) -> Result<Vec<droidscore::store::EpisodeRecord>, droidscore::run::RunError> {
     let mut rig = Rig::new();
     let phone = rig.adb_phone(AdbOptions::default());
     let handle = rig.handle.take().unwrap();
@@ -256,14 +256,20 @@ fn run_unplugged(
     };
     let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
     let bar = indicatif::ProgressBar::hidden();
-    let written = execute(&store, "drop", planned, backends, &factory, &bar).unwrap();
+    let interrupt = droidscore::run::Interrupt::new();
+    let written = execute(
+        &store, "drop", planned, backends, &factory, &bar, &interrupt,
+    );
     assert!(plug.lock().unwrap().is_none(), "the plug was never pulled");
-    for e in &written {
+    // What the store holds is what was written, whatever the outcome.
+    let stored = store.episodes("drop").unwrap();
+    for e in &stored {
         println!(
             "{} {:?} attempts={} {}",
             e.task, e.status, e.attempts, e.reason
         );
     }
+    assert_eq!(stored.len(), written.as_ref().map_or(0, Vec::len));
     written
 }
 
@@ -273,7 +279,8 @@ fn a_phone_lost_mid_episode_is_retried_once_it_is_back_and_the_run_continues() {
         &["wifi_on", "bluetooth_on", "dark_theme_on"],
         Duration::from_secs(1),
         Duration::from_secs(20),
-    );
+    )
+    .unwrap();
     assert_eq!(written.len(), 3);
     // The first episode died with the phone, was retried once the phone was
     // back, and passed; the others ran as usual.
@@ -284,23 +291,25 @@ fn a_phone_lost_mid_episode_is_retried_once_it_is_back_and_the_run_continues() {
 }
 
 #[test]
-fn a_phone_away_longer_than_the_wait_gives_an_infra_episode_and_the_run_goes_on() {
-    let written = run_unplugged(
+fn a_phone_away_longer_than_the_wait_stops_the_run_with_its_episode_unrecorded() {
+    let stopped = run_unplugged(
         &["wifi_on", "bluetooth_on", "dark_theme_on", "wifi_off"],
         Duration::from_secs(4),
         Duration::from_secs(1),
-    );
-    assert_eq!(written.len(), 4);
-    let first = &written[0];
-    assert_eq!(first.status, droidscore::store::EpisodeStatus::Infra);
-    assert!(first.reason.contains("lost"), "{}", first.reason);
+    )
+    .unwrap_err();
+    // Not an `infra` row for each episode left (each costing a deadline and
+    // the wait): the run stops, and `--resume` runs the rest once it is back.
     assert!(
-        first.reason.contains("not back within 1s"),
-        "{}",
-        first.reason
+        matches!(stopped, droidscore::run::RunError::PhoneGone(_)),
+        "{stopped:?}"
     );
-    // By the last episode the phone is back, and it runs as usual.
-    assert_eq!(written[3].status, droidscore::store::EpisodeStatus::Success);
+    let why = stopped.to_string();
+    assert!(
+        why.starts_with("the run stopped: wifi_on/base #0:"),
+        "{why}"
+    );
+    assert!(why.contains("not back within 1s"), "{why}");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -75,6 +75,10 @@ struct PhoneServer {
     ready: Arc<AtomicBool>,
     /// (path, whether it was answered as ready, when).
     seen: Arc<Mutex<Vec<(String, bool, Instant)>>>,
+    /// The process died: every connection is closed unanswered.
+    down: Arc<AtomicBool>,
+    /// It dies (once) when this many chat completions have been answered.
+    dies_after: Arc<AtomicUsize>,
 }
 
 impl PhoneServer {
@@ -83,15 +87,42 @@ impl PhoneServer {
         let port = listener.local_addr().unwrap().port();
         let ready = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let (r, s) = (Arc::clone(&ready), Arc::clone(&seen));
+        let down = Arc::new(AtomicBool::new(false));
+        let dies_after = Arc::new(AtomicUsize::new(usize::MAX));
+        let server = PhoneServer {
+            port,
+            ready,
+            seen,
+            down,
+            dies_after,
+        };
+        let shared = server.shared();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { return };
-                let (r, s) = (Arc::clone(&r), Arc::clone(&s));
-                std::thread::spawn(move || answer(stream, &r, &s));
+                let shared = shared.shared();
+                std::thread::spawn(move || answer(stream, &shared));
             }
         });
-        PhoneServer { port, ready, seen }
+        server
+    }
+
+    /// Another handle on the same state (for the serving threads).
+    fn shared(&self) -> PhoneServer {
+        PhoneServer {
+            port: self.port,
+            ready: Arc::clone(&self.ready),
+            seen: Arc::clone(&self.seen),
+            down: Arc::clone(&self.down),
+            dies_after: Arc::clone(&self.dies_after),
+        }
+    }
+
+    fn completions(&self) -> usize {
+        self.seen()
+            .iter()
+            .filter(|(p, _, _)| p == "/v1/chat/completions")
+            .count()
     }
 
     fn seen(&self) -> Vec<(String, bool, Instant)> {
@@ -99,7 +130,11 @@ impl PhoneServer {
     }
 }
 
-fn answer(stream: TcpStream, ready: &AtomicBool, seen: &Mutex<Vec<(String, bool, Instant)>>) {
+fn answer(stream: TcpStream, server: &PhoneServer) {
+    let (ready, seen) = (&*server.ready, &*server.seen);
+    if server.down.load(Ordering::SeqCst) {
+        return; // closed unanswered, as by a process that is gone
+    }
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).is_err() {
@@ -123,6 +158,14 @@ fn answer(stream: TcpStream, ready: &AtomicBool, seen: &Mutex<Vec<(String, bool,
     let mut body = vec![0u8; length];
     let _ = reader.read_exact(&mut body);
     let is_ready = ready.load(Ordering::SeqCst);
+    if path == "/v1/chat/completions"
+        && server.completions() >= server.dies_after.load(Ordering::SeqCst)
+    {
+        // Once: the server started again lives.
+        server.dies_after.store(usize::MAX, Ordering::SeqCst);
+        server.down.store(true, Ordering::SeqCst);
+        return;
+    }
     seen.lock()
         .unwrap()
         .push((path.clone(), is_ready, Instant::now()));
@@ -457,4 +500,99 @@ fn deploy_times_out_naming_the_log_and_stop_kills_the_job_and_removes_the_forwar
         text(&out)
     );
     eprintln!("timeout test took {:?}", started.elapsed());
+}
+
+/// The model server on the phone dies mid-run (after 3 answers): the failed
+/// attempt's recovery finds `/health` unanswered, deploys the server again
+/// (once per run), and the episode in flight runs again; the run completes
+/// with every episode once and none lost.
+#[test]
+fn an_on_device_server_that_dies_mid_run_is_started_again_once_and_the_run_completes() {
+    let dir = TestEnv::new("device-restart");
+    let (adb, phone) = phone(&dir);
+    let (binary, model) = (stand_in_binary(dir.path()), stand_in_model(dir.path()));
+    let server = PhoneServer::start();
+    server.ready.store(true, Ordering::SeqCst);
+    server.dies_after.store(3, Ordering::SeqCst);
+    let port = server.port.to_string();
+    // The phone starting the server again (a second background job) brings
+    // the test's server back.
+    let restarted = {
+        let (serial, back) = (phone.addr.clone(), server.shared());
+        let port = adb.port();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(120);
+            while Instant::now() < deadline {
+                let listed = std::process::Command::new("adb")
+                    .args([
+                        "-P",
+                        &port.to_string(),
+                        "-s",
+                        &serial,
+                        "shell",
+                        "droidscore-sim jobs",
+                    ])
+                    .output()
+                    .unwrap();
+                let jobs: serde_json::Value =
+                    serde_json::from_slice(&listed.stdout).unwrap_or_default();
+                if jobs.as_array().is_some_and(|j| j.len() >= 2) {
+                    back.down.store(false, Ordering::SeqCst);
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            false
+        })
+    };
+    let store = dir.path().join("runs.sqlite");
+    let out = droidscore(&dir, &adb)
+        .args([
+            "run",
+            "--phone",
+            "adb",
+            "--serial",
+            &phone.addr,
+            "--on-device",
+        ])
+        .args(["--device-port", &port])
+        .arg("--device-bin")
+        .arg(&binary)
+        .arg("--device-model")
+        .arg(&model)
+        .args(["--tasks", "wifi_*", "--run-id", "restart", "--store"])
+        .arg(&store)
+        .within(Duration::from_secs(180))
+        .ok();
+    let said = text(&out);
+    assert!(
+        restarted.join().unwrap(),
+        "the server was never started again: {said}"
+    );
+    assert!(said.contains("starting it again (once per run)"), "{said}");
+    assert!(said.contains("answers again"), "{said}");
+    let episodes = Store::open_existing(&store)
+        .unwrap()
+        .episodes("restart")
+        .unwrap();
+    // wifi_*: 17 variants, each once; none lost to the server's death.
+    let mut keys: Vec<_> = episodes.iter().map(|e| (&e.task, &e.variant)).collect();
+    keys.dedup();
+    assert_eq!(keys.len(), episodes.len(), "each episode once");
+    assert_eq!(episodes.len(), 17, "{said}");
+    assert!(
+        episodes
+            .iter()
+            .all(|e| e.status != droidscore::store::EpisodeStatus::Infra),
+        "{said}"
+    );
+    assert!(
+        episodes.iter().any(|e| e.attempts == 2),
+        "the episode in flight ran again"
+    );
+    assert_eq!(
+        jobs(&adb, &phone.addr).as_array().unwrap().len(),
+        2,
+        "one restart"
+    );
 }

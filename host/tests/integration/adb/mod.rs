@@ -10,4 +10,5 @@ mod adbd;
 mod backend;
 mod cli;
 mod device_deploy;
+mod faults;
 mod rig;

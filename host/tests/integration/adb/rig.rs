@@ -11,10 +11,15 @@ use crate::support::{Served, TestCommand, TestEnv};
 /// `droidscore sim serve` as a child process (killed when dropped), on a
 /// free port outside adb's emulator range.
 pub fn sim_serve(env: &TestEnv) -> Served {
-    let listen = format!("127.0.0.1:{}", free_port());
+    sim_serve_with(env, &format!("127.0.0.1:{}", free_port()), &[])
+}
+
+/// [`sim_serve`] on `listen`, with more arguments (e.g. faults to inject).
+pub fn sim_serve_with(env: &TestEnv, listen: &str, extra: &[&str]) -> Served {
     let served = env
         .droidscore()
-        .args(["sim", "serve", "--listen", &listen])
+        .args(["sim", "serve", "--listen", listen])
+        .args(extra)
         .stderr(Stdio::null())
         .spawn_server();
     // It prints the address once it listens.
