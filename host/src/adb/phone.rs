@@ -63,7 +63,7 @@ pub struct AdbPhone {
     pub(super) app_keys: Vec<String>,
     /// The last transport failure that means the phone is gone, until it is
     /// back ([`AdbPhone::wait_for_device`]); see [`Phone::lost`].
-    lost: Option<String>,
+    pub(super) lost: Option<String>,
 }
 
 impl std::fmt::Debug for AdbPhone {

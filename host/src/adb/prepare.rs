@@ -100,6 +100,8 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
 impl AdbPhone {
     /// Reset the phone to `instance`'s initial state for one episode.
     pub fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        // Each episode starts with the phone answering, or finds out here.
+        self.lost = None;
         if instance.oracle.needs_flip_history() && !self.capabilities().flip_history {
             return Ok(Prepared::Skip(
                 "the oracle needs flip history (every state write, with its step), which only the in-process simulator records; the final state alone would pass an agent that flipped the wrong switch and back".into(),
