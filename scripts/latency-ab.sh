@@ -5,8 +5,8 @@
 # machine; prints each run's median (MAD, min-max) of the `echo` round trip
 # and of a whole observation. Needs Debian's adb (scripts/install-adb.sh).
 set -euo pipefail
+a=$(realpath "$1"); b=$(realpath "$2"); rounds=${3:-3}; out=$(realpath -m "${4:-latency-ab}") # before the cd
 cd "$(dirname "$0")/.."
-a=$(realpath "$1"); b=$(realpath "$2"); rounds=${3:-3}; out=$(realpath -m "${4:-latency-ab}")
 mkdir -p "$out"
 source scripts/virtual-phone.sh # stopped when this script exits
 start_virtual_phone "$a"

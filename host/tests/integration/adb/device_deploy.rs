@@ -255,6 +255,27 @@ impl Drop for Running {
     }
 }
 
+/// `droidscore run --on-device` on the phone `serial` with the stand-in
+/// server's port, binary and model; the caller adds the rest.
+fn run_on_device<'a>(
+    dir: &'a TestEnv,
+    adb: &PrivateAdbServer,
+    serial: &str,
+    port: &str,
+    binary: &Path,
+    model: &Path,
+) -> TestCommand<'a> {
+    let mut command = droidscore(dir, adb);
+    command
+        .args(["run", "--phone", "adb", "--serial", serial, "--on-device"])
+        .args(["--device-port", port])
+        .arg("--device-bin")
+        .arg(binary)
+        .arg("--device-model")
+        .arg(model);
+    command
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}{}",
@@ -363,20 +384,8 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
 
     // run --on-device: the same files, the deployment answers: reused, not restarted.
     let store = dir.path().join("runs.sqlite");
-    let out = droidscore(&dir, &adb)
-        .args([
-            "run",
-            "--phone",
-            "adb",
-            "--serial",
-            &phone.addr,
-            "--on-device",
-        ])
-        .args(["--device-port", &port, "--device-threads", "2"])
-        .arg("--device-bin")
-        .arg(&binary)
-        .arg("--device-model")
-        .arg(&model)
+    let out = run_on_device(&dir, &adb, &phone.addr, &port, &binary, &model)
+        .args(["--device-threads", "2"])
         .args([
             "--tasks",
             "wifi_on",
@@ -546,20 +555,7 @@ fn an_on_device_server_that_dies_mid_run_is_started_again_once_and_the_run_compl
         })
     };
     let store = dir.path().join("runs.sqlite");
-    let out = droidscore(&dir, &adb)
-        .args([
-            "run",
-            "--phone",
-            "adb",
-            "--serial",
-            &phone.addr,
-            "--on-device",
-        ])
-        .args(["--device-port", &port])
-        .arg("--device-bin")
-        .arg(&binary)
-        .arg("--device-model")
-        .arg(&model)
+    let out = run_on_device(&dir, &adb, &phone.addr, &port, &binary, &model)
         .args(["--tasks", "wifi_*", "--run-id", "restart", "--store"])
         .arg(&store)
         .within(Duration::from_secs(180))
