@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{Alarm, SettingsApp, UnknownRow, Variant};
+use crate::records::{Clock, RecordError, Records, Table};
 
 /// The starting point of one episode.
 #[derive(Debug, Clone, Default)]
@@ -14,8 +15,20 @@ pub struct PhoneSetup {
     /// State on top of the app's defaults (task initial state, then the variant's).
     pub initial: BTreeMap<String, String>,
     pub alarms: Vec<Alarm>,
+    /// Records present at the start (contacts, messages, …), in order,
+    /// on top of the simulated phone's world (`fixtures/sim/world.toml`).
+    pub records: Vec<SeedRecord>,
     /// Picks the status-bar clock; same seed, same pixels.
     pub seed: u64,
+}
+
+/// One record a task starts with: its table and its columns as the task
+/// file gives them (times may be relative, see `records::parse_when`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeedRecord {
+    pub table: Table,
+    #[serde(flatten)]
+    pub fields: BTreeMap<String, String>,
 }
 
 /// A setup that names something the apps do not have.
@@ -25,6 +38,8 @@ pub enum SetupError {
     Variant(String, #[source] UnknownRow),
     #[error("initial state names {0:?}, which the simulator does not have (see fixtures/sim/settings.toml [defaults])")]
     UnknownKey(String),
+    #[error("records: {0}")]
+    Record(#[source] RecordError),
 }
 
 impl PhoneSetup {
@@ -46,6 +61,26 @@ impl PhoneSetup {
             values.insert(key.clone(), value.clone());
         }
         Ok(values)
+    }
+
+    /// The simulator's clock for this setup: its day, at the time of day
+    /// the seed picks (the status-bar clock shows it).
+    pub fn clock(&self) -> Clock {
+        Clock::at_minutes((self.seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32)
+    }
+
+    /// The records the phone starts with: the world's, then the task's,
+    /// each checked against its table and its times resolved.
+    pub fn records(&self) -> Result<Records, SetupError> {
+        let clock = self.clock();
+        let mut records = Records::default();
+        for seed in super::world::records().iter().chain(&self.records) {
+            let fields = records
+                .complete(seed.table, seed.fields.clone(), &clock)
+                .map_err(SetupError::Record)?;
+            records.insert(seed.table, fields);
+        }
+        Ok(records)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Alarm;
+use super::{Alarm, SeedRecord};
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,6 +27,10 @@ pub struct Variant {
     /// Goal parameters overriding the task's.
     #[serde(default)]
     pub params: BTreeMap<String, String>,
+    /// Records added to the task's (a decoy contact, a reordering of a list
+    /// by an extra row): `{ table = "contacts", display_name = "…" }`.
+    #[serde(default)]
+    pub records: Vec<SeedRecord>,
 }
 
 /// Rows of `screen` listed in `first` (by their original titles) move to the top

@@ -197,6 +197,15 @@ pub trait Phone: Send {
     fn app_keys(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Every record of `table` (contacts, messages, …) as the phone's own
+    /// providers hold them: the simulator from its store, a phone over adb
+    /// with `content query` (files with `find` and `stat`).
+    fn records(
+        &mut self,
+        table: crate::records::Table,
+    ) -> Result<Vec<crate::records::Record>, PhoneError> {
+        Err(PhoneError::Unsupported(format!("{table} records")))
+    }
     /// Open a screen by intent, for oracles that read state from the UI.
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError>;
     /// An independent copy in the same state, where the backend can make one

@@ -56,11 +56,13 @@ const TOUCH_SLOP: i32 = 24;
 impl SimPhone {
     pub fn new(config: PhoneSetup) -> Result<SimPhone, SetupError> {
         let values = config.values()?;
-        let minutes = (config.seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32;
+        let records = config.records()?;
+        let clock = config.clock();
+        let minutes = ((clock.now_ms - clock.midnight()) / 60_000) as u32;
         Ok(SimPhone {
             app: SettingsApp::get(),
             variant: config.variant,
-            state: State::new(values, config.alarms),
+            state: State::new(values, config.alarms).with_records(records, clock),
             background: BTreeMap::new(),
             stack: vec![Entry {
                 screen: Screen::Launcher,
@@ -478,6 +480,13 @@ impl Phone for SimPhone {
             return Ok(Some(self.state.alarms_digest()));
         }
         Ok(self.state.get(key).map(str::to_string))
+    }
+
+    fn records(
+        &mut self,
+        table: crate::records::Table,
+    ) -> Result<Vec<crate::records::Record>, PhoneError> {
+        Ok(self.state.records().rows(table).to_vec())
     }
 
     fn app_keys(&self) -> Vec<String> {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::apps::Alarm;
 use crate::phone::Flip;
+use crate::records::{Clock, Records, Table};
 
 /// The simulator's state. Keys are `global/…`, `system/…`, `secure/…` (settings)
 /// or `app/…` (app data); values are strings as `settings get` prints them.
@@ -15,6 +16,10 @@ pub struct State {
     alarms: Vec<Alarm>,
     next_alarm_id: u32,
     flips: Vec<Flip>,
+    /// Contacts, messages, calls, events, files.
+    records: Records,
+    /// The phone's time, for new records (a sent message's date).
+    pub clock: Clock,
     /// Device actions taken so far; stamped on every flip.
     pub step: u32,
 }
@@ -152,6 +157,92 @@ impl State {
                 "absent".into(),
             );
         }
+    }
+
+    /// Start with these records (setting up an episode: no flips).
+    pub fn with_records(mut self, records: Records, clock: Clock) -> Self {
+        self.records = records;
+        self.clock = clock;
+        self
+    }
+
+    pub fn records(&self) -> &Records {
+        &self.records
+    }
+
+    /// Records written from outside the UI (`content insert|delete` over adb): no flip.
+    pub fn records_mut(&mut self) -> &mut Records {
+        &mut self.records
+    }
+
+    /// Add a record through the UI; `fields` are completed (defaults,
+    /// times, thread) first. Returns its id. The flip's key is
+    /// `record/<table>/<id>`.
+    pub fn insert_record(
+        &mut self,
+        table: Table,
+        fields: BTreeMap<String, String>,
+        control: &str,
+    ) -> Result<u64, crate::records::RecordError> {
+        let fields = self.records.complete(table, fields, &self.clock)?;
+        let id = self.records.insert(table, fields);
+        let digest = self.record_digest(table, id);
+        self.record(
+            &format!("record/{table}/{id}"),
+            control,
+            "absent".into(),
+            digest,
+        );
+        Ok(id)
+    }
+
+    /// Set one column of a record through the UI (`None` clears it); the
+    /// flip's key is `record/<table>/<id>/<column>`.
+    pub fn update_record(
+        &mut self,
+        table: Table,
+        id: u64,
+        column: &str,
+        value: Option<&str>,
+        control: &str,
+    ) {
+        let Some(old) = self.records.update(table, id, column, value) else {
+            return;
+        };
+        if old.as_deref() != value {
+            self.record(
+                &format!("record/{table}/{id}/{column}"),
+                control,
+                old.unwrap_or_else(|| "NULL".into()),
+                value.unwrap_or("NULL").to_string(),
+            );
+        }
+    }
+
+    /// Delete a record through the UI; the flip's key is `record/<table>/<id>`.
+    pub fn delete_record(&mut self, table: Table, id: u64, control: &str) {
+        let digest = self.record_digest(table, id);
+        if self.records.delete(table, id).is_some() {
+            self.record(
+                &format!("record/{table}/{id}"),
+                control,
+                digest,
+                "absent".into(),
+            );
+        }
+    }
+
+    fn record_digest(&self, table: Table, id: u64) -> String {
+        self.records
+            .get(table, id)
+            .map(|r| {
+                r.fields
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
     }
 
     pub fn flips(&self) -> &[Flip] {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::{Done, Instance, Step, Task};
-use crate::apps::{Alarm, SetupError, Variant, ALARMS_KEY};
+use crate::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
 
 /// A task file (or directory) that could not be loaded: its path, and what
@@ -117,6 +117,8 @@ struct TaskSpec {
     initial: BTreeMap<String, String>,
     #[serde(default)]
     alarms: Vec<Alarm>,
+    #[serde(default)]
+    records: Vec<SeedRecord>,
     oracle: Vec<PredicateSpec>,
     variant: Vec<VariantSpec>,
     solution: Vec<Step>,
@@ -305,13 +307,16 @@ fn instantiate(
         max_steps: spec.max_steps,
         initial: spec.initial,
         alarms: spec.alarms,
+        records: spec.records,
         oracle,
         solution: spec.solution,
         decoy_solution,
     };
     // The apps must have what the instance's initial state and variant name,
     // and the oracle may name only keys a phone in that setup holds.
-    let values = instance.setup(0).values().map_err(VariantError::Setup)?;
+    let setup = instance.setup(0);
+    let values = setup.values().map_err(VariantError::Setup)?;
+    setup.records().map_err(VariantError::Setup)?;
     let mut known: BTreeSet<String> = values.into_keys().collect();
     known.insert(ALARMS_KEY.to_string());
     instance.oracle.check_keys(&known)?;

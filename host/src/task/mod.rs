@@ -14,7 +14,7 @@ pub use suite::{Suite, EMBEDDED};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::apps::{Alarm, PhoneSetup, Variant};
+use crate::apps::{Alarm, PhoneSetup, SeedRecord, Variant};
 use crate::oracle::Oracle;
 
 /// When an episode's success is decided.
@@ -53,6 +53,8 @@ pub struct Instance {
     pub max_steps: u32,
     pub initial: BTreeMap<String, String>,
     pub alarms: Vec<Alarm>,
+    /// Records the phone starts with, on top of the world's.
+    pub records: Vec<SeedRecord>,
     pub oracle: Oracle,
     pub solution: Vec<Step>,
     /// Steps that operate the variant's decoy instead of the target; when
@@ -70,10 +72,13 @@ impl Instance {
             .alarms
             .clone()
             .unwrap_or_else(|| self.alarms.clone());
+        let mut records = self.records.clone();
+        records.extend(self.variant.records.iter().cloned());
         PhoneSetup {
             variant: self.variant.clone(),
             initial,
             alarms,
+            records,
             seed,
         }
     }

@@ -1,0 +1,370 @@
+//! The phone's own records — contacts, SMS, call log, calendar events and
+//! shared-storage files — kept the way Android's content providers expose
+//! them, so one predicate reads the simulator's store and a real phone's
+//! `content query` output alike.
+//!
+//! A [`Table`] is one kind of record; its columns are the provider's own
+//! names (`display_name`, `address`, `dtstart`, …). Every record has an
+//! `_id`. Values are text, as `content query` prints them; a column that is
+//! absent is `NULL`. [`Records`] is the simulator's store: the apps read and
+//! write it, `content query|insert|delete` on the virtual phone answer from
+//! it, and oracles filter it with [`Filter`].
+//!
+//! `content` is the command's output format (rendering and parsing); `uri`
+//! maps the providers' URIs onto the tables.
+
+pub mod content;
+mod filter;
+mod time;
+mod uri;
+
+pub use filter::{Filter, FilterError, Match};
+pub use time::{civil, day_label, parse_when, Clock, WhenError, NOW_MS};
+pub use uri::{project, view_for_uri, Source, View};
+
+use std::collections::BTreeMap;
+
+/// One kind of record.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Table {
+    /// One row per contact: name, one phone number, one email, starred.
+    Contacts,
+    /// `content://sms`: inbox (type 1) and sent (type 2) messages.
+    Sms,
+    /// `content://call_log/calls`: type 1 incoming, 2 outgoing, 3 missed.
+    Calls,
+    /// `content://com.android.calendar/events`: times in ms since the epoch, UTC.
+    Events,
+    /// Files under `/storage/emulated/0`, `path` relative to it.
+    Files,
+}
+
+impl Table {
+    pub const ALL: [Table; 5] = [
+        Table::Contacts,
+        Table::Sms,
+        Table::Calls,
+        Table::Events,
+        Table::Files,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Contacts => "contacts",
+            Table::Sms => "sms",
+            Table::Calls => "calls",
+            Table::Events => "events",
+            Table::Files => "files",
+        }
+    }
+
+    /// The columns a record of this table may hold, `_id` first; the
+    /// canonical projection an oracle queries.
+    pub fn columns(self) -> &'static [&'static str] {
+        match self {
+            // `number`/`type` as `content://contacts/phones` names them.
+            Table::Contacts => &[
+                "_id",
+                "display_name",
+                "number",
+                "type",
+                "email",
+                "starred",
+                "company",
+            ],
+            Table::Sms => &["_id", "thread_id", "address", "date", "read", "type", "body"],
+            Table::Calls => &["_id", "number", "date", "duration", "type", "name"],
+            Table::Events => &[
+                "_id",
+                "calendar_id",
+                "title",
+                "eventLocation",
+                "description",
+                "dtstart",
+                "dtend",
+            ],
+            Table::Files => &["_id", "path", "size", "mtime"],
+        }
+    }
+
+    /// Columns given a value when a record leaves them out.
+    fn default_of(self, column: &str) -> Option<&'static str> {
+        match (self, column) {
+            (Table::Contacts, "starred") => Some("0"),
+            (Table::Contacts, "type") => Some("2"),
+            (Table::Sms, "read") => Some("1"),
+            (Table::Sms, "type") => Some("1"),
+            (Table::Calls, "duration") => Some("0"),
+            (Table::Calls, "type") => Some("1"),
+            (Table::Events, "calendar_id") => Some("1"),
+            (Table::Files, "size") => Some("0"),
+            _ => None,
+        }
+    }
+
+    /// Columns whose values are times (`date`, `dtstart`, …): a record may
+    /// give them as `today 09:30`, `-2h`, … (see [`parse_when`]).
+    pub fn is_time(self, column: &str) -> bool {
+        matches!(
+            (self, column),
+            (Table::Sms | Table::Calls, "date")
+                | (Table::Events, "dtstart" | "dtend")
+                | (Table::Files, "mtime")
+        )
+    }
+}
+
+impl std::str::FromStr for Table {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Table::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "{s:?} is not a record table (one of {})",
+                    Table::ALL.map(Table::name).join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One record: its `_id` and its other columns (absent = `NULL`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    pub id: u64,
+    pub fields: BTreeMap<String, String>,
+}
+
+impl Record {
+    /// A column's value; `_id` is the id.
+    pub fn get(&self, column: &str) -> Option<String> {
+        if column == "_id" {
+            return Some(self.id.to_string());
+        }
+        self.fields.get(column).cloned()
+    }
+
+    /// The value as text, empty for `NULL`.
+    pub fn text(&self, column: &str) -> String {
+        self.get(column).unwrap_or_default()
+    }
+}
+
+/// A record, as a task file or a `content insert` gives it, that the table
+/// cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("{table} has no column {column:?} (its columns: {})", table.columns().join(", "))]
+    Column { table: Table, column: String },
+    #[error("{table}.{column}: {source}")]
+    When {
+        table: Table,
+        column: String,
+        #[source]
+        source: WhenError,
+    },
+}
+
+/// The simulator's records. Ids are assigned per table from 1, as SQLite's
+/// rowids are, and never reused.
+#[derive(Debug, Clone, Default)]
+pub struct Records {
+    tables: BTreeMap<Table, Vec<Record>>,
+    next_id: BTreeMap<Table, u64>,
+}
+
+impl Records {
+    /// Every record of `table`, in insertion order.
+    pub fn rows(&self, table: Table) -> &[Record] {
+        self.tables.get(&table).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn get(&self, table: Table, id: u64) -> Option<&Record> {
+        self.rows(table).iter().find(|r| r.id == id)
+    }
+
+    /// Check and complete `fields` for `table`: known columns only, times
+    /// resolved against `clock`, defaults filled, SMS threads by address.
+    pub fn complete(
+        &self,
+        table: Table,
+        mut fields: BTreeMap<String, String>,
+        clock: &Clock,
+    ) -> Result<BTreeMap<String, String>, RecordError> {
+        for (column, value) in fields.iter_mut() {
+            if column == "_id" || !table.columns().contains(&column.as_str()) {
+                return Err(RecordError::Column {
+                    table,
+                    column: column.clone(),
+                });
+            }
+            if table.is_time(column) {
+                *value = clock
+                    .resolve(value)
+                    .map_err(|source| RecordError::When {
+                        table,
+                        column: column.clone(),
+                        source,
+                    })?
+                    .to_string();
+            }
+        }
+        for column in table.columns() {
+            if let Some(default) = table.default_of(column) {
+                fields
+                    .entry(column.to_string())
+                    .or_insert_with(|| default.to_string());
+            }
+        }
+        if table == Table::Sms && !fields.contains_key("thread_id") {
+            let address = fields.get("address").cloned().unwrap_or_default();
+            fields.insert("thread_id".into(), self.thread_for(&address).to_string());
+        }
+        if table == Table::Sms && !fields.contains_key("date") {
+            fields.insert("date".into(), clock.now_ms.to_string());
+        }
+        Ok(fields)
+    }
+
+    /// The SMS thread of `address` (digits compared): an existing thread's
+    /// id, else a new one.
+    pub fn thread_for(&self, address: &str) -> u64 {
+        let digits = filter::digits(address);
+        let sms = self.rows(Table::Sms);
+        if let Some(r) = sms
+            .iter()
+            .find(|r| filter::digits(&r.text("address")) == digits)
+        {
+            return r.text("thread_id").parse().unwrap_or(1);
+        }
+        sms.iter()
+            .filter_map(|r| r.text("thread_id").parse::<u64>().ok())
+            .max()
+            .unwrap_or(0)
+            + 1
+    }
+
+    /// Add a record whose fields are already complete; returns its id.
+    pub fn insert(&mut self, table: Table, fields: BTreeMap<String, String>) -> u64 {
+        let next = self.next_id.entry(table).or_insert(1);
+        let id = *next;
+        *next += 1;
+        self.tables
+            .entry(table)
+            .or_default()
+            .push(Record { id, fields });
+        id
+    }
+
+    /// Set one column; `None` clears it. Returns the old value, or `None`
+    /// when there is no such record.
+    pub fn update(
+        &mut self,
+        table: Table,
+        id: u64,
+        column: &str,
+        value: Option<&str>,
+    ) -> Option<Option<String>> {
+        let record = self
+            .tables
+            .get_mut(&table)?
+            .iter_mut()
+            .find(|r| r.id == id)?;
+        Some(match value {
+            Some(v) => record.fields.insert(column.to_string(), v.to_string()),
+            None => record.fields.remove(column),
+        })
+    }
+
+    /// Remove a record; returns it.
+    pub fn delete(&mut self, table: Table, id: u64) -> Option<Record> {
+        let rows = self.tables.get_mut(&table)?;
+        let at = rows.iter().position(|r| r.id == id)?;
+        Some(rows.remove(at))
+    }
+
+    /// The records of `table` that `filter` accepts.
+    pub fn select<'a>(&'a self, table: Table, filter: &'a Filter) -> impl Iterator<Item = &'a Record> {
+        self.rows(table).iter().filter(move |r| filter.accepts(r))
+    }
+
+    /// Every table's records as one line each, for digests and `unchanged`.
+    pub fn digest(&self, table: Table) -> String {
+        self.rows(table)
+            .iter()
+            .map(|r| {
+                let fields: Vec<String> =
+                    r.fields.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+                format!("{}:{}", r.id, fields.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_message_joins_the_thread_of_its_address_by_digits() {
+        let clock = Clock::default();
+        let mut records = Records::default();
+        let a = records
+            .complete(Table::Sms, fields(&[("address", "+1 650-555-0142"), ("body", "hi")]), &clock)
+            .unwrap();
+        assert_eq!(a["thread_id"], "1");
+        records.insert(Table::Sms, a);
+        let b = records
+            .complete(Table::Sms, fields(&[("address", "16505550142")]), &clock)
+            .unwrap();
+        assert_eq!(b["thread_id"], "1", "same number, other spelling");
+        let c = records
+            .complete(Table::Sms, fields(&[("address", "5550199")]), &clock)
+            .unwrap();
+        assert_eq!(c["thread_id"], "2");
+        assert_eq!(c["read"], "1", "a default");
+    }
+
+    #[test]
+    fn an_unknown_column_or_a_bad_time_is_refused_by_name() {
+        let clock = Clock::default();
+        let records = Records::default();
+        let err = records
+            .complete(Table::Contacts, fields(&[("phone", "1")]), &clock)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"phone\"") && err.contains("display_name"), "{err}");
+        let err = records
+            .complete(Table::Events, fields(&[("dtstart", "someday")]), &clock)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("events.dtstart:"), "{err}");
+    }
+
+    #[test]
+    fn ids_are_never_reused() {
+        let mut records = Records::default();
+        let a = records.insert(Table::Contacts, BTreeMap::new());
+        records.delete(Table::Contacts, a);
+        let b = records.insert(Table::Contacts, BTreeMap::new());
+        assert_eq!((a, b), (1, 2));
+    }
+}
