@@ -39,6 +39,8 @@ pub struct Episode {
     pub success: bool,
     /// Why it did not succeed, or a summary of the pass.
     pub reason: String,
+    /// The agent's last `answer`, if it gave one.
+    pub answer: Option<String>,
 }
 
 pub fn run(
@@ -49,6 +51,7 @@ pub fn run(
     let baseline = Baseline::capture(phone);
     let mut steps = 0;
     let mut refused = Vec::new();
+    let mut answer = None;
     // `max_steps` bounds the agent's decisions, the final complete/infeasible
     // one included, as in AndroidWorld's episode runner.
     let mut decisions = 0;
@@ -76,14 +79,22 @@ pub fn run(
             Decision::Complete => break End::Complete,
             Decision::Infeasible(why) => break End::Infeasible(why),
             Decision::Idle => {}
+            Decision::Answer(text) => answer = Some(text),
             Decision::Infra(why) => break End::Infra(why),
             Decision::Fatal(why) => break End::Fatal(why),
         }
-        if instance.done == Done::AnyStep && instance.oracle.evaluate(phone, &baseline).passed() {
+        if instance.done == Done::AnyStep
+            && instance
+                .oracle
+                .evaluate_answer(phone, &baseline, answer.as_deref())
+                .passed()
+        {
             break End::Reached;
         }
     };
-    let verdict = instance.oracle.evaluate(phone, &baseline);
+    let verdict = instance
+        .oracle
+        .evaluate_answer(phone, &baseline, answer.as_deref());
     // A check the phone could not answer, because it was gone, says nothing
     // of the agent: the episode is the phone's failure.
     if let Some(why) = phone.lost() {
@@ -121,6 +132,7 @@ pub fn run(
         verdict,
         success,
         reason,
+        answer,
     })
 }
 

@@ -667,8 +667,12 @@ pub fn resolve(
                 package: package.to_owned(),
             })
         }
-        Action::Wait | Action::Answer(_) => Resolved {
+        Action::Wait => Resolved {
             decision: Decision::Idle,
+            tap: None,
+        },
+        Action::Answer(text) => Resolved {
+            decision: Decision::Answer(text.clone()),
             tap: None,
         },
         Action::Status { complete: true } => Resolved {

@@ -42,7 +42,10 @@ pub enum Decision {
     Complete,
     /// The agent says the task cannot be done, and why.
     Infeasible(String),
-    /// The agent spent a step without touching the phone: `wait`, `answer`,
+    /// The agent answers the user's question (`answer`): kept for the
+    /// oracle's `answer` checks; it spends a step without touching the phone.
+    Answer(String),
+    /// The agent spent a step without touching the phone: `wait`,
     /// or an answer that was not a valid action (the agent's own step log
     /// says which and why). It counts against the step budget.
     Idle,

@@ -103,6 +103,8 @@ impl Agent for Solver {
             self.target(selector, step.at, obs, true)
         } else if let Some(text) = step.text {
             self.advance(Decision::Act(DeviceAction::Text { text }))
+        } else if let Some(text) = step.answer {
+            self.advance(Decision::Answer(text))
         } else if let Some(key) = step.key {
             self.advance(Decision::Act(DeviceAction::Key { key }))
         } else {

@@ -69,6 +69,7 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
         Decision::Complete => Action::Status { complete: true },
         Decision::Infeasible(_) => Action::Status { complete: false },
         Decision::Idle => Action::Wait,
+        Decision::Answer(text) => Action::Answer(text.clone()),
         Decision::ActAll(_) | Decision::Open(_) | Decision::Infra(_) | Decision::Fatal(_) => {
             return None
         }

@@ -8,7 +8,7 @@ mod predicate;
 mod verdict;
 
 pub use baseline::{read_key, watched_keys, Baseline};
-pub use predicate::{Count, Predicate, PredicateError, PredicateSpec, Want};
+pub use predicate::{Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
 pub use verdict::{CheckResult, Outcome, Verdict};
 
 use crate::phone::Phone;
@@ -110,6 +110,28 @@ impl Oracle {
         self.predicates.iter().any(Predicate::needs_flip_history)
     }
 
+    /// The record tables the checks read.
+    pub fn tables(&self) -> Vec<crate::records::Table> {
+        let mut tables: Vec<_> = self
+            .predicates
+            .iter()
+            .filter_map(|p| match p {
+                Predicate::Record { table, .. } => Some(*table),
+                _ => None,
+            })
+            .collect();
+        tables.sort();
+        tables.dedup();
+        tables
+    }
+
+    /// True when some check scores the agent's answer.
+    pub fn wants_answer(&self) -> bool {
+        self.predicates
+            .iter()
+            .any(|p| matches!(p, Predicate::Answer { .. }))
+    }
+
     /// True when some check reads simulator app data: such a task scores on the simulator only.
     pub fn needs_app_data(&self) -> bool {
         self.predicates.iter().any(Predicate::needs_app_data)
@@ -120,12 +142,22 @@ impl Oracle {
     /// the episode and no check sees what another check's navigation did; a
     /// real phone is navigated in place.
     pub fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> Verdict {
+        self.evaluate_answer(phone, baseline, None)
+    }
+
+    /// As [`Oracle::evaluate`], with the agent's answer for `answer` checks.
+    pub fn evaluate_answer(
+        &self,
+        phone: &mut dyn Phone,
+        baseline: &Baseline,
+        answer: Option<&str>,
+    ) -> Verdict {
         let checks = self
             .predicates
             .iter()
             .map(|p| match phone.fork() {
-                Some(mut fork) => p.evaluate(fork.as_mut(), baseline),
-                None => p.evaluate(phone, baseline),
+                Some(mut fork) => p.evaluate(fork.as_mut(), baseline, answer),
+                None => p.evaluate(phone, baseline, answer),
             })
             .collect();
         Verdict::from_checks(checks)

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use super::baseline::{read_key, Baseline};
 use super::verdict::{CheckResult, Outcome};
 use crate::phone::{scroll_action, Intent, Phone, SettingKey};
+use crate::records::{fold, same_number, Filter, FilterError, Table};
 use crate::uiautomator::{Node, Selector};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -17,6 +18,8 @@ pub enum CheckKind {
     Unchanged,
     NoFlips,
     Untouched,
+    Record,
+    Answer,
 }
 
 /// A check as written in a task file.
@@ -44,6 +47,58 @@ pub struct PredicateSpec {
     pub except: Vec<String>,
     #[serde(default)]
     pub keys: Vec<String>,
+    /// `record`: the table (`contacts`, `sms`, `calls`, `events`, `files`).
+    #[serde(default)]
+    pub table: Option<String>,
+    /// `record`: which records (see `records::Filter`).
+    #[serde(default, rename = "where")]
+    pub filter: Option<Filter>,
+    /// `answer`: how the answer and the wanted value are compared.
+    #[serde(default)]
+    pub normalize: Option<Normalize>,
+}
+
+/// How an `answer` check compares the agent's answer with the wanted value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Normalize {
+    /// Case-folded, whitespace collapsed, trailing `.`/`!` dropped.
+    #[default]
+    Text,
+    /// Digits only (a phone number in any spelling; see `records::same_number`).
+    Digits,
+    /// The first integer in the answer (`3`, `3 messages`, `three` is not one).
+    Number,
+    /// Byte for byte.
+    Exact,
+}
+
+impl Normalize {
+    fn name(self) -> &'static str {
+        match self {
+            Normalize::Text => "text",
+            Normalize::Digits => "digits",
+            Normalize::Number => "number",
+            Normalize::Exact => "exact",
+        }
+    }
+
+    /// Whether `answer` says `want` under this normalisation.
+    pub fn same(self, answer: &str, want: &str) -> bool {
+        let text = |s: &str| fold(s).trim_end_matches(['.', '!']).trim().to_string();
+        match self {
+            Normalize::Exact => answer == want,
+            Normalize::Text => text(answer) == text(want),
+            Normalize::Digits => same_number(answer, want),
+            Normalize::Number => {
+                let first = |s: &str| {
+                    s.split(|c: char| !c.is_ascii_digit() && c != '-')
+                        .find_map(|t| t.parse::<i64>().ok())
+                };
+                first(answer).is_some() && first(answer) == first(want)
+            }
+        }
+    }
 }
 
 /// What a value must be.
@@ -81,6 +136,14 @@ pub enum Predicate {
     NoFlips { except: Vec<String> },
     /// No state write ever touched keys starting with these prefixes (flip history).
     Untouched { prefixes: Vec<String> },
+    /// Records of `table` that `filter` accepts, as many as `count` says.
+    Record {
+        table: Table,
+        filter: Filter,
+        count: Count,
+    },
+    /// The agent's answer (its `answer` action) says `want`.
+    Answer { want: Want, normalize: Normalize },
 }
 
 /// A check in a task file's `oracle` that is not a check: the message
@@ -106,6 +169,14 @@ pub enum PredicateError {
     CountAndAbsent,
     #[error("keys: list the key prefixes that must stay untouched")]
     NoPrefixes,
+    #[error("table: missing (one of contacts, sms, calls, events, files)")]
+    NoTable,
+    #[error("table: {0}")]
+    Table(String),
+    #[error("{0}")]
+    Filter(#[from] FilterError),
+    #[error("equals: an answer check takes equals or any_of")]
+    AnswerWant,
 }
 
 impl PredicateSpec {
@@ -120,6 +191,12 @@ impl PredicateSpec {
             }
         };
         let key = |spec: &PredicateSpec| spec.key.clone().ok_or(PredicateError::NoKey);
+        let count = |spec: &PredicateSpec| match (spec.count, spec.absent) {
+            (Some(_), true) => Err(PredicateError::CountAndAbsent),
+            (Some(n), false) => Ok(Count::Exactly(n)),
+            (None, true) => Ok(Count::Absent),
+            (None, false) => Ok(Count::AtLeastOne),
+        };
         Ok(match self.check {
             CheckKind::Setting => {
                 let k = key(&self)?;
@@ -143,16 +220,10 @@ impl PredicateSpec {
             }
             CheckKind::Ui => {
                 let select = self.select.clone().ok_or(PredicateError::NoSelect)?;
-                let count = match (self.count, self.absent) {
-                    (Some(_), true) => return Err(PredicateError::CountAndAbsent),
-                    (Some(n), false) => Count::Exactly(n),
-                    (None, true) => Count::Absent,
-                    (None, false) => Count::AtLeastOne,
-                };
                 Predicate::Ui {
                     open: self.open.clone().map(Intent),
                     select: Box::new(select),
-                    count,
+                    count: count(&self)?,
                 }
             }
             CheckKind::Unchanged => Predicate::Unchanged {
@@ -161,6 +232,31 @@ impl PredicateSpec {
             CheckKind::NoFlips => Predicate::NoFlips {
                 except: self.except.clone(),
             },
+            CheckKind::Record => {
+                let table: Table = self
+                    .table
+                    .as_deref()
+                    .ok_or(PredicateError::NoTable)?
+                    .parse()
+                    .map_err(PredicateError::Table)?;
+                let filter = self.filter.clone().unwrap_or_default();
+                filter.check(table.columns())?;
+                Predicate::Record {
+                    table,
+                    filter,
+                    count: count(&self)?,
+                }
+            }
+            CheckKind::Answer => {
+                let want = want(&self)?;
+                if matches!(want, Want::Range(..)) {
+                    return Err(PredicateError::AnswerWant);
+                }
+                Predicate::Answer {
+                    want,
+                    normalize: self.normalize.unwrap_or_default(),
+                }
+            }
             CheckKind::Untouched => {
                 if self.keys.is_empty() {
                     return Err(PredicateError::NoPrefixes);
@@ -228,21 +324,37 @@ impl Predicate {
                     .as_ref()
                     .map(|i| format!(" on {}", i.0))
                     .unwrap_or_default();
-                let n = match count {
-                    Count::AtLeastOne => "some".to_string(),
-                    Count::Exactly(n) => format!("exactly {n}"),
-                    Count::Absent => "no".to_string(),
-                };
-                format!("{n} node {select}{at}")
+                format!("{} node {select}{at}", count_words(*count))
             }
             Predicate::Unchanged { except } if except.is_empty() => "nothing else changed".into(),
             Predicate::Unchanged { except } => format!("nothing changed but {}", except.join(", ")),
             Predicate::NoFlips { except } => format!("no flips but {}", except.join(", ")),
             Predicate::Untouched { prefixes } => format!("untouched {}", prefixes.join(", ")),
+            Predicate::Record {
+                table,
+                filter,
+                count,
+            } => {
+                let n = count_words(*count);
+                if filter.0.is_empty() {
+                    format!("{n} {table} record")
+                } else {
+                    format!("{n} {table} record where {filter}")
+                }
+            }
+            Predicate::Answer { want, normalize } => {
+                format!("answer {want} (compared as {})", normalize.name())
+            }
         }
     }
 
-    pub fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> CheckResult {
+    /// Score this check; `answer` is the agent's last `answer` action, if any.
+    pub fn evaluate(
+        &self,
+        phone: &mut dyn Phone,
+        baseline: &Baseline,
+        answer: Option<&str>,
+    ) -> CheckResult {
         let check = self.describe();
         let result = |outcome, detail: String| CheckResult {
             check: check.clone(),
@@ -282,14 +394,7 @@ impl Predicate {
                     }
                 }
                 match scan(phone, select) {
-                    Ok(found) => {
-                        let ok = match count {
-                            Count::AtLeastOne => found > 0,
-                            Count::Exactly(n) => found == *n,
-                            Count::Absent => found == 0,
-                        };
-                        result(pass_fail(ok), format!("found {found}"))
-                    }
+                    Ok(found) => result(pass_fail(count.holds(found)), format!("found {found}")),
                     Err(e) => result(Outcome::Skipped, format!("cannot read the screen: {e}")),
                 }
             }
@@ -338,6 +443,31 @@ impl Predicate {
                 }
                 result(pass_fail(changed.is_empty()), detail)
             }
+            Predicate::Record {
+                table,
+                filter,
+                count,
+            } => match phone.records(*table) {
+                Ok(records) => {
+                    let found = records.iter().filter(|r| filter.accepts(r)).count();
+                    result(
+                        pass_fail(count.holds(found)),
+                        format!("found {found} of {} {table} records", records.len()),
+                    )
+                }
+                Err(e) => result(Outcome::Skipped, format!("cannot read {table}: {e}")),
+            },
+            Predicate::Answer { want, normalize } => match answer {
+                None => result(Outcome::Fail, "the agent gave no answer".into()),
+                Some(said) => {
+                    let ok = match want {
+                        Want::Equals(v) => normalize.same(said, v),
+                        Want::AnyOf(vs) => vs.iter().any(|v| normalize.same(said, v)),
+                        Want::Range(..) => false,
+                    };
+                    result(pass_fail(ok), format!("the agent answered {said:?}"))
+                }
+            },
             Predicate::NoFlips { except } => {
                 let flips = phone.flip_history().unwrap_or_default();
                 let bad: Vec<String> = flips
@@ -371,6 +501,24 @@ impl Predicate {
                 };
                 result(pass_fail(bad.is_empty()), detail)
             }
+        }
+    }
+}
+
+fn count_words(count: Count) -> String {
+    match count {
+        Count::AtLeastOne => "some".to_string(),
+        Count::Exactly(n) => format!("exactly {n}"),
+        Count::Absent => "no".to_string(),
+    }
+}
+
+impl Count {
+    fn holds(self, found: usize) -> bool {
+        match self {
+            Count::AtLeastOne => found > 0,
+            Count::Exactly(n) => found == n,
+            Count::Absent => found == 0,
         }
     }
 }
@@ -528,7 +676,7 @@ mod tests {
                 select: Box::new(select),
                 count: Count::Exactly(want),
             };
-            let result = check.evaluate(phone.as_mut(), &baseline);
+            let result = check.evaluate(phone.as_mut(), &baseline, None);
             assert_eq!(result.outcome, Outcome::Pass, "{time}: {}", result.detail);
         }
     }

@@ -18,7 +18,7 @@ mod filter;
 mod time;
 mod uri;
 
-pub use filter::{Filter, FilterError, Match};
+pub use filter::{digits, fold, same_number, Filter, FilterError, Match};
 pub use time::{civil, day_label, parse_when, Clock, WhenError, NOW_MS};
 pub use uri::{project, view_for_uri, Source, View};
 

@@ -137,6 +137,9 @@ mod tests {
                     attempts: 1,
                     started_at: String::new(),
                     ended_at: String::new(),
+                    param_seed: None,
+                    params: None,
+                    answer: None,
                 });
             }
         }

@@ -176,6 +176,9 @@ fn unscored(
         attempts,
         started_at,
         ended_at: now(),
+        param_seed: Some(instance.param_seed),
+        params: Some(instance.params.clone()),
+        answer: None,
     }
 }
 
@@ -242,6 +245,9 @@ fn run_one(
                     attempts,
                     started_at,
                     ended_at: now(),
+                    param_seed: Some(planned.instance.param_seed),
+                    params: Some(planned.instance.params.clone()),
+                    answer: ep.answer.clone(),
                 };
                 return Done::Recorded(Box::new(record), steps);
             }

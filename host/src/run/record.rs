@@ -79,6 +79,10 @@ fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
             (serde_json::to_value(actions).unwrap_or_default(), tap)
         }
         Decision::Idle => (serde_json::Value::Null, None),
+        Decision::Answer(text) => (
+            serde_json::json!({"action_type": "answer", "text": text}),
+            None,
+        ),
         Decision::Infra(why) => (serde_json::json!({"kind": "infra", "reason": why}), None),
         Decision::Fatal(why) => (serde_json::json!({"kind": "fatal", "reason": why}), None),
         Decision::Open(intent) => (

@@ -77,6 +77,15 @@ pub struct EpisodeRecord {
     pub attempts: u32,
     pub started_at: String,
     pub ended_at: String,
+    /// The instance seed of a parameterised task (`None` in older stores).
+    #[serde(default)]
+    pub param_seed: Option<u64>,
+    /// The params the instance was drawn with (`None` in older stores).
+    #[serde(default)]
+    pub params: Option<std::collections::BTreeMap<String, String>>,
+    /// The agent's last `answer`, if it gave one.
+    #[serde(default)]
+    pub answer: Option<String>,
 }
 
 /// One step of an episode: what the agent saw, said and did.

@@ -10,7 +10,8 @@ use super::{EpisodeRecord, EpisodeStatus, RunRecord, StepRecord, StoreError};
 pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
 
 pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, seed, status, \
-     end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at";
+     end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at, \
+     param_seed, params_json, answer";
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
@@ -44,7 +45,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
     conn.execute(
         &format!(
             "INSERT INTO episodes ({EPISODE_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
         ),
         params![
             e.run_id,
@@ -62,6 +63,11 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
             e.attempts,
             e.started_at,
             e.ended_at,
+            e.param_seed.map(|s| s as i64),
+            e.params
+                .as_ref()
+                .map(|p| serde_json::to_string(p).unwrap_or_default()),
+            e.answer,
         ],
     )?;
     Ok(())
@@ -145,6 +151,7 @@ pub(super) struct RawEpisode {
     status: String,
     end: String,
     verdict: String,
+    params: Option<String>,
 }
 
 impl RawEpisode {
@@ -165,10 +172,14 @@ impl RawEpisode {
                 attempts: row.get(11)?,
                 started_at: row.get(12)?,
                 ended_at: row.get(13)?,
+                param_seed: row.get::<_, Option<i64>>(14)?.map(|s| s as u64),
+                params: None,
+                answer: row.get(16)?,
             },
             status: row.get(5)?,
             end: row.get(6)?,
             verdict: row.get(7)?,
+            params: row.get(15)?,
         })
     }
 
@@ -189,10 +200,15 @@ impl RawEpisode {
         })?;
         let end = json(store, || what("end_json"), &self.end)?;
         let verdict = json(store, || what("verdict_json"), &self.verdict)?;
+        let params = match &self.params {
+            Some(text) => Some(json(store, || what("params_json"), text)?),
+            None => None,
+        };
         Ok(EpisodeRecord {
             status,
             end,
             verdict,
+            params,
             ..self.record
         })
     }

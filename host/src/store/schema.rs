@@ -91,6 +91,15 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE steps ADD COLUMN cached_tokens INTEGER
         CHECK (cached_tokens IS NULL OR cached_tokens >= 0);
     "#,
+    // 3 → 4: the instance of a parameterised task an episode ran (its
+    // instance seed and the drawn params, as a JSON object), and the
+    // agent's answer; NULL in episodes recorded before.
+    r#"
+    ALTER TABLE episodes ADD COLUMN param_seed INTEGER;
+    ALTER TABLE episodes ADD COLUMN params_json TEXT
+        CHECK (params_json IS NULL OR json_valid(params_json));
+    ALTER TABLE episodes ADD COLUMN answer TEXT;
+    "#,
 ];
 
 /// The schema version this code writes and understands.

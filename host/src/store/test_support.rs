@@ -73,6 +73,9 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         attempts: 1,
         started_at: "2026-11-30T04:35:12Z".into(),
         ended_at: "2026-11-30T04:35:20Z".into(),
+        param_seed: Some(0),
+        params: Some(Default::default()),
+        answer: None,
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use super::draw::{self, DrawError, ParamSpec};
 use super::{Done, Instance, Step, Task};
 use crate::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
@@ -42,6 +43,8 @@ pub enum Problem {
     NoVariants,
     #[error("variant[{index}].id: {id:?} is used twice")]
     VariantTwice { index: usize, id: String },
+    #[error(transparent)]
+    Draw(#[from] DrawError),
     #[error("variant {id:?}: {source}")]
     Variant {
         id: String,
@@ -77,7 +80,7 @@ pub enum VariantError {
     #[error("oracle{0}")]
     Oracle(#[from] OracleError),
     #[error(
-        "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key"
+        "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key, answer"
     )]
     StepActions { list: &'static str, index: usize },
     #[error("{list}[{index}].at: only a tap or long_press has a point to aim at")]
@@ -108,7 +111,7 @@ struct TaskSpec {
     #[serde(default)]
     tags: Vec<String>,
     #[serde(default)]
-    params: BTreeMap<String, String>,
+    params: BTreeMap<String, ParamSpec>,
     #[serde(default)]
     done: Done,
     #[serde(default = "default_max_steps")]
@@ -228,7 +231,6 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
         return Err(err(Problem::NoVariants));
     }
     let mut ids = std::collections::BTreeSet::new();
-    let mut variants = Vec::new();
     for (i, v) in spec.variant.iter().enumerate() {
         if !ids.insert(v.variant.id.clone()) {
             return Err(err(Problem::VariantTwice {
@@ -236,23 +238,50 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
                 id: v.variant.id.clone(),
             }));
         }
-        let mut params = spec.params.clone();
-        params.extend(v.variant.params.clone());
-        let instance = instantiate(&raw, i, &params).map_err(|source| {
-            err(Problem::Variant {
-                id: v.variant.id.clone(),
-                source,
-            })
-        })?;
-        variants.push(instance);
     }
-    Ok(Task {
+    draw::check(&spec.params).map_err(|e| err(e.into()))?;
+    let templated = draw::has_draws(&spec.params);
+    let mut task = Task {
         id: spec.id,
         path: path.to_path_buf(),
         app: spec.app,
         tags: spec.tags,
-        variants,
-    })
+        params: spec.params.keys().cloned().collect(),
+        templated,
+        raw,
+        variants: Vec::new(),
+    };
+    task.variants = task.instances(0)?;
+    Ok(task)
+}
+
+impl Task {
+    /// Every variant of instance `seed`: the params drawn for that seed
+    /// (the same for every variant), then each variant's own fixed params
+    /// over them. Instance 0 is what loading checked; a template's other
+    /// instances are checked by `tasks check --seeds N`.
+    pub fn instances(&self, seed: u64) -> Result<Vec<Instance>, TaskError> {
+        let err = |problem: Problem| TaskError {
+            path: self.path.clone(),
+            problem: Box::new(problem),
+        };
+        let spec: TaskSpec = typed(&self.raw).map_err(|e| err(e.into()))?;
+        let drawn = draw::draw(&self.id, seed, &spec.params).map_err(|e| err(e.into()))?;
+        let mut variants = Vec::new();
+        for (i, v) in spec.variant.iter().enumerate() {
+            let mut params = drawn.clone();
+            params.extend(v.variant.params.clone());
+            let mut instance = instantiate(&self.raw, i, &params).map_err(|source| {
+                err(Problem::Variant {
+                    id: v.variant.id.clone(),
+                    source,
+                })
+            })?;
+            instance.param_seed = seed;
+            variants.push(instance);
+        }
+        Ok(variants)
+    }
 }
 
 fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, FieldError> {
@@ -298,6 +327,7 @@ fn instantiate(
         return Err(VariantError::NoSteps);
     }
     let instance = Instance {
+        param_seed: 0,
         task: spec.id,
         app: spec.app.clone(),
         variant,

@@ -3,11 +3,13 @@
 //! The format is documented in `docs/tasks.md`; `suite` says where a
 //! command's tasks come from (built in, or `--suite DIR`).
 
+mod draw;
 mod load;
 mod step;
 mod suite;
 
 pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
+pub use draw::{DrawError, ParamSpec};
 pub use step::Step;
 pub use suite::{Suite, EMBEDDED};
 
@@ -37,6 +39,13 @@ pub struct Task {
     pub path: PathBuf,
     pub app: String,
     pub tags: Vec<String>,
+    /// The names of its `[params]`, fixed and drawn.
+    pub params: Vec<String>,
+    /// Some param is drawn from a seed: each seed is another instance.
+    pub templated: bool,
+    /// The file as parsed, for instantiating other seeds.
+    raw: toml::Table,
+    /// Every variant of instance 0.
     pub variants: Vec<Instance>,
 }
 
@@ -48,6 +57,8 @@ pub struct Instance {
     pub app: String,
     pub variant: Variant,
     pub goal: String,
+    /// The instance seed its params were drawn with (0 for a task without draws).
+    pub param_seed: u64,
     pub params: BTreeMap<String, String>,
     pub done: Done,
     pub max_steps: u32,

@@ -28,6 +28,9 @@ pub struct Step {
     pub text: Option<String>,
     #[serde(default)]
     pub key: Option<Key>,
+    /// Answer the user's question (`answer` checks score it).
+    #[serde(default)]
+    pub answer: Option<String>,
 }
 
 impl Step {
@@ -40,6 +43,7 @@ impl Step {
             self.long_press.is_some(),
             self.text.is_some(),
             self.key.is_some(),
+            self.answer.is_some(),
         ]
         .into_iter()
         .filter(|x| *x)

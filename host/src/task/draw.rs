@@ -1,0 +1,301 @@
+//! Parameters drawn from a seed. A task file's `[params]` value is either
+//! fixed text (`time = "07:30"`, which may name other params: `"{first}
+//! {last}"`) or a draw:
+//!
+//! - `{ pick = "first_name" }`: one of a pool in `fixtures/sim/pools.toml`
+//!   (names, companies, places, event titles, message bodies, file stems);
+//!   the pools avoid every name the simulated world already holds.
+//! - `{ one_of = ["a", "b"] }`: one of these.
+//! - `{ int = [lo, hi] }`, optionally `pad = 2`: an integer, inclusive.
+//! - `{ phone = true }`: a fresh fictional number, `+1 650-555-01NN`, never
+//!   one of the world's.
+//!
+//! Any draw may say `distinct = ["other"]`: drawn again until it differs
+//! from those params. Instance seed `s` of task `t` seeds ChaCha8 with
+//! sha256(`"{t}/{s}"`), so an instance is the same on every machine and does
+//! not depend on the variant: variants stay orthogonal to parameters.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sha2::{Digest, Sha256};
+
+/// A `[params]` value as a task file writes it.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum ParamSpec {
+    Fixed(String),
+    Draw(Draw),
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Draw {
+    #[serde(default)]
+    pub pick: Option<String>,
+    #[serde(default)]
+    pub one_of: Option<Vec<String>>,
+    #[serde(default)]
+    pub int: Option<[i64; 2]>,
+    #[serde(default)]
+    pub pad: Option<usize>,
+    #[serde(default)]
+    pub phone: bool,
+    #[serde(default)]
+    pub distinct: Vec<String>,
+}
+
+/// A `[params]` entry that cannot be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawError {
+    #[error("params.{0}: give exactly one of pick, one_of, int, phone")]
+    Kinds(String),
+    #[error("params.{name}: no pool {pool:?} (pools: {known})")]
+    Pool {
+        name: String,
+        pool: String,
+        known: String,
+    },
+    #[error("params.{0}: int range low end above high end, or one_of empty")]
+    Empty(String),
+    #[error("params.{name}.distinct: {other:?} is not a param")]
+    Distinct { name: String, other: String },
+    #[error("params.{0}: cannot draw a value distinct from the others")]
+    NotDistinct(String),
+    #[error("params.{0}: names itself through other params")]
+    Cycle(String),
+}
+
+const POOLS_TOML: &str = include_str!("../../../fixtures/sim/pools.toml");
+
+/// The pools, by name. A broken file fails this module's tests.
+pub fn pools() -> &'static BTreeMap<String, Vec<String>> {
+    static POOLS: OnceLock<BTreeMap<String, Vec<String>>> = OnceLock::new();
+    POOLS.get_or_init(|| match toml::from_str(POOLS_TOML) {
+        Ok(pools) => pools,
+        Err(e) => panic!("fixtures/sim/pools.toml is invalid: {e}"),
+    })
+}
+
+/// True when some param is drawn: the task is a template with instances.
+pub fn has_draws(specs: &BTreeMap<String, ParamSpec>) -> bool {
+    specs.values().any(|s| matches!(s, ParamSpec::Draw(_)))
+}
+
+/// Check every draw without drawing (names, pools, ranges).
+pub fn check(specs: &BTreeMap<String, ParamSpec>) -> Result<(), DrawError> {
+    for (name, spec) in specs {
+        let ParamSpec::Draw(d) = spec else { continue };
+        let kinds = [d.pick.is_some(), d.one_of.is_some(), d.int.is_some(), d.phone]
+            .into_iter()
+            .filter(|k| *k)
+            .count();
+        if kinds != 1 {
+            return Err(DrawError::Kinds(name.clone()));
+        }
+        if let Some(pool) = &d.pick {
+            if !pools().contains_key(pool) {
+                return Err(DrawError::Pool {
+                    name: name.clone(),
+                    pool: pool.clone(),
+                    known: pools().keys().cloned().collect::<Vec<_>>().join(", "),
+                });
+            }
+        }
+        if d.one_of.as_ref().is_some_and(Vec::is_empty) || d.int.is_some_and(|[lo, hi]| lo > hi) {
+            return Err(DrawError::Empty(name.clone()));
+        }
+        if let Some(other) = d.distinct.iter().find(|o| !specs.contains_key(*o)) {
+            return Err(DrawError::Distinct {
+                name: name.clone(),
+                other: other.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The params of instance `seed` of `task`: draws first (in name order),
+/// then fixed values with other params substituted.
+pub fn draw(
+    task: &str,
+    seed: u64,
+    specs: &BTreeMap<String, ParamSpec>,
+) -> Result<BTreeMap<String, String>, DrawError> {
+    check(specs)?;
+    let digest = Sha256::digest(format!("{task}/{seed}").as_bytes());
+    let mut rng = ChaCha8Rng::from_seed(digest.into());
+    let mut out = BTreeMap::new();
+    // Draws before the params they must differ from are drawn again later
+    // if they clash; a draw's own order is the name order, so stable.
+    for (name, spec) in specs {
+        let ParamSpec::Draw(d) = spec else { continue };
+        let mut value = None;
+        for _ in 0..64 {
+            let v = one(d, &mut rng);
+            let clashes = d
+                .distinct
+                .iter()
+                .any(|o| out.get(o).is_some_and(|x: &String| x == &v));
+            if !clashes {
+                value = Some(v);
+                break;
+            }
+        }
+        out.insert(
+            name.clone(),
+            value.ok_or_else(|| DrawError::NotDistinct(name.clone()))?,
+        );
+    }
+    // Fixed values may name params (drawn or fixed): substitute until none
+    // is left; a cycle never settles.
+    let mut fixed: BTreeMap<&String, String> = specs
+        .iter()
+        .filter_map(|(n, s)| match s {
+            ParamSpec::Fixed(v) => Some((n, v.clone())),
+            ParamSpec::Draw(_) => None,
+        })
+        .collect();
+    for _ in 0..=specs.len() {
+        let mut settled = true;
+        for (name, value) in fixed.iter_mut() {
+            let mut next = value.clone();
+            for (other, v) in out.iter() {
+                next = next.replace(&format!("{{{other}}}"), v);
+            }
+            if next != *value {
+                *value = next;
+                settled = false;
+            }
+            if !value.contains('{') || !names_a_param(value, specs) {
+                out.insert((*name).clone(), value.clone());
+            }
+        }
+        if settled && fixed.keys().all(|n| out.contains_key(*n)) {
+            return Ok(out);
+        }
+    }
+    let stuck = fixed
+        .keys()
+        .find(|n| !out.contains_key(**n))
+        .map(|n| (*n).clone())
+        .unwrap_or_default();
+    Err(DrawError::Cycle(stuck))
+}
+
+fn names_a_param(value: &str, specs: &BTreeMap<String, ParamSpec>) -> bool {
+    specs.keys().any(|k| value.contains(&format!("{{{k}}}")))
+}
+
+fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
+    // n is small (pool sizes, ranges): modulo bias is below 2^-50.
+    rng.next_u64() % n.max(1)
+}
+
+fn one(d: &Draw, rng: &mut ChaCha8Rng) -> String {
+    if let Some(pool) = &d.pick {
+        let items = &pools()[pool];
+        return items[below(rng, items.len() as u64) as usize].clone();
+    }
+    if let Some(items) = &d.one_of {
+        return items[below(rng, items.len() as u64) as usize].clone();
+    }
+    if let Some([lo, hi]) = d.int {
+        let n = lo + below(rng, (hi - lo + 1) as u64) as i64;
+        return match d.pad {
+            Some(width) => format!("{n:0width$}"),
+            None => n.to_string(),
+        };
+    }
+    // 0110–0198: the world's numbers are 0101–0108 and 0199.
+    let n = 110 + below(rng, 89);
+    let area = ["650", "415", "408"][below(rng, 3) as usize];
+    format!("+1 {area}-555-0{n}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Table;
+
+    fn specs(text: &str) -> BTreeMap<String, ParamSpec> {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_values_and_others_differ() {
+        let s = specs(
+            r#"first = { pick = "first_name" }
+               last = { pick = "last_name" }
+               name = "{first} {last}"
+               hour = { int = [6, 11], pad = 2 }
+               number = { phone = true }
+               goal = "Call {name} at {hour}:00""#,
+        );
+        let a = draw("t", 3, &s).unwrap();
+        assert_eq!(a, draw("t", 3, &s).unwrap());
+        assert_eq!(a["name"], format!("{} {}", a["first"], a["last"]));
+        assert_eq!(a["goal"], format!("Call {} at {}:00", a["name"], a["hour"]));
+        assert_eq!(a["hour"].len(), 2);
+        let distinct: std::collections::BTreeSet<String> =
+            (0..8).map(|seed| draw("t", seed, &s).unwrap()["name"].clone()).collect();
+        assert!(distinct.len() >= 5, "{distinct:?}");
+        assert_ne!(draw("u", 3, &s).unwrap(), a, "the task id is in the seed");
+    }
+
+    #[test]
+    fn distinct_draws_differ_and_errors_name_the_param() {
+        let s = specs(
+            r#"a = { one_of = ["x", "y"] }
+               b = { one_of = ["x", "y"], distinct = ["a"] }"#,
+        );
+        for seed in 0..20 {
+            let v = draw("t", seed, &s).unwrap();
+            assert_ne!(v["a"], v["b"]);
+        }
+        let bad = specs(r#"a = { pick = "nope" }"#);
+        assert!(draw("t", 0, &bad).unwrap_err().to_string().starts_with("params.a: no pool"));
+        let cycle = specs(r#"a = "{b}"
+                             b = "{a}""#);
+        assert!(matches!(draw("t", 0, &cycle), Err(DrawError::Cycle(_))));
+    }
+
+    /// A drawn name must never be one the world already holds, or a task's
+    /// target could be a world contact and a do-nothing agent pass.
+    #[test]
+    fn the_pools_avoid_the_worlds_names_and_numbers() {
+        let world = crate::apps::PhoneSetup::default().records().unwrap();
+        let names: Vec<String> = world
+            .rows(Table::Contacts)
+            .iter()
+            .map(|r| r.text("display_name"))
+            .collect();
+        for pool in ["first_name", "last_name"] {
+            for item in &pools()[pool] {
+                assert!(
+                    !names.iter().any(|n| n.split_whitespace().any(|w| w == item)),
+                    "{pool} {item:?} is in the world"
+                );
+            }
+        }
+        for seed in 0..200 {
+            let number = one(
+                &Draw {
+                    pick: None,
+                    one_of: None,
+                    int: None,
+                    pad: None,
+                    phone: true,
+                    distinct: vec![],
+                },
+                &mut ChaCha8Rng::seed_from_u64(seed),
+            );
+            assert!(world
+                .rows(Table::Contacts)
+                .iter()
+                .all(|r| !crate::records::same_number(&r.text("number"), &number)));
+        }
+    }
+}
