@@ -23,6 +23,7 @@ pub mod episode;
 pub mod exit;
 pub mod oracle;
 pub mod phone;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod sim;

@@ -1,0 +1,2 @@
+//! Records read from a phone's content providers (SMS, contacts, call log, calendar).
+pub mod content;
