@@ -17,6 +17,9 @@ use crate::uiautomator::Selector;
 pub struct CheckRow {
     pub task: String,
     pub variant: String,
+    /// The instance seed its params were drawn with.
+    pub param_seed: u64,
+    pub params: std::collections::BTreeMap<String, String>,
     /// The oracle on the untouched initial state.
     pub initial: Outcome,
     pub noop: Outcome,
@@ -151,6 +154,8 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
     CheckRow {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
+        param_seed: instance.param_seed,
+        params: instance.params.clone(),
         initial,
         noop,
         decoy,
@@ -166,4 +171,114 @@ pub fn check_tasks(tasks: &[Task]) -> Vec<CheckRow> {
         .flat_map(|t| t.variants.iter())
         .map(check_instance)
         .collect()
+}
+
+/// Every task variant, and each parameterised task at instance seeds
+/// `0..seeds` (a task without drawn params once): a template is proven on
+/// every instance checked, not on the one its author tried.
+pub fn check_tasks_seeds(
+    tasks: &[Task],
+    seeds: u64,
+) -> Result<Vec<CheckRow>, crate::task::TaskError> {
+    let selected: Vec<&Instance> = tasks.iter().flat_map(|t| t.variants.iter()).collect();
+    let instances = crate::run::with_seeds(tasks, &selected, seeds)?;
+    Ok(instances.iter().map(check_instance).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = r#"
+id = "number_of"
+app = "com.google.android.contacts"
+goal = "What is {name}'s phone number?"
+
+[params]
+first = { pick = "first_name" }
+last = { pick = "last_name" }
+name = "{first} {last}"
+number = { phone = true }
+other = { phone = true, distinct = ["number"] }
+
+[[records]]
+table = "contacts"
+display_name = "{name}"
+number = "{number}"
+
+[[oracle]]
+check = "answer"
+equals = "{number}"
+normalize = "digits"
+
+[[oracle]]
+check = "record"
+table = "contacts"
+where = { display_name = "{name}", number = { digits = "{number}" } }
+count = 1
+
+[[variant]]
+id = "base"
+
+[[variant]]
+id = "decoy"
+records = [{ table = "contacts", display_name = "{first} {last}-Ross", number = "{other}" }]
+decoy_solution = [{ answer = "{other}" }]
+
+[[solution]]
+answer = "{number}"
+"#;
+
+    fn template(test: &str) -> Task {
+        let dir =
+            std::env::temp_dir().join(format!("droidscore-check-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("number_of.toml");
+        std::fs::write(&path, TEMPLATE).unwrap();
+        let task = crate::task::load_file(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        task
+    }
+
+    /// Every seed is its own instance (names and numbers differ), and every
+    /// instance of every variant holds: initial false, do-nothing false
+    /// (no answer), decoy false (the look-alike's number), reference true.
+    #[test]
+    fn a_template_is_proven_on_every_seed_and_variant() {
+        let task = template("seeds");
+        assert!(task.templated);
+        let rows = check_tasks_seeds(std::slice::from_ref(&task), 5).unwrap();
+        assert_eq!(rows.len(), 10, "5 seeds × 2 variants");
+        for row in &rows {
+            assert!(row.ok(), "{row:?}");
+            assert_eq!(row.initial, Outcome::Fail, "no answer at the start");
+            assert_eq!(row.reference, Outcome::Pass);
+        }
+        let names: std::collections::BTreeSet<&String> =
+            rows.iter().map(|r| &r.params["name"]).collect();
+        assert!(names.len() >= 4, "{names:?}");
+        let base_0 = &rows[0].params;
+        let decoy_0 = rows
+            .iter()
+            .find(|r| r.variant == "decoy" && r.param_seed == 0)
+            .unwrap();
+        assert_eq!(&decoy_0.params, base_0, "variants do not change the draws");
+    }
+
+    /// A wrong answer, a right one in another spelling, and no answer.
+    #[test]
+    fn answers_are_compared_under_the_stated_normalisation() {
+        let task = template("answers");
+        let inst = &task.variants[0];
+        let number = inst.params["number"].clone();
+        let spelled = crate::records::digits(&number);
+        for (answer, success) in [(spelled.as_str(), true), ("+1 650-555-0100", false)] {
+            let solution = vec![Step {
+                answer: Some(answer.to_string()),
+                ..Step::default()
+            }];
+            let ep = episode_with(inst, &mut Solver::new(solution)).unwrap();
+            assert_eq!(ep.success, success, "{answer}: {}", ep.reason);
+        }
+    }
 }

@@ -414,6 +414,37 @@ impl Phone for AdbPhone {
             .find_map(|l| l.split_once(" value=").map(|(_, v)| v.to_string())))
     }
 
+    /// `content query` of the table's provider (files: `find` with `stat`),
+    /// parsed with the projection asked for. A provider that refuses the
+    /// shell (the call log on older builds) prints its error on stderr with
+    /// status 0: that is `Unsupported`, so the check is skipped with it.
+    fn records(
+        &mut self,
+        table: crate::records::Table,
+    ) -> Result<Vec<crate::records::Record>, PhoneError> {
+        let Some(source) = table.source() else {
+            let out = self.shell(&crate::records::list_command())?;
+            return Ok(crate::records::files_from_stat(&out.stdout_text()));
+        };
+        let out = self.shell(&format!(
+            "content query --uri {} --projection {}",
+            source.uri,
+            source.projection.join(":")
+        ))?;
+        let text = out.stdout_text();
+        let errors = String::from_utf8_lossy(&out.stderr).into_owned();
+        if errors.contains("Error while accessing provider") || out.status != 0 {
+            let first = errors.lines().take(2).collect::<Vec<_>>().join(" ");
+            return Err(PhoneError::Unsupported(format!(
+                "{table} records: {} refused the shell: {first}",
+                source.uri
+            )));
+        }
+        let rows = crate::records::content::parse(&text, source.projection)
+            .map_err(|e| PhoneError::Device(format!("{}: {e}", source.uri)))?;
+        Ok(table.from_rows(&rows))
+    }
+
     fn app_keys(&self) -> Vec<String> {
         // The trait gives `&self`: the keys are listed when the episode is prepared.
         self.app_keys.clone()

@@ -91,7 +91,11 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
             changes.join(", ")
         ));
     }
-    if !instance.setup(0).alarms.is_empty() {
+    let setup = instance.setup(0);
+    if !instance.oracle.tables().is_empty() || !setup.records.is_empty() {
+        return Some("the task's records (the simulated world's contacts, messages, calls, events and files, and its own) are set up only on the simulator and the virtual phone: writing them over adb is not built yet, and SMS cannot be written from the shell at all (the provider ignores it)".into());
+    }
+    if !setup.alarms.is_empty() {
         return Some("the initial alarm list cannot be written over adb without root (DeskClock's provider is not exported)".into());
     }
     None
@@ -109,9 +113,10 @@ impl AdbPhone {
         }
         if self.is_virtual() {
             self.shell_ok(&format!(
-                "droidscore-sim load {} {} {seed}",
+                "droidscore-sim load {} {} {seed} {}",
                 quote(&instance.task),
-                quote(&instance.variant.id)
+                quote(&instance.variant.id),
+                instance.param_seed
             ))?;
         } else if let Some(why) = needs_simulator(instance) {
             return Ok(Prepared::Skip(why));

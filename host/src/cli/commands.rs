@@ -40,6 +40,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 struct TaskJson<'a> {
     id: &'a str,
     app: &'a str,
+    /// Every app's package the task touches.
+    apps: &'a [String],
+    category: task::Category,
+    /// Its params' names; `templated` when some are drawn from a seed.
+    params: &'a [String],
+    templated: bool,
     path: String,
     tags: &'a [String],
     needs_flip_history: bool,
@@ -66,6 +72,10 @@ fn list(args: ListArgs) -> Result<(), CliError> {
         .map(|t| TaskJson {
             id: &t.id,
             app: &t.app,
+            apps: &t.apps,
+            category: t.category(),
+            params: &t.params,
+            templated: t.templated,
             path: t.path.display().to_string(),
             tags: &t.tags,
             needs_flip_history: t.variants.iter().any(|v| v.oracle.needs_flip_history()),
@@ -88,7 +98,7 @@ fn list(args: ListArgs) -> Result<(), CliError> {
 
 fn check(args: CheckArgs) -> Result<(), CliError> {
     let tasks = load(&args.suite)?;
-    let rows = check::check_tasks(&tasks);
+    let rows = check::check_tasks_seeds(&tasks, args.seeds)?;
     if args.json {
         json(&rows)?;
     } else {
@@ -97,7 +107,7 @@ fn check(args: CheckArgs) -> Result<(), CliError> {
     let bad = rows.iter().filter(|r| !r.ok()).count();
     if bad > 0 {
         return Err(CliError::SuiteFailed(format!(
-            "tasks check: {bad} of {} task variants break the rules",
+            "tasks check: {bad} of {} task instances break the rules",
             rows.len()
         )));
     }
@@ -185,6 +195,7 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
         "tasks": args.suite.tasks,
         "variants": args.variants,
         "repeat": args.repeat,
+        "seeds": args.seeds,
         "seed": args.seed,
         "shard": args.shard.map(|s| s.to_string()),
     });
@@ -409,14 +420,13 @@ fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliE
 }
 
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
-    let mut tasks = load(&args.suite)?;
+    let tasks = load(&args.suite)?;
+    let selected = crate::run::select_variants(&tasks, &args.variants)?;
+    let mut owned = crate::run::with_seeds(&tasks, &selected, args.seeds)?;
     if let Some(n) = args.max_steps {
-        tasks
-            .iter_mut()
-            .flat_map(|t| t.variants.iter_mut())
-            .for_each(|v| v.max_steps = n);
+        owned.iter_mut().for_each(|v| v.max_steps = n);
     }
-    let instances = crate::run::select_variants(&tasks, &args.variants)?;
+    let instances: Vec<&Instance> = owned.iter().collect();
     let kind = agent_kind(&args)?;
     // The store before anything slow or stateful (a model server, a phone):
     // one on a read-only or full file system is refused before any episode.

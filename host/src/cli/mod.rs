@@ -81,6 +81,9 @@ pub struct CheckArgs {
     pub suite: SuiteArgs,
     #[arg(long)]
     pub json: bool,
+    /// Check each parameterised task at instance seeds 0..N.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub seeds: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -352,9 +355,14 @@ pub struct RunArgs {
     /// `all`, `base` (each task's first variant), or a comma-separated list of ids.
     #[arg(long, default_value = "all")]
     pub variants: String,
-    /// Episodes per task variant; repeat r runs with seed `seed + r`.
+    /// Episodes per task instance; repeat r runs with seed `seed + r`.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Instances of each parameterised task (instance seeds 0..N, each
+    /// drawing its own names, numbers, times); a task without drawn params
+    /// has one instance.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub seeds: u64,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Episodes run at once, each on its own simulated phone.

@@ -61,7 +61,11 @@ pub fn same_number(a: &str, b: &str) -> bool {
     if a.is_empty() || b.is_empty() {
         return false;
     }
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
     short == long || (short.len() >= 7 && long.ends_with(short.as_str()))
 }
 
@@ -144,7 +148,10 @@ mod tests {
     fn numbers_match_by_their_digits_and_a_long_enough_tail() {
         assert!(same_number("+1 650-555-0142", "16505550142"));
         assert!(same_number("+1 650-555-0142", "555-0142"));
-        assert!(!same_number("+1 650-555-0142", "0142"), "too short to be a number");
+        assert!(
+            !same_number("+1 650-555-0142", "0142"),
+            "too short to be a number"
+        );
         assert!(!same_number("+1 650-555-0142", "+1 650-555-0143"));
     }
 
@@ -162,11 +169,19 @@ mod tests {
             ("body", "Sorry, I'm running late"),
         ]);
         assert!(f.accepts(&sent));
-        let inbox = record(&[("address", "+16505550142"), ("type", "1"), ("body", "running late")]);
+        let inbox = record(&[
+            ("address", "+16505550142"),
+            ("type", "1"),
+            ("body", "running late"),
+        ]);
         assert!(!f.accepts(&inbox));
         let null: Filter = toml::from_str("name = { null = true }").unwrap();
         assert!(null.accepts(&record(&[])));
         assert!(!null.accepts(&record(&[("name", "")])), "empty is not NULL");
-        assert!(f.check(&["address", "type"]).unwrap_err().to_string().contains("where.body"));
+        assert!(f
+            .check(&["address", "type"])
+            .unwrap_err()
+            .to_string()
+            .contains("where.body"));
     }
 }

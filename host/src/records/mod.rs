@@ -14,10 +14,12 @@
 //! maps the providers' URIs onto the tables.
 
 pub mod content;
+mod files;
 mod filter;
 mod time;
 mod uri;
 
+pub use files::{files_from_stat, list_command, DIRS, STORAGE};
 pub use filter::{digits, fold, same_number, Filter, FilterError, Match};
 pub use time::{civil, day_label, parse_when, Clock, WhenError, NOW_MS};
 pub use uri::{project, view_for_uri, Source, View};
@@ -75,7 +77,15 @@ impl Table {
                 "starred",
                 "company",
             ],
-            Table::Sms => &["_id", "thread_id", "address", "date", "read", "type", "body"],
+            Table::Sms => &[
+                "_id",
+                "thread_id",
+                "address",
+                "date",
+                "read",
+                "type",
+                "body",
+            ],
             Table::Calls => &["_id", "number", "date", "duration", "type", "name"],
             Table::Events => &[
                 "_id",
@@ -294,7 +304,11 @@ impl Records {
     }
 
     /// The records of `table` that `filter` accepts.
-    pub fn select<'a>(&'a self, table: Table, filter: &'a Filter) -> impl Iterator<Item = &'a Record> {
+    pub fn select<'a>(
+        &'a self,
+        table: Table,
+        filter: &'a Filter,
+    ) -> impl Iterator<Item = &'a Record> {
         self.rows(table).iter().filter(move |r| filter.accepts(r))
     }
 
@@ -328,7 +342,11 @@ mod tests {
         let clock = Clock::default();
         let mut records = Records::default();
         let a = records
-            .complete(Table::Sms, fields(&[("address", "+1 650-555-0142"), ("body", "hi")]), &clock)
+            .complete(
+                Table::Sms,
+                fields(&[("address", "+1 650-555-0142"), ("body", "hi")]),
+                &clock,
+            )
             .unwrap();
         assert_eq!(a["thread_id"], "1");
         records.insert(Table::Sms, a);
@@ -351,7 +369,10 @@ mod tests {
             .complete(Table::Contacts, fields(&[("phone", "1")]), &clock)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("\"phone\"") && err.contains("display_name"), "{err}");
+        assert!(
+            err.contains("\"phone\"") && err.contains("display_name"),
+            "{err}"
+        );
         let err = records
             .complete(Table::Events, fields(&[("dtstart", "someday")]), &clock)
             .unwrap_err()

@@ -115,7 +115,8 @@ fn hh_mm(text: &str) -> Option<i64> {
 /// The parts of a time the apps show: (`2026-12-01`, `09:30`, weekday 0 = Monday).
 pub fn civil(ms: i64) -> (String, String, u32) {
     let secs = u64::try_from(ms.div_euclid(1000)).unwrap_or(0);
-    let text = humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string();
+    let text =
+        humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string();
     let date = text.get(..10).unwrap_or_default().to_string();
     let time = text.get(11..16).unwrap_or_default().to_string();
     // 1970-01-01 was a Thursday (weekday 3 counting Monday as 0).
@@ -158,7 +159,10 @@ mod tests {
         assert_eq!(at("-2d 08:00"), NOW_MS - 2 * DAY + 8 * HOUR);
         assert_eq!(at("-2h"), clock.now_ms - 2 * HOUR);
         assert_eq!(at("+45m"), clock.now_ms + 45 * MINUTE);
-        assert_eq!(at("2026-12-01T09:30:00Z"), NOW_MS + DAY + 9 * HOUR + 30 * MINUTE);
+        assert_eq!(
+            at("2026-12-01T09:30:00Z"),
+            NOW_MS + DAY + 9 * HOUR + 30 * MINUTE
+        );
         assert_eq!(at("1795996800000"), NOW_MS);
         for bad in ["someday", "today", "today 25:00", "+3x", "tomorrow 9"] {
             assert!(parse_when(bad, &clock).is_err(), "{bad}");

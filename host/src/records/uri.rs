@@ -204,7 +204,14 @@ impl Table {
         Some(match self {
             Table::Contacts => Source {
                 uri: "content://com.android.contacts/data",
-                projection: &["contact_id", "mimetype", "display_name", "starred", "data1", "data2"],
+                projection: &[
+                    "contact_id",
+                    "mimetype",
+                    "display_name",
+                    "starred",
+                    "data1",
+                    "data2",
+                ],
             },
             Table::Sms => Source {
                 uri: "content://sms",
@@ -225,10 +232,12 @@ impl Table {
     /// Records from the rows of [`Table::source`]'s query.
     pub fn from_rows(self, rows: &[Row]) -> Vec<Record> {
         let text = |row: &Row, column: &str| -> Option<String> {
-            row.iter().find(|(c, _)| c == column).and_then(|(_, v)| match v {
-                Cell::Text(t) => Some(t.clone()),
-                Cell::Null | Cell::Blob => None,
-            })
+            row.iter()
+                .find(|(c, _)| c == column)
+                .and_then(|(_, v)| match v {
+                    Cell::Text(t) => Some(t.clone()),
+                    Cell::Null | Cell::Blob => None,
+                })
         };
         if self != Table::Contacts {
             return rows
@@ -279,10 +288,7 @@ impl Table {
 
 /// Rows of a view as `content query` prints them for `projection` (every
 /// column when empty).
-pub fn project(
-    rows: &[BTreeMap<String, Option<String>>],
-    projection: &[&str],
-) -> Vec<Row> {
+pub fn project(rows: &[BTreeMap<String, Option<String>>], projection: &[&str]) -> Vec<Row> {
     rows.iter()
         .map(|row| {
             projection
@@ -342,7 +348,10 @@ mod tests {
         }
         let inbox = view_for_uri("content://sms/inbox/").unwrap().rows(&records);
         assert_eq!(inbox.len(), 2);
-        assert_eq!(view_for_uri("content://sms").unwrap().rows(&records).len(), 3);
+        assert_eq!(
+            view_for_uri("content://sms").unwrap().rows(&records).len(),
+            3
+        );
         assert_eq!(view_for_uri("content://mms"), None);
     }
 }

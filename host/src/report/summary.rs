@@ -120,9 +120,14 @@ fn lines<'a>(
 }
 
 pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
-    let mut by_pair: BTreeMap<(&str, &str), Vec<&EpisodeRecord>> = BTreeMap::new();
+    // Repeats of one instance: a template's instances (its seeds) are
+    // different tasks as far as repeatability goes.
+    let mut by_pair: BTreeMap<(&str, &str, Option<u64>), Vec<&EpisodeRecord>> = BTreeMap::new();
     for e in episodes {
-        by_pair.entry((&e.task, &e.variant)).or_default().push(e);
+        by_pair
+            .entry((&e.task, &e.variant, e.param_seed))
+            .or_default()
+            .push(e);
     }
     let repeats = by_pair
         .values()
@@ -131,14 +136,17 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         .unwrap_or(0);
     let mut flips = Vec::new();
     let mut hats = Vec::new();
-    for ((task, variant), es) in &by_pair {
+    for ((task, variant, param_seed), es) in &by_pair {
         let scored: Vec<&&EpisodeRecord> = es.iter().filter(|e| scored(e)).collect();
         let ok = scored
             .iter()
             .filter(|e| e.status == EpisodeStatus::Success)
             .count() as u64;
         if ok > 0 && ok < scored.len() as u64 {
-            flips.push(format!("{task}/{variant}"));
+            flips.push(match param_seed {
+                Some(s) if *s > 0 => format!("{task}/{variant}#{s}"),
+                _ => format!("{task}/{variant}"),
+            });
         }
         if let Some(h) = pass_hat_k(ok, scored.len() as u64, u64::from(repeats)) {
             hats.push(h);

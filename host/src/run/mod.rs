@@ -9,6 +9,6 @@ mod record;
 
 pub use execute::{execute, AgentFactory, RunError};
 pub use interrupt::{signal_name, Interrupt};
-pub use plan::{plan, select_variants, Planned, Shard, UnknownVariant};
+pub use plan::{plan, select_variants, with_seeds, Planned, Shard, UnknownVariant};
 pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};

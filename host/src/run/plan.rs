@@ -62,8 +62,11 @@ impl Planned<'_> {
 }
 
 /// Every episode of `instances` × `repeat`, in suite order (task file order,
-/// variant order, then repeat), the shard's slice of it, minus `finished`.
-/// Repeat r of every task variant runs with seed `seed + r`.
+/// variant order, instance seed, then repeat), the shard's slice of it,
+/// minus `finished`. Instances of one task variant (a template's seeds)
+/// come one after another; episode `i` of a task variant (its `repeat`
+/// column: instance `k`, repeat `r` is `k × repeat + r`) runs with seed
+/// `seed + i`.
 pub fn plan<'a>(
     instances: &[&'a Instance],
     repeat: u32,
@@ -71,11 +74,17 @@ pub fn plan<'a>(
     shard: Option<Shard>,
     finished: &BTreeSet<(String, String, u32)>,
 ) -> Vec<Planned<'a>> {
+    let mut before: std::collections::BTreeMap<(&str, &str), u32> = Default::default();
     let all = instances.iter().flat_map(|inst| {
+        let k = before
+            .entry((inst.task.as_str(), inst.variant.id.as_str()))
+            .or_insert(0);
+        let first = *k * repeat;
+        *k += 1;
         (0..repeat).map(move |r| Planned {
             instance: inst,
-            repeat: r,
-            seed: seed.wrapping_add(u64::from(r)),
+            repeat: first + r,
+            seed: seed.wrapping_add(u64::from(first + r)),
         })
     });
     all.enumerate()
@@ -83,6 +92,40 @@ pub fn plan<'a>(
         .map(|(_, p)| p)
         .filter(|p| !finished.contains(&p.key()))
         .collect()
+}
+
+/// The instances a run plays: each selected task variant at instance seeds
+/// `0..seeds` when its task draws params, else once (more seeds of a fixed
+/// task would repeat it, which `--repeat` says). In suite order, a task
+/// variant's instances together.
+pub fn with_seeds(
+    tasks: &[Task],
+    selected: &[&Instance],
+    seeds: u64,
+) -> Result<Vec<Instance>, crate::task::TaskError> {
+    let mut out = Vec::new();
+    for task in tasks {
+        let chosen: Vec<&&Instance> = selected.iter().filter(|i| i.task == task.id).collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        let mut by_seed = vec![task.variants.clone()];
+        if task.templated {
+            for s in 1..seeds {
+                by_seed.push(task.instances(s)?);
+            }
+        }
+        for inst in chosen {
+            for instances in &by_seed {
+                if let Some(i) = instances.iter().find(|i| i.variant.id == inst.variant.id) {
+                    let mut i = i.clone();
+                    i.max_steps = inst.max_steps;
+                    out.push(i);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A `--variants` id that no task has.

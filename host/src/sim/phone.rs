@@ -78,6 +78,12 @@ impl SimPhone {
         &self.state
     }
 
+    /// Records written from outside the UI (`content insert|delete` over
+    /// adb): no control was operated, so no flip is recorded.
+    pub fn records_mut(&mut self) -> &mut crate::records::Records {
+        self.state.records_mut()
+    }
+
     pub fn screen(&self) -> &Screen {
         &self.current().screen
     }

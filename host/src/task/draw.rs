@@ -88,10 +88,15 @@ pub fn has_draws(specs: &BTreeMap<String, ParamSpec>) -> bool {
 pub fn check(specs: &BTreeMap<String, ParamSpec>) -> Result<(), DrawError> {
     for (name, spec) in specs {
         let ParamSpec::Draw(d) = spec else { continue };
-        let kinds = [d.pick.is_some(), d.one_of.is_some(), d.int.is_some(), d.phone]
-            .into_iter()
-            .filter(|k| *k)
-            .count();
+        let kinds = [
+            d.pick.is_some(),
+            d.one_of.is_some(),
+            d.int.is_some(),
+            d.phone,
+        ]
+        .into_iter()
+        .filter(|k| *k)
+        .count();
         if kinds != 1 {
             return Err(DrawError::Kinds(name.clone()));
         }
@@ -239,8 +244,9 @@ mod tests {
         assert_eq!(a["name"], format!("{} {}", a["first"], a["last"]));
         assert_eq!(a["goal"], format!("Call {} at {}:00", a["name"], a["hour"]));
         assert_eq!(a["hour"].len(), 2);
-        let distinct: std::collections::BTreeSet<String> =
-            (0..8).map(|seed| draw("t", seed, &s).unwrap()["name"].clone()).collect();
+        let distinct: std::collections::BTreeSet<String> = (0..8)
+            .map(|seed| draw("t", seed, &s).unwrap()["name"].clone())
+            .collect();
         assert!(distinct.len() >= 5, "{distinct:?}");
         assert_ne!(draw("u", 3, &s).unwrap(), a, "the task id is in the seed");
     }
@@ -256,9 +262,14 @@ mod tests {
             assert_ne!(v["a"], v["b"]);
         }
         let bad = specs(r#"a = { pick = "nope" }"#);
-        assert!(draw("t", 0, &bad).unwrap_err().to_string().starts_with("params.a: no pool"));
-        let cycle = specs(r#"a = "{b}"
-                             b = "{a}""#);
+        assert!(draw("t", 0, &bad)
+            .unwrap_err()
+            .to_string()
+            .starts_with("params.a: no pool"));
+        let cycle = specs(
+            r#"a = "{b}"
+                             b = "{a}""#,
+        );
         assert!(matches!(draw("t", 0, &cycle), Err(DrawError::Cycle(_))));
     }
 
@@ -275,7 +286,9 @@ mod tests {
         for pool in ["first_name", "last_name"] {
             for item in &pools()[pool] {
                 assert!(
-                    !names.iter().any(|n| n.split_whitespace().any(|w| w == item)),
+                    !names
+                        .iter()
+                        .any(|n| n.split_whitespace().any(|w| w == item)),
                     "{pool} {item:?} is in the world"
                 );
             }

@@ -107,6 +107,9 @@ fn setup_message(e: &SetupError) -> String {
 struct TaskSpec {
     id: String,
     app: String,
+    /// Every app the task needs, `app` first (a multi-app task names more).
+    #[serde(default)]
+    apps: Vec<String>,
     goal: String,
     #[serde(default)]
     tags: Vec<String>,
@@ -241,10 +244,17 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     }
     draw::check(&spec.params).map_err(|e| err(e.into()))?;
     let templated = draw::has_draws(&spec.params);
+    let mut apps = vec![spec.app.clone()];
+    for app in spec.apps {
+        if !apps.contains(&app) {
+            apps.push(app);
+        }
+    }
     let mut task = Task {
         id: spec.id,
         path: path.to_path_buf(),
         app: spec.app,
+        apps,
         tags: spec.tags,
         params: spec.params.keys().cloned().collect(),
         templated,

@@ -8,8 +8,8 @@ mod load;
 mod step;
 mod suite;
 
-pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
 pub use draw::{DrawError, ParamSpec};
+pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
 pub use step::Step;
 pub use suite::{Suite, EMBEDDED};
 
@@ -38,6 +38,8 @@ pub struct Task {
     pub id: String,
     pub path: PathBuf,
     pub app: String,
+    /// Every app's package the task touches, `app` first.
+    pub apps: Vec<String>,
     pub tags: Vec<String>,
     /// The names of its `[params]`, fixed and drawn.
     pub params: Vec<String>,
@@ -99,7 +101,31 @@ impl Instance {
     }
 }
 
+/// What kind of task a template is, for `tasks list` and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// One app, scored from its state.
+    SingleApp,
+    /// More than one app (`apps` names them).
+    MultiApp,
+    /// Scored on the agent's answer (with the records it came from).
+    Answer,
+}
+
 impl Task {
+    /// `answer` when some check scores the agent's answer, else by how many
+    /// apps the task names.
+    pub fn category(&self) -> Category {
+        if self.variants.iter().any(|v| v.oracle.wants_answer()) {
+            Category::Answer
+        } else if self.apps.len() > 1 {
+            Category::MultiApp
+        } else {
+            Category::SingleApp
+        }
+    }
+
     pub fn variant(&self, id: &str) -> Option<&Instance> {
         self.variants.iter().find(|v| v.variant.id == id)
     }

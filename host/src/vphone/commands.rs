@@ -53,7 +53,8 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "dumpsys" => dumpsys(inner, &rest),
         "ime" => ime(inner, &rest),
         "pm" => pm(inner, &rest),
-        "content" => content(inner, &rest),
+        "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
+        "find" => super::records::find(inner, &rest),
         "droidscore-sim" => control(inner, tasks, &rest),
         other => ShellOutput::fail(
             127,
@@ -601,15 +602,19 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
 /// `droidscore-sim …`: the virtual phone's own controls.
 fn control(inner: &mut Inner, tasks: &[Task], args: &[&str]) -> ShellOutput {
     match args {
-        ["load", task, variant, seed] => {
+        ["load", task, variant, seed, rest @ ..] if rest.len() <= 1 => {
             let Ok(seed) = seed.parse() else {
                 return ShellOutput::fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
             };
-            match instance_phone(tasks, task, variant, seed) {
+            // The instance seed of a parameterised task (0 when not given).
+            let Ok(param_seed) = rest.first().map_or(Ok(0), |s| s.parse::<u64>()) else {
+                return ShellOutput::fail(2, format_args!("droidscore-sim: instance seed {:?} is not a number", rest[0]));
+            };
+            match instance_phone(tasks, task, variant, seed, param_seed) {
                 Ok((sim, loaded)) => {
                     inner.sim = sim;
                     inner.loaded = Some(loaded);
-                    ShellOutput::ok(format!("loaded {task}/{variant} seed {seed}\n"))
+                    ShellOutput::ok(format!("loaded {task}/{variant} seed {seed} instance {param_seed}\n"))
                 }
                 Err(e) => ShellOutput::fail(1, format_args!("droidscore-sim: {e}")),
             }

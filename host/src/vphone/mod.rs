@@ -25,6 +25,7 @@
 
 mod commands;
 mod jobs;
+mod records;
 pub mod script;
 mod state;
 
@@ -70,7 +71,7 @@ impl VirtualPhone {
 
     /// Put the phone in a task variant's initial state, with `seed`.
     pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), LoadError> {
-        let (sim, loaded) = instance_phone(&self.tasks, task, variant, seed)?;
+        let (sim, loaded) = instance_phone(&self.tasks, task, variant, seed, 0)?;
         let mut inner = self.lock();
         inner.sim = sim;
         inner.loaded = Some(loaded);

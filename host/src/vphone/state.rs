@@ -84,6 +84,8 @@ pub enum LoadError {
     NoVariant { task: String, variant: String },
     #[error(transparent)]
     Setup(#[from] SetupError),
+    #[error("{0}")]
+    Instance(String),
 }
 
 /// A fresh simulator in a task variant's initial state.
@@ -92,12 +94,21 @@ pub(super) fn instance_phone(
     task: &str,
     variant: &str,
     seed: u64,
+    param_seed: u64,
 ) -> Result<(SimPhone, Loaded), LoadError> {
-    let instance = tasks
+    let t = tasks
         .iter()
         .find(|t| t.id == task)
-        .ok_or_else(|| LoadError::NoTask(task.to_string()))?
-        .variant(variant)
+        .ok_or_else(|| LoadError::NoTask(task.to_string()))?;
+    let instances = if param_seed == 0 {
+        t.variants.clone()
+    } else {
+        t.instances(param_seed)
+            .map_err(|e| LoadError::Instance(e.to_string()))?
+    };
+    let instance = instances
+        .iter()
+        .find(|i| i.variant.id == variant)
         .ok_or_else(|| LoadError::NoVariant {
             task: task.to_string(),
             variant: variant.to_string(),

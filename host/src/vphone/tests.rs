@@ -101,7 +101,7 @@ fn settings_svc_and_cmd_write_state_without_recording_flips() {
 fn a_variant_loads_and_ui_actions_record_flips() {
     let phone = phone();
     let loaded = ok(&phone, "droidscore-sim load bluetooth_on renamed 3");
-    assert_eq!(loaded, "loaded bluetooth_on/renamed seed 3\n");
+    assert_eq!(loaded, "loaded bluetooth_on/renamed seed 3 instance 0\n");
     ok(
         &phone,
         "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",
@@ -267,4 +267,120 @@ fn sha256sum_and_tail_answer_from_the_phones_files() {
 
 fn stdout_err(out: &ShellOutput) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn content_query_answers_from_the_simulators_records_as_a_phone_prints_them() {
+    let phone = phone();
+    let out = ok(
+        &phone,
+        "content query --uri content://sms/inbox --projection _id:address:body --where \"address='+1 650-555-0106'\"",
+    );
+    assert_eq!(
+        out,
+        "Row: 0 _id=3, address=+1 650-555-0106, body=Call me when you land\n"
+    );
+    let sent = ok(
+        &phone,
+        "content query --uri content://sms/sent --projection body",
+    );
+    assert_eq!(sent, "Row: 0 body=No worries, see you there\n");
+    // The legacy URI AndroidWorld reads; NULL for a call with no name.
+    let phones = ok(
+        &phone,
+        "content query --uri content://contacts/phones --projection display_name:number --sort \"display_name DESC\"",
+    );
+    assert!(
+        phones.starts_with("Row: 0 display_name=Tomás Silva, number=+1 650-555-0108\n"),
+        "{phones}"
+    );
+    let calls = ok(
+        &phone,
+        "content query --uri content://call_log/calls --projection number:name --where type=3",
+    );
+    assert_eq!(calls, "Row: 0 number=+1 800-555-0199, name=NULL\n");
+    assert_eq!(
+        ok(
+            &phone,
+            "content query --uri content://sms --where \"address='nobody'\""
+        ),
+        "No result found.\n"
+    );
+}
+
+#[test]
+fn a_provider_error_goes_to_stderr_with_status_0_and_sms_inserts_are_ignored() {
+    let phone = phone();
+    let out = phone.run("content query --uri content://sms --projection nosuch");
+    assert_eq!(out.exit, 0);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error while accessing provider:sms\njava.lang.IllegalArgumentException: Invalid column nosuch\n"
+    );
+    let before = ok(&phone, "content query --uri content://sms --projection _id");
+    ok(
+        &phone,
+        "content insert --uri content://sms --bind address:s:5550100 --bind body:s:hi",
+    );
+    assert_eq!(
+        ok(&phone, "content query --uri content://sms --projection _id"),
+        before
+    );
+    // Calls and events can be written, and deleted.
+    ok(
+        &phone,
+        "content insert --uri content://call_log/calls --bind number:s:5550123 --bind type:i:2",
+    );
+    assert_eq!(
+        ok(&phone, "content query --uri content://call_log/calls --projection number:duration --where number='5550123'"),
+        "Row: 0 number=5550123, duration=0\n"
+    );
+    ok(
+        &phone,
+        "content delete --uri content://call_log/calls --where number='5550123'",
+    );
+    assert_eq!(
+        ok(
+            &phone,
+            "content query --uri content://call_log/calls --where number='5550123'"
+        ),
+        "No result found.\n"
+    );
+    assert!(
+        phone.lock().sim.state().flips().is_empty(),
+        "no control was operated"
+    );
+}
+
+#[test]
+fn find_lists_shared_storage_with_stat_as_the_files_check_reads_it() {
+    let phone = phone();
+    let out = ok(&phone, &crate::records::list_command());
+    let files = crate::records::files_from_stat(&out);
+    let paths: Vec<String> = files.iter().map(|f| f.text("path")).collect();
+    assert_eq!(
+        paths,
+        [
+            "Documents/lease_2026.pdf",
+            "Download/boarding_pass.pdf",
+            "Pictures/IMG_20261128_141502.jpg"
+        ]
+    );
+    let sim = phone
+        .lock()
+        .sim
+        .state()
+        .records()
+        .rows(crate::records::Table::Files)
+        .to_vec();
+    assert_eq!(files[0].text("size"), sim[0].text("size"));
+    assert_eq!(
+        files[0].text("mtime"),
+        sim[0].text("mtime"),
+        "whole seconds survive"
+    );
+    let out = phone.run("find /storage/emulated/0/Nowhere -type f");
+    assert_eq!(out.exit, 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No such file or directory"));
 }

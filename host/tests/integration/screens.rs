@@ -110,7 +110,7 @@ fn trace(
             Decision::Act(action) => phone.act(&action).unwrap(),
             Decision::Open(intent) => phone.open(&intent).unwrap(),
             Decision::ActAll(actions) => actions.iter().for_each(|a| phone.act(a).unwrap()),
-            Decision::Idle => {}
+            Decision::Idle | Decision::Answer(_) => {}
             Decision::Complete
             | Decision::Infeasible(_)
             | Decision::Infra(_)
