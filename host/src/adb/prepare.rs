@@ -92,7 +92,8 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
         ));
     }
     let setup = instance.setup(0);
-    if !instance.oracle.tables().is_empty() || !setup.records.is_empty() {
+    let reads_records = !instance.oracle.tables().is_empty() || instance.oracle.wants_answer();
+    if reads_records || !setup.records.is_empty() {
         return Some("the task's records (the simulated world's contacts, messages, calls, events and files, and its own) are set up only on the simulator and the virtual phone: writing them over adb is not built yet, and SMS cannot be written from the shell at all (the provider ignores it)".into());
     }
     if !setup.alarms.is_empty() {
