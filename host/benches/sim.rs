@@ -1,5 +1,6 @@
 //! Simulator benchmarks: one agent step (observe the dump, then act), the same
-//! with a PNG screenshot, and one full reference pass over every task × variant.
+//! with a PNG screenshot, the same on a data-defined app's list (Contacts with
+//! 30 contacts), and one full reference pass over every task × variant.
 //! Run: `cargo bench -p droidscore --bench sim`.
 
 use std::path::Path;
@@ -7,9 +8,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::Solver;
-use droidscore::apps::PhoneSetup;
+use droidscore::apps::{PhoneSetup, SeedRecord};
 use droidscore::episode;
 use droidscore::phone::{DeviceAction, Intent, Phone};
+use droidscore::records::Table;
 use droidscore::sim::SimPhone;
 use droidscore::task;
 use droidscore::uiautomator::Selector;
@@ -22,6 +24,39 @@ fn internet_screen() -> (SimPhone, DeviceAction) {
     let obs = phone.observe(false).unwrap();
     let (x, y) = Selector::text("Wi-Fi")
         .row()
+        .find_first(&obs.hierarchy)
+        .unwrap()
+        .bounds
+        .center();
+    (phone, DeviceAction::Tap { x, y })
+}
+
+/// The Contacts list holding 30 contacts (the world's 10 and 20 more); the
+/// tap focuses the search field, so every step lays out the same list.
+fn contacts_list() -> (SimPhone, DeviceAction) {
+    let records = (0..20)
+        .map(|i| SeedRecord {
+            table: Table::Contacts,
+            fields: [
+                ("display_name".to_string(), format!("Bench Person {i:02}")),
+                ("number".to_string(), format!("+1 650-555-01{:02}", 50 + i)),
+            ]
+            .into(),
+        })
+        .collect();
+    let mut phone = SimPhone::new(PhoneSetup {
+        records,
+        ..PhoneSetup::default()
+    })
+    .unwrap();
+    phone
+        .act(&DeviceAction::Launch {
+            package: "com.google.android.contacts".into(),
+        })
+        .unwrap();
+    let obs = phone.observe(false).unwrap();
+    assert_eq!(phone.state().records().rows(Table::Contacts).len(), 30);
+    let (x, y) = Selector::resource_id("com.google.android.contacts:id/search_view")
         .find_first(&obs.hierarchy)
         .unwrap()
         .bounds
@@ -42,6 +77,22 @@ fn step(c: &mut Criterion) {
     });
     let (mut phone, tap) = internet_screen();
     group.bench_function("step: observe xml + png + tap", |b| {
+        b.iter(|| {
+            let obs = phone.observe(true).unwrap();
+            phone.act(&tap).unwrap();
+            obs.screenshot.map(|s| s.len())
+        })
+    });
+    let (mut phone, tap) = contacts_list();
+    group.bench_function("contacts list (30): observe xml + tap", |b| {
+        b.iter(|| {
+            let obs = phone.observe(false).unwrap();
+            phone.act(&tap).unwrap();
+            obs.xml.len()
+        })
+    });
+    let (mut phone, tap) = contacts_list();
+    group.bench_function("contacts list (30): observe xml + png + tap", |b| {
         b.iter(|| {
             let obs = phone.observe(true).unwrap();
             phone.act(&tap).unwrap();

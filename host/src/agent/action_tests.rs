@@ -413,10 +413,10 @@ fn open_app_uses_the_launcher_table() {
             })
         );
     }
-    let e = resolve(&Action::OpenApp("Calendar".into()), &[], SCREEN).unwrap_err();
+    let e = resolve(&Action::OpenApp("Maps".into()), &[], SCREEN).unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("unknown app \"Calendar\"; known apps: Phone,"),
+            .starts_with("unknown app \"Maps\"; known apps: Phone,"),
         "{e}"
     );
 }

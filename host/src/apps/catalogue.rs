@@ -8,14 +8,17 @@ pub const CLOCK: &str = "com.google.android.deskclock";
 /// The home screen's launcher.
 pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
 
-/// Launcher icons: label, package. Only Settings and Clock are simulated;
+/// Launcher icons: label, package. Settings and Clock are simulated in Rust,
+/// Phone, Messages, Contacts, Calendar and Files from `fixtures/sim/apps/`;
 /// on a real phone these are the packages `open_app` launches.
 pub const APPS: &[(&str, &str)] = &[
     ("Phone", "com.google.android.dialer"),
     ("Messages", "com.google.android.apps.messaging"),
+    ("Contacts", "com.google.android.contacts"),
+    ("Calendar", "com.google.android.calendar"),
+    ("Files", "com.google.android.documentsui"),
     ("Chrome", "com.android.chrome"),
     ("Camera", "com.google.android.GoogleCamera"),
-    ("Photos", "com.google.android.apps.photos"),
     ("Gmail", "com.google.android.gm"),
     ("Clock", CLOCK),
     ("Settings", SETTINGS),

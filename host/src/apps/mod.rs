@@ -2,11 +2,13 @@
 //! launcher's catalogue (labels and packages), the Settings app's definition
 //! (screens, rows, and the state keys with their defaults, which the oracle
 //! watches on every phone), the Clock app's alarms, what a task variant
-//! changes, and the setup one episode starts from. Nothing here drives a
+//! changes, the setup one episode starts from, and the apps defined as data
+//! over the phone's records (`defs`, `fixtures/sim/apps/`). Nothing here drives a
 //! phone; `sim` draws these apps and `adb` writes their starting state.
 
 mod alarm;
 mod catalogue;
+pub mod defs;
 mod settings;
 mod setup;
 mod variant;

@@ -1,6 +1,11 @@
 //! What a tap on a simulator view does, and the navigation vocabulary
 //! (screens, Clock tabs, dialogs, text fields) those commands move between.
 
+use std::collections::BTreeMap;
+
+use crate::apps::defs::{Action, ItemDef, Part};
+use crate::records::Table;
+
 /// A command bound to a view; the simulator executes it when the view is tapped.
 /// Writes carry their target value, resolved when the screen was laid out.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +46,8 @@ pub enum Cmd {
     DialogOk,
     DialogCancel,
     ClockTab(ClockTab),
+    /// A command of a data-defined app (`sim::engine` runs it).
+    App(AppCmd),
     /// A tap that lands and does nothing (search bars, static rows).
     Nothing,
 }
@@ -50,8 +57,96 @@ pub enum Cmd {
 pub enum Screen {
     Launcher,
     Settings(String),
-    Blank { title: String, package: String },
+    Blank {
+        title: String,
+        package: String,
+    },
     Clock(ClockTab),
+    /// A screen of a data-defined app (`crate::apps::defs`).
+    App(AppScreen),
+}
+
+/// The record an action acts on: a tapped row's, else the screen's.
+pub type Target = Option<(Table, u64)>;
+
+/// One screen of a data-defined app and what is typed on it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AppScreen {
+    /// The app's name (its definition file's stem).
+    pub app: String,
+    pub screen: String,
+    /// The record the screen is about (a contact's detail, an edit form).
+    pub record: Target,
+    /// Parameters it was opened with (a thread's `address`).
+    pub params: BTreeMap<String, String>,
+    /// Text field id → text.
+    pub fields: BTreeMap<String, String>,
+    pub focus: Option<String>,
+    /// A message shown after a write was refused (a bad date).
+    pub error: Option<String>,
+}
+
+/// What a tap on a data-defined app's view does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AppCmd {
+    /// Run an action; `control` is the label tapped, for flip history.
+    Run {
+        action: Action,
+        target: Target,
+        control: String,
+    },
+    /// Give a text field focus.
+    Focus(String),
+    /// The clear-text end icon: empty the field.
+    Clear(String),
+    /// A dial-pad key typed into a field.
+    Key {
+        field: String,
+        key: char,
+    },
+    Backspace(String),
+    /// Open a popup menu.
+    Menu {
+        items: Vec<ItemDef>,
+        target: Target,
+    },
+    /// A popup menu's item.
+    MenuPick(usize),
+    /// A choice dialog's option.
+    Choose(String),
+    DialogOk,
+}
+
+/// A dialog of a data-defined app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppDialog {
+    Confirm {
+        title: String,
+        message: Option<String>,
+        ok: String,
+        then: Action,
+        target: Target,
+    },
+    Prompt {
+        title: String,
+        ok: String,
+        id: Option<String>,
+        text: String,
+        column: String,
+        part: Option<Part>,
+        target: Target,
+    },
+    Choose {
+        title: String,
+        options: Vec<String>,
+        column: String,
+        part: Option<Part>,
+        target: Target,
+    },
+    Menu {
+        items: Vec<ItemDef>,
+        target: Target,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +202,8 @@ pub enum Dialog {
         text: String,
         focused: bool,
     },
+    /// A dialog or popup menu of a data-defined app.
+    App(AppDialog),
 }
 
 /// How a slider's position maps to the value it writes.

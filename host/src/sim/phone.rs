@@ -5,13 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use super::cmd::{ClockTab, Cmd, Dialog, Field, Screen};
+use super::cmd::{AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
+use super::engine::{self, Nav};
 use super::layout::{self, Ctx, Frame};
 use super::render;
 use super::state::State;
 use super::view::View;
+use crate::apps::{defs, APPS, CLOCK, LAUNCHER, SETTINGS};
 use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant, ALARMS_KEY};
-use crate::apps::{APPS, CLOCK, LAUNCHER, SETTINGS};
 use crate::phone::{
     Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey,
 };
@@ -47,6 +48,9 @@ fn package_of(screen: &Screen) -> String {
         Screen::Settings(_) => SETTINGS.to_string(),
         Screen::Clock(_) => CLOCK.to_string(),
         Screen::Blank { package, .. } => package.clone(),
+        Screen::App(app) => defs::app_named(&app.app)
+            .map(|a| a.package.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -156,7 +160,9 @@ impl SimPhone {
     /// `am force-stop`: the app's task is gone; if it was in front, the
     /// launcher shows. `false` when the package is not an app on this phone.
     pub fn force_stop(&mut self, package: &str) -> bool {
-        let known = [SETTINGS, CLOCK].contains(&package) || APPS.iter().any(|(_, p)| *p == package);
+        let known = [SETTINGS, CLOCK].contains(&package)
+            || APPS.iter().any(|(_, p)| *p == package)
+            || defs::app_for_package(package).is_some();
         if self.stack.len() > 1 && package_of(&self.stack[1].screen) == package {
             self.stack.truncate(1);
             self.dialog = None;
@@ -174,6 +180,7 @@ impl SimPhone {
             Screen::Settings(_) => ".Settings",
             Screen::Clock(_) => "com.android.deskclock.DeskClock",
             Screen::Blank { .. } => ".MainActivity",
+            Screen::App(app) => defs::app_named(&app.app).map_or("", |a| a.activity.as_str()),
         };
         (package_of(screen), activity.to_string())
     }
@@ -210,6 +217,24 @@ impl SimPhone {
     }
 
     fn launch(&mut self, package: &str) -> Result<(), PhoneError> {
+        if let Some(app) = defs::app_for_package(package) {
+            self.home();
+            match self.background.remove(package) {
+                Some(task) => self.stack.extend(task),
+                None => {
+                    let root = engine::enter(
+                        &app.name,
+                        &app.root,
+                        None,
+                        BTreeMap::new(),
+                        &mut self.state,
+                        &self.variant,
+                    );
+                    self.push(Screen::App(root));
+                }
+            }
+            return Ok(());
+        }
         let screen = match package {
             SETTINGS => Screen::Settings("settings".into()),
             CLOCK => Screen::Clock(ClockTab::Alarm),
@@ -293,7 +318,7 @@ impl SimPhone {
             Cmd::Focus(field) => match &mut self.dialog {
                 Some(Dialog::TimePicker { focus, .. }) => *focus = Some(field),
                 Some(Dialog::Label { focused, .. }) => *focused = true,
-                None => {}
+                Some(Dialog::App(_)) | None => {}
             },
             Cmd::AlarmSwitch { id, on } => self.state.set_alarm_enabled(id, on),
             Cmd::AlarmExpand(id) => {
@@ -338,6 +363,51 @@ impl SimPhone {
                 }
                 self.expanded = None;
             }
+            Cmd::App(cmd) => {
+                let Some(screen) = self.app_screen_mut() else {
+                    return;
+                };
+                let mut screen = std::mem::take(screen);
+                let nav = engine::run(
+                    cmd,
+                    &mut self.state,
+                    &self.variant,
+                    &mut screen,
+                    &mut self.dialog,
+                );
+                self.apply(screen, nav);
+            }
+        }
+    }
+
+    /// The data-defined app screen in front, if one is.
+    fn app_screen_mut(&mut self) -> Option<&mut AppScreen> {
+        match self.stack.last_mut() {
+            Some(Entry {
+                screen: Screen::App(screen),
+                ..
+            }) => Some(screen),
+            _ => None,
+        }
+    }
+
+    /// Put the front app screen back (as a command left it) and navigate.
+    fn apply(&mut self, screen: AppScreen, nav: Nav) {
+        if let Some(front) = self.app_screen_mut() {
+            *front = screen;
+        }
+        match nav {
+            Nav::Stay => {}
+            Nav::Push(next) => self.push(Screen::App(next)),
+            Nav::Replace(next) => {
+                if let Some(entry) = self.stack.last_mut() {
+                    *entry = Entry {
+                        screen: Screen::App(next),
+                        scroll: 0,
+                    };
+                }
+            }
+            Nav::Back => self.back(),
         }
     }
 
@@ -366,6 +436,8 @@ impl SimPhone {
                 }
             }
             Some(Dialog::Label { alarm, text, .. }) => self.state.set_alarm_label(alarm, &text),
+            // App dialogs have their own OK command.
+            Some(other @ Dialog::App(_)) => self.dialog = Some(other),
             None => {}
         }
     }
@@ -392,8 +464,35 @@ impl SimPhone {
                 focused: true,
                 ..
             }) => label.push_str(text),
-            _ => {}
+            Some(Dialog::App(_)) => {
+                if let Some(prompt) = engine::prompt_text(&mut self.dialog) {
+                    prompt.push_str(text);
+                }
+            }
+            _ => {
+                if let Some(screen) = self.app_screen_mut() {
+                    engine::type_text(screen, text);
+                }
+            }
         }
+    }
+
+    /// Enter: a focused app field's action (a search, a recipient).
+    fn enter_key(&mut self) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let Some(screen) = self.app_screen_mut() else {
+            return;
+        };
+        let mut screen = std::mem::take(screen);
+        let nav = engine::enter_key(
+            &mut self.state,
+            &self.variant,
+            &mut screen,
+            &mut self.dialog,
+        );
+        self.apply(screen, nav);
     }
 
     fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32) {
@@ -466,7 +565,7 @@ impl Phone for SimPhone {
             DeviceAction::Text { text } => self.type_text(text),
             DeviceAction::Key { key: Key::Back } => self.back(),
             DeviceAction::Key { key: Key::Home } => self.home(),
-            DeviceAction::Key { key: Key::Enter } => {}
+            DeviceAction::Key { key: Key::Enter } => self.enter_key(),
             DeviceAction::Launch { package } => {
                 let result = self.launch(package);
                 self.state.step += 1;

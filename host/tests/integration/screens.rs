@@ -151,3 +151,16 @@ fn same_task_variant_seed_and_actions_give_identical_xml_and_png_at_every_step()
         );
     }
 }
+
+/// The data-defined apps (`fixtures/sim/apps/`), each at its root screen.
+#[test]
+fn every_data_defined_app_root() {
+    for app in droidscore::apps::defs::apps() {
+        let mut p = phone();
+        p.act(&DeviceAction::Launch {
+            package: app.package.clone(),
+        })
+        .unwrap();
+        snapshot(&format!("app-{}-{}", app.name, app.root), &mut p);
+    }
+}

@@ -2,10 +2,12 @@
 //! tree of the current window, with uiautomator's classes, resource ids and row
 //! structure (the clickable target in Settings is the row, not its title).
 
+mod app;
 mod clock;
 mod settings;
 mod views;
 
+use self::app::{app_dialog, app_page};
 use self::clock::{clock, label_dialog, time_picker};
 use self::settings::settings_page;
 use self::views::{blank, clip, v, window};
@@ -38,6 +40,7 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
         Screen::Settings(id) => settings_page(ctx, id),
         Screen::Blank { title, package } => (blank(ctx, title, package), 0),
         Screen::Clock(tab) => clock(ctx, *tab),
+        Screen::App(app) => app_page(ctx, app),
     };
     let mut window = window;
     clip(&mut window, Bounds::new(0, 0, WIDTH, HEIGHT));
@@ -50,6 +53,13 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
                 error,
             } => time_picker(ctx, hour, minute, *focus, *error),
             Dialog::Label { text, focused, .. } => label_dialog(ctx, text, *focused),
+            Dialog::App(d) => {
+                let app = match screen {
+                    Screen::App(app) => Some(app),
+                    _ => None,
+                };
+                app_dialog(ctx, app, d)
+            }
         };
         clip(&mut view, Bounds::new(0, 0, WIDTH, HEIGHT));
         view
@@ -141,7 +151,9 @@ fn launcher(ctx: &Ctx) -> View {
         .text("Mon, Nov 30")
         .style(Style::Text(TextSize::Body)),
     ];
-    let (cols, cell_w, cell_h, top) = (4, WIDTH / 4, 260, 1500);
+    // The grid's rows end above the search bar.
+    let (cols, cell_w, cell_h) = (4, WIDTH / 4, 260);
+    let top = 2050 - (APPS.len() as i32 + cols - 1) / cols * cell_h;
     for (i, (label, package)) in APPS.iter().enumerate() {
         let (col, row) = (i as i32 % cols, i as i32 / cols);
         let b = Bounds::new(

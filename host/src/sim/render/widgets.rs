@@ -182,7 +182,8 @@ pub(super) fn draw_edit_text(canvas: &mut Canvas, b: Rect, view: &View, ink: Ink
         node.text.to_string()
     };
     let hint = view.hint.as_deref().unwrap_or("");
-    let text_w = if shown.is_empty() {
+    // An empty field's dump text is its hint (as Android reports it): draw it as one.
+    let text_w = if shown.is_empty() || (!hint.is_empty() && shown == hint) {
         draw_text(
             canvas,
             field,

@@ -1,0 +1,847 @@
+//! The screens of data-defined apps (`crate::apps::defs`): a toolbar (Navigate
+//! up, title, action icons, the "More options" overflow), the widgets in a
+//! column, a scrolling list of record rows with section headers, bottom-docked
+//! tabs or compose bar, a floating action button; and their dialogs (confirm,
+//! a one-field prompt, a choice list, a popup menu).
+
+use super::views::{clip, v, window, Ctx, HEIGHT, NAV_BAR_TOP, STATUS_BAR, WIDTH};
+use crate::apps::defs::{self, AppDef, Dock, ItemDef, WidgetDef, WidgetKind};
+use crate::sim::cmd::{AppCmd, AppDialog, AppScreen, Cmd, Target};
+use crate::sim::query::{list_rows, Scope};
+use crate::sim::view::{Style, TextSize, View};
+use crate::uiautomator::Bounds;
+
+const TOOLBAR_BOTTOM: i32 = STATUS_BAR + 168;
+const CLEAR_TEXT_ID: &str = "com.google.android.material:id/text_input_end_icon";
+const KEYS: [(char, &str); 12] = [
+    ('1', "one"),
+    ('2', "two"),
+    ('3', "three"),
+    ('4', "four"),
+    ('5', "five"),
+    ('6', "six"),
+    ('7', "seven"),
+    ('8', "eight"),
+    ('9', "nine"),
+    ('*', "star"),
+    ('0', "zero"),
+    ('#', "pound"),
+];
+
+struct Page<'a> {
+    ctx: &'a Ctx<'a>,
+    app: &'static AppDef,
+    screen: &'a AppScreen,
+    scope: Scope<'a>,
+}
+
+impl Page<'_> {
+    fn p(&self) -> &str {
+        &self.app.package
+    }
+    fn id(&self, id: &Option<String>) -> String {
+        id.as_deref()
+            .map(|i| self.app.resource_id(i))
+            .unwrap_or_default()
+    }
+    fn run(&self, action: &defs::Action, target: Target, control: String) -> Cmd {
+        Cmd::App(AppCmd::Run {
+            action: action.clone(),
+            target,
+            control,
+        })
+    }
+    fn text(&self, class: &str, b: Bounds, text: String, size: TextSize) -> View {
+        v(class, self.p(), b).text(text).style(Style::Text(size))
+    }
+}
+
+/// The window of an app screen and how far its list scrolls.
+pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
+    let app = defs::app_named(&screen.app).expect("an app screen names a bundled app");
+    let p = app.package.as_str();
+    let Some(def) = app.screen(&screen.screen) else {
+        return (super::views::blank(ctx, &screen.screen, p), 0);
+    };
+    let page = Page {
+        ctx,
+        app,
+        screen,
+        scope: Scope::screen(app, ctx.state, ctx.variant, screen),
+    };
+    let mut content = Vec::new();
+    // Toolbar.
+    let mut toolbar = v(
+        "android.view.ViewGroup",
+        p,
+        Bounds::new(0, STATUS_BAR, WIDTH, TOOLBAR_BOTTOM),
+    )
+    .id(&app.resource_id("toolbar"));
+    let title_left = if def.up {
+        toolbar = toolbar.child(
+            v(
+                "android.widget.ImageButton",
+                p,
+                Bounds::new(0, STATUS_BAR, 147, TOOLBAR_BOTTOM),
+            )
+            .desc(ctx.t("Navigate up"))
+            .style(Style::Icon)
+            .tap(Cmd::Back),
+        );
+        189
+    } else {
+        63
+    };
+    let mut right = WIDTH;
+    let mut end_icons = Vec::new();
+    for w in def.widgets.iter().filter(|w| w.dock == Dock::Toolbar) {
+        match w.kind {
+            WidgetKind::Menu => {
+                right -= 147;
+                end_icons.push(
+                    v(
+                        "android.widget.ImageView",
+                        p,
+                        Bounds::new(right, STATUS_BAR, right + 147, TOOLBAR_BOTTOM),
+                    )
+                    .desc(ctx.t("More options"))
+                    .style(Style::Icon)
+                    .tap(Cmd::App(AppCmd::Menu {
+                        items: w.items.clone(),
+                        target: screen.record,
+                    })),
+                );
+            }
+            _ => {
+                // An item with a content-desc is an icon; one without, a text button.
+                for item in w.items.iter().rev() {
+                    let (text, desc, width, style) = match &item.desc {
+                        Some(d) => (String::new(), page.scope.fill(d), 147, Style::Icon),
+                        None => (
+                            page.scope.fill(&item.label),
+                            String::new(),
+                            231,
+                            Style::Button,
+                        ),
+                    };
+                    right -= width;
+                    let control = if desc.is_empty() {
+                        text.clone()
+                    } else {
+                        desc.clone()
+                    };
+                    end_icons.push(
+                        v(
+                            "android.widget.Button",
+                            p,
+                            Bounds::new(
+                                right,
+                                STATUS_BAR + 21,
+                                right + width - 10,
+                                TOOLBAR_BOTTOM - 21,
+                            ),
+                        )
+                        .id(&page.id(&item.id))
+                        .text(text)
+                        .desc(desc)
+                        .style(style)
+                        .tap(page.run(
+                            &item.on_tap,
+                            screen.record,
+                            control,
+                        )),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(title) = &def.title {
+        let style = if def.up {
+            Style::Text(TextSize::Title)
+        } else {
+            Style::Heading
+        };
+        toolbar = toolbar.child(
+            v(
+                "android.widget.TextView",
+                p,
+                Bounds::new(title_left, STATUS_BAR + 24, right - 20, TOOLBAR_BOTTOM - 24),
+            )
+            .id(&page.id(&def.title_id))
+            .text(page.scope.fill(title))
+            .style(style),
+        );
+    }
+    end_icons.reverse();
+    toolbar.children.extend(end_icons);
+    content.push(toolbar);
+    // Bottom dock, from the navigation bar up.
+    let mut bottom = NAV_BAR_TOP;
+    let mut docked = Vec::new();
+    for w in def.widgets.iter().rev().filter(|w| w.dock == Dock::Bottom) {
+        let (view, h) = widget(&page, w, bottom, true);
+        bottom -= h;
+        docked.push(view);
+    }
+    // The column.
+    let mut y = TOOLBAR_BOTTOM + 21;
+    let mut max_scroll = 0;
+    let mut fab = None;
+    if let Some(error) = &screen.error {
+        content.push(
+            page.text(
+                "android.widget.TextView",
+                Bounds::new(63, y, 1017, y + 90),
+                error.clone(),
+                TextSize::Small,
+            )
+            .id(&app.resource_id("error")),
+        );
+        y += 90;
+    }
+    for w in def.widgets.iter().filter(|w| w.dock == Dock::Flow) {
+        match w.kind {
+            WidgetKind::Fab => fab = Some(w),
+            WidgetKind::List => {
+                let (view, scroll) = list(&page, w, y, bottom);
+                max_scroll = scroll;
+                content.push(view);
+                y = bottom;
+            }
+            _ => {
+                let (view, h) = widget(&page, w, y, false);
+                if h > 0 {
+                    content.push(view);
+                }
+                y += h;
+            }
+        }
+    }
+    if let Some(w) = fab {
+        let text = w.text.as_deref().map(|t| page.scope.fill(t));
+        let desc = page.scope.fill(w.desc.as_deref().unwrap_or(""));
+        let (left, class) = if text.is_some() {
+            (577, "android.widget.Button")
+        } else {
+            (807, "android.widget.ImageButton")
+        };
+        content.push(
+            v(class, p, Bounds::new(left, bottom - 273, 1017, bottom - 63))
+                .id(&page.id(&w.id))
+                .text(text.unwrap_or_default())
+                .desc(desc.clone())
+                .style(Style::Fab)
+                .tap(page.run(
+                    w.on_tap.as_ref().unwrap_or(&defs::Action::Nothing(true)),
+                    screen.record,
+                    desc,
+                )),
+        );
+    }
+    docked.reverse();
+    content.extend(docked);
+    (window(p, content), max_scroll)
+}
+
+/// A widget at `y` (or, docked, ending at `y`) and its height.
+fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32) {
+    let p = page.p();
+    let ctx = page.ctx;
+    let target = page.screen.record;
+    let h = match w.kind {
+        WidgetKind::Text => {
+            if w.secondary.is_some() {
+                200
+            } else {
+                120
+            }
+        }
+        WidgetKind::Field => {
+            if docked_bottom {
+                170
+            } else {
+                200
+            }
+        }
+        WidgetKind::Buttons => 230,
+        WidgetKind::Button => 170,
+        WidgetKind::Tabs => 200,
+        WidgetKind::Links => 168 * w.items.len() as i32,
+        WidgetKind::Keypad => 4 * 190,
+        _ => 0,
+    };
+    let top = if docked_bottom { y - h } else { y };
+    let b = Bounds::new(0, top, WIDTH, top + h);
+    let view = match w.kind {
+        WidgetKind::Text => {
+            let text = page.scope.fill(w.text.as_deref().unwrap_or(""));
+            if text.is_empty() {
+                return (View::default(), 0);
+            }
+            let mut row = v("android.widget.LinearLayout", p, b);
+            if let Some(action) = &w.on_tap {
+                row = row
+                    .tap(page.run(action, target, text.clone()))
+                    .style(Style::Row);
+            }
+            let (text_b, second_b) = (
+                Bounds::new(63, top + 20, 1017, top + 110),
+                Bounds::new(63, top + 110, 1017, top + 180),
+            );
+            row = row.child(
+                page.text("android.widget.TextView", text_b, text, TextSize::Title)
+                    .id(&page.id(&w.id)),
+            );
+            if let Some(s) = &w.secondary {
+                row = row.child(
+                    page.text(
+                        "android.widget.TextView",
+                        second_b,
+                        page.scope.fill(s),
+                        TextSize::Small,
+                    )
+                    .id(&page.id(&w.secondary_id)),
+                );
+            }
+            row
+        }
+        WidgetKind::Field => field(page, w, top, h),
+        WidgetKind::Buttons => {
+            let n = w.items.len().max(1) as i32;
+            let cell = WIDTH / n;
+            let mut row = v("android.widget.LinearLayout", p, b);
+            for (i, item) in w.items.iter().enumerate() {
+                let x = i as i32 * cell;
+                let label = page.scope.fill(&item.label);
+                let desc = page.scope.fill(item.desc.as_deref().unwrap_or(&item.label));
+                row = row.child(
+                    v(
+                        "android.widget.Button",
+                        p,
+                        Bounds::new(x + 21, top + 21, x + cell - 21, top + h - 21),
+                    )
+                    .id(&page.id(&item.id))
+                    .text(label)
+                    .desc(desc.clone())
+                    .style(Style::Button)
+                    .tap(page.run(&item.on_tap, target, desc)),
+                );
+            }
+            row
+        }
+        WidgetKind::Button => {
+            let text = page.scope.fill(w.text.as_deref().unwrap_or(""));
+            v(
+                "android.widget.Button",
+                p,
+                Bounds::new(63, top + 21, 1017, top + h - 21),
+            )
+            .id(&page.id(&w.id))
+            .text(text.clone())
+            .desc(
+                w.desc
+                    .as_deref()
+                    .map(|d| page.scope.fill(d))
+                    .unwrap_or_default(),
+            )
+            .style(Style::Button)
+            .tap(page.run(
+                w.on_tap.as_ref().unwrap_or(&defs::Action::Nothing(true)),
+                target,
+                text,
+            ))
+        }
+        WidgetKind::Tabs => {
+            let n = w.items.len().max(1) as i32;
+            let mut tabs = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
+            for (i, item) in w.items.iter().enumerate() {
+                let x = i as i32 * WIDTH / n;
+                let label = ctx.t(&item.label);
+                let selected =
+                    matches!(&item.on_tap, defs::Action::Tab(s) if *s == page.screen.screen);
+                let mut tab = v(
+                    "android.widget.FrameLayout",
+                    p,
+                    Bounds::new(x, top, x + WIDTH / n, top + h),
+                )
+                .id(&page.id(&item.id))
+                .desc(label.clone())
+                .style(Style::Tab)
+                .tap(page.run(&item.on_tap, None, label.clone()));
+                tab.node.selected = selected;
+                tabs = tabs.child(tab.child(page.text(
+                    "android.widget.TextView",
+                    Bounds::new(x, top + 110, x + WIDTH / n, top + h - 20),
+                    label,
+                    TextSize::Small,
+                )));
+            }
+            tabs
+        }
+        WidgetKind::Links => {
+            let mut col = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
+            for (i, item) in w.items.iter().enumerate() {
+                let y = top + i as i32 * 168;
+                let label = page.scope.fill(&item.label);
+                col = col.child(
+                    v(
+                        "android.widget.LinearLayout",
+                        p,
+                        Bounds::new(0, y, WIDTH, y + 168),
+                    )
+                    .id(&page.id(&item.id))
+                    .style(Style::Row)
+                    .tap(page.run(&item.on_tap, target, label.clone()))
+                    .child(
+                        page.text(
+                            "android.widget.TextView",
+                            Bounds::new(189, y + 42, 1017, y + 126),
+                            label,
+                            TextSize::Title,
+                        )
+                        .id("android:id/title"),
+                    ),
+                );
+            }
+            col
+        }
+        WidgetKind::Keypad => {
+            let field = w.field.clone().unwrap_or_default();
+            let mut pad = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
+            for (i, (key, id)) in KEYS.iter().enumerate() {
+                let (col, row) = (i as i32 % 3, i as i32 / 3);
+                let x = 90 + col * 300;
+                let ky = top + row * 190;
+                pad = pad.child(
+                    v(
+                        "android.widget.FrameLayout",
+                        p,
+                        Bounds::new(x, ky + 10, x + 300, ky + 180),
+                    )
+                    .id(&page.app.resource_id(id))
+                    .desc(key.to_string())
+                    .style(Style::Button)
+                    .tap(Cmd::App(AppCmd::Key {
+                        field: field.clone(),
+                        key: *key,
+                    }))
+                    .child(page.text(
+                        "android.widget.TextView",
+                        Bounds::new(x + 100, ky + 40, x + 200, ky + 150),
+                        key.to_string(),
+                        TextSize::Title,
+                    )),
+                );
+            }
+            pad
+        }
+        _ => View::default(),
+    };
+    (view, h)
+}
+
+fn field(page: &Page, w: &WidgetDef, top: i32, h: i32) -> View {
+    let p = page.p();
+    let ctx = page.ctx;
+    let id = w.id.clone().unwrap_or_default();
+    let text = page.screen.fields.get(&id).cloned().unwrap_or_default();
+    let focused = page.screen.focus.as_deref() == Some(id.as_str());
+    let hint = w.hint.as_deref().map(|h| ctx.t(h)).unwrap_or_default();
+    let mut right = 1017;
+    let mut frame = v(
+        "android.widget.FrameLayout",
+        p,
+        Bounds::new(0, top, WIDTH, top + h),
+    );
+    let mut end = Vec::new();
+    if let Some(button) = &w.button {
+        right -= 168;
+        let desc = page
+            .scope
+            .fill(button.desc.as_deref().unwrap_or(&button.label));
+        end.push(
+            v(
+                "android.widget.ImageButton",
+                p,
+                Bounds::new(right + 21, top + 21, right + 168, top + h - 21),
+            )
+            .id(&page.id(&button.id))
+            .desc(desc.clone())
+            .style(Style::Fab)
+            .tap(page.run(&button.on_tap, page.screen.record, desc)),
+        );
+    }
+    if focused && !text.is_empty() {
+        right -= 126;
+        end.push(
+            v(
+                "android.widget.ImageButton",
+                p,
+                Bounds::new(right, top + 40, right + 126, top + h - 40),
+            )
+            .id(CLEAR_TEXT_ID)
+            .desc(ctx.t("Clear text"))
+            .style(Style::Icon)
+            .tap(Cmd::App(AppCmd::Clear(id.clone()))),
+        );
+    }
+    let mut edit = v(
+        "android.widget.EditText",
+        p,
+        Bounds::new(63, top + 21, right, top + h - 21),
+    )
+    .id(&page.app.resource_id(&id))
+    // An empty field reports its hint as its text, as TextView does for accessibility.
+    .text(if text.is_empty() {
+        hint.clone()
+    } else {
+        text.clone()
+    })
+    .style(Style::EditText)
+    .tap(Cmd::App(AppCmd::Focus(id)));
+    // Drawn as a hint, not as typed text, while empty.
+    edit.hint = Some(hint);
+    edit.node.focused = focused;
+    edit.node.long_clickable = true;
+    frame = frame.child(edit);
+    frame.children.extend(end);
+    frame
+}
+
+/// A list widget filling `top..bottom`; returns it and how far it scrolls.
+fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
+    let p = page.p();
+    let ctx = page.ctx;
+    let Some(row_def) = &w.row else {
+        return (View::default(), 0);
+    };
+    let viewport = Bounds::new(0, top, WIDTH, bottom);
+    let mut list = v("androidx.recyclerview.widget.RecyclerView", p, viewport)
+        .id(&page.id(&w.id))
+        .scrollable();
+    let rows = list_rows(w, &page.scope);
+    let mut y = top - ctx.scroll;
+    let mut section = String::new();
+    for row in &rows {
+        let scope = page.scope.row(row.record, &row.extra);
+        let header = w
+            .section
+            .iter()
+            .map(|t| scope.fill(t))
+            .find(|s| !s.is_empty())
+            .unwrap_or_default();
+        if !header.is_empty() && header != section {
+            list.children.push(
+                page.text(
+                    "android.widget.TextView",
+                    Bounds::new(63, y, 1017, y + 110),
+                    header.clone(),
+                    TextSize::Small,
+                )
+                .id(&page.app.resource_id("section_header")),
+            );
+            y += 110;
+        }
+        section = header;
+        let target = Some((w.table.expect("validated"), row.record.id));
+        let text = scope.fill(&row_def.text);
+        let secondary = row_def.secondary.as_deref().map(|s| scope.fill(s));
+        let h = if secondary.is_some() { 220 } else { 168 };
+        let desc = row_def
+            .desc
+            .as_deref()
+            .map(|d| scope.fill(d).trim().to_string())
+            .unwrap_or_default();
+        let mut view = v(
+            "android.widget.LinearLayout",
+            p,
+            Bounds::new(0, y, WIDTH, y + h),
+        )
+        .id(&page.id(&row_def.id))
+        .desc(desc)
+        .style(Style::Row);
+        if let Some(action) = &row_def.on_tap {
+            view = view.tap(page.run(action, target, text.clone()));
+        }
+        let menu = (!row_def.menu.is_empty()).then(|| {
+            Cmd::App(AppCmd::Menu {
+                items: row_def.menu.clone(),
+                target,
+            })
+        });
+        if let Some(menu) = &menu {
+            view.on_long_press = Some(menu.clone());
+            view.node.long_clickable = true;
+            if view.on_tap.is_none() {
+                view = view.tap(menu.clone());
+            }
+        }
+        let (mut left, mut right) = (63, 1017);
+        if let Some(when) = &row_def.bubble_end_when {
+            let (column, want) = when.split_once('=').unwrap_or((when, ""));
+            if row.record.text(column) == want {
+                left = 300;
+            } else {
+                right = 780;
+            }
+        }
+        if row_def.icon {
+            view = view.child(
+                v(
+                    "android.widget.ImageView",
+                    p,
+                    Bounds::new(42, y + h / 2 - 60, 162, y + h / 2 + 60),
+                )
+                .id(&page.app.resource_id("avatar"))
+                .desc(String::new())
+                .text(text.chars().next().map(String::from).unwrap_or_default())
+                .style(Style::Icon),
+            );
+            left = 210;
+        }
+        if let Some(button) = &row_def.button {
+            right -= 147;
+            let desc = scope.fill(button.desc.as_deref().unwrap_or(&button.label));
+            view = view.child(
+                v(
+                    "android.widget.ImageButton",
+                    p,
+                    Bounds::new(right, y + h / 2 - 70, right + 147, y + h / 2 + 70),
+                )
+                .id(&page.id(&button.id))
+                .desc(desc.clone())
+                .style(Style::Icon)
+                .tap(page.run(&button.on_tap, target, desc)),
+            );
+        }
+        if let Some(menu) = menu {
+            right -= 147;
+            view = view.child(
+                v(
+                    "android.widget.ImageButton",
+                    p,
+                    Bounds::new(right, y + h / 2 - 70, right + 147, y + h / 2 + 70),
+                )
+                .desc(ctx.t("More options"))
+                .style(Style::Icon)
+                .tap(menu),
+            );
+        }
+        let text_bottom = if secondary.is_some() {
+            y + 120
+        } else {
+            y + h - 42
+        };
+        view = view.child(
+            page.text(
+                "android.widget.TextView",
+                Bounds::new(left, y + 42, right - 21, text_bottom),
+                text,
+                TextSize::Title,
+            )
+            .id(&page.id(&row_def.text_id)),
+        );
+        if let Some(s) = secondary {
+            view = view.child(
+                page.text(
+                    "android.widget.TextView",
+                    Bounds::new(left, y + 120, right - 21, y + h - 30),
+                    s,
+                    TextSize::Small,
+                )
+                .id(&page.id(&row_def.secondary_id)),
+            );
+        }
+        list.children.push(view);
+        y += h;
+    }
+    if rows.is_empty() {
+        if let Some(empty) = &w.empty {
+            list.children.push(
+                page.text(
+                    "android.widget.TextView",
+                    Bounds::new(63, top + 200, 1017, top + 300),
+                    page.scope.fill(empty),
+                    TextSize::Body,
+                )
+                .id(&page.app.resource_id("empty_view")),
+            );
+        }
+    }
+    // Room under the last row for the floating action button.
+    let content_height = y + ctx.scroll - top + 230;
+    let max_scroll = (content_height - viewport.height()).max(0);
+    clip(&mut list, viewport);
+    (list, max_scroll)
+}
+
+fn button(p: &str, id: &str, b: Bounds, text: String, cmd: Cmd) -> View {
+    v("android.widget.Button", p, b)
+        .id(id)
+        .text(text)
+        .style(Style::Button)
+        .tap(cmd)
+}
+
+/// A dialog of the app in front.
+pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDialog) -> View {
+    let app = screen.and_then(|s| defs::app_named(&s.app));
+    let p = app.map(|a| a.package.as_str()).unwrap_or("android");
+    let cancel = |bottom: i32| {
+        button(
+            p,
+            "android:id/button2",
+            Bounds::new(460, bottom - 150, 720, bottom - 40),
+            ctx.t("Cancel"),
+            Cmd::DialogCancel,
+        )
+    };
+    let ok = |bottom: i32, text: &str| {
+        button(
+            p,
+            "android:id/button1",
+            Bounds::new(740, bottom - 150, 954, bottom - 40),
+            text.to_string(),
+            Cmd::App(AppCmd::DialogOk),
+        )
+    };
+    let panel = |height: i32, title: &str| {
+        let top = (HEIGHT - height) / 2;
+        let view = v(
+            "android.widget.FrameLayout",
+            p,
+            Bounds::new(63, top, 1017, top + height),
+        )
+        .style(Style::Dialog)
+        .child(
+            v(
+                "android.widget.TextView",
+                p,
+                Bounds::new(126, top + 50, 954, top + 150),
+            )
+            .id("android:id/alertTitle")
+            .text(title)
+            .style(Style::Text(TextSize::Title)),
+        );
+        (view, top, top + height)
+    };
+    match dialog {
+        AppDialog::Confirm {
+            title,
+            message,
+            ok: ok_text,
+            ..
+        } => {
+            let (mut view, top, bottom) = panel(520, title);
+            if let Some(m) = message {
+                view = view.child(
+                    v(
+                        "android.widget.TextView",
+                        p,
+                        Bounds::new(126, top + 170, 954, top + 330),
+                    )
+                    .id("android:id/message")
+                    .text(m.clone())
+                    .style(Style::Text(TextSize::Body)),
+                );
+            }
+            view.child(cancel(bottom)).child(ok(bottom, ok_text))
+        }
+        AppDialog::Prompt {
+            title,
+            ok: ok_text,
+            id,
+            text,
+            ..
+        } => {
+            let (mut view, top, bottom) = panel(600, title);
+            let field_id = match (app, id) {
+                (Some(app), Some(id)) => app.resource_id(id),
+                _ => "android:id/edit".into(),
+            };
+            let mut right = 954;
+            let mut clear = None;
+            if !text.is_empty() {
+                right -= 126;
+                clear = Some(
+                    v(
+                        "android.widget.ImageButton",
+                        p,
+                        Bounds::new(right, top + 200, right + 126, top + 320),
+                    )
+                    .id(CLEAR_TEXT_ID)
+                    .desc(ctx.t("Clear text"))
+                    .style(Style::Icon)
+                    .tap(Cmd::App(AppCmd::Clear(String::new()))),
+                );
+            }
+            let mut edit = v(
+                "android.widget.EditText",
+                p,
+                Bounds::new(126, top + 180, right, top + 340),
+            )
+            .id(&field_id)
+            .text(text.clone())
+            .style(Style::EditText)
+            .tap(Cmd::Nothing);
+            edit.node.focused = true;
+            edit.node.long_clickable = true;
+            view = view.child(edit);
+            if let Some(c) = clear {
+                view = view.child(c);
+            }
+            view.child(cancel(bottom)).child(ok(bottom, ok_text))
+        }
+        AppDialog::Choose { title, options, .. } => {
+            let height = 200 + 150 * options.len() as i32 + 170;
+            let (mut view, top, bottom) = panel(height, title);
+            for (i, option) in options.iter().enumerate() {
+                let y = top + 180 + i as i32 * 150;
+                let label = ctx.t(option);
+                view = view.child(
+                    v(
+                        "android.widget.TextView",
+                        p,
+                        Bounds::new(63, y, 1017, y + 150),
+                    )
+                    .id("android:id/text1")
+                    .text(label)
+                    .style(Style::Row)
+                    .tap(Cmd::App(AppCmd::Choose(option.clone()))),
+                );
+            }
+            view.child(cancel(bottom))
+        }
+        AppDialog::Menu { items, .. } => menu(ctx, p, items),
+    }
+}
+
+/// A popup menu at the top end of the screen, as an overflow menu opens.
+fn menu(ctx: &Ctx, p: &str, items: &[ItemDef]) -> View {
+    let (top, item_h) = (STATUS_BAR + 21, 147);
+    let b = Bounds::new(520, top, 1059, top + item_h * items.len() as i32);
+    let mut list = v("android.widget.ListView", p, b).style(Style::Dialog);
+    for (i, item) in items.iter().enumerate() {
+        let y = top + i as i32 * item_h;
+        let label = ctx.t(&item.label);
+        list = list.child(
+            v(
+                "android.widget.LinearLayout",
+                p,
+                Bounds::new(520, y, 1059, y + item_h),
+            )
+            .tap(Cmd::App(AppCmd::MenuPick(i)))
+            .child(
+                v(
+                    "android.widget.TextView",
+                    p,
+                    Bounds::new(583, y + 30, 1017, y + item_h - 30),
+                )
+                .id("android:id/title")
+                .text(label)
+                .style(Style::Text(TextSize::Body)),
+            ),
+        );
+    }
+    list
+}
