@@ -21,6 +21,11 @@ pub struct Solver {
 }
 
 impl Solver {
+    /// How many of its steps are done (a scroll in search of a target is not one).
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
     pub fn new(steps: Vec<Step>) -> Self {
         Solver {
             steps,

@@ -137,10 +137,50 @@ fn instance<'a>(
 fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
+    let seeded;
+    let inst = if args.instance == 0 {
+        inst
+    } else {
+        let task = tasks.iter().find(|t| t.id == args.task).expect("found above");
+        seeded = task.instances(args.instance)?;
+        seeded
+            .iter()
+            .find(|i| i.variant.id == args.variant)
+            .expect("every instance has every variant")
+    };
     let mut phone = SimPhone::new(inst.setup(args.seed))?;
-    match &args.open {
-        Some(intent) => phone.open(&Intent(intent.clone()))?,
-        None => phone.act(&DeviceAction::Launch {
+    match (&args.open, args.after) {
+        (Some(intent), _) => phone.open(&Intent(intent.clone()))?,
+        (None, Some(n)) => {
+            let steps = inst.solution.iter().take(n).cloned().collect();
+            let mut solver = crate::agent::Solver::new(steps);
+            let mut played = 0;
+            while played < n {
+                let obs = phone.observe(false)?;
+                match crate::agent::Agent::next(&mut solver, &inst.goal, &obs) {
+                    crate::agent::Decision::Act(a) => phone.act(&a)?,
+                    crate::agent::Decision::Open(i) => phone.open(&i)?,
+                    crate::agent::Decision::ActAll(all) => {
+                        for a in &all {
+                            phone.act(a)?;
+                        }
+                    }
+                    crate::agent::Decision::Infeasible(why) => {
+                        return Err(CliError::BadInput(format!(
+                            "--after {n}: the reference stopped at step {}: {why}",
+                            played + 1
+                        )))
+                    }
+                    crate::agent::Decision::Complete => break,
+                    _ => {}
+                }
+                // A scroll to find a target is not a step of the solution.
+                if solver.at() > played {
+                    played = solver.at();
+                }
+            }
+        }
+        (None, None) => phone.act(&DeviceAction::Launch {
             package: app.to_string(),
         })?,
     }

@@ -223,8 +223,15 @@ pub struct DumpArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Open this intent (or `sim:<screen>`) instead of launching the task's app.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "after")]
     pub open: Option<String>,
+    /// Instead, play the first N steps of the reference solution and dump
+    /// the screen they reach (what a task author checks step N+1 against).
+    #[arg(long, value_name = "N")]
+    pub after: Option<usize>,
+    /// The instance seed of a parameterised task.
+    #[arg(long, default_value_t = 0)]
+    pub instance: u64,
     /// Also write the screenshot here.
     #[arg(long, value_name = "FILE")]
     pub png: Option<PathBuf>,

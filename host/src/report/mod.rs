@@ -77,6 +77,7 @@ pub fn check_table(rows: &[CheckRow]) -> String {
             vec![
                 r.task.clone(),
                 r.variant.clone(),
+                r.param_seed.to_string(),
                 outcome(r.initial).into(),
                 outcome(r.noop).into(),
                 r.decoy.map_or("-", outcome).into(),
@@ -90,15 +91,17 @@ pub fn check_table(rows: &[CheckRow]) -> String {
         })
         .collect();
     let bad = rows.iter().filter(|r| !r.ok()).count();
+    let templates: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.task.as_str()).collect();
     let summary = if bad == 0 {
-        format!("all {} task variants hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len())
+        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len(), templates.len())
     } else {
-        format!("{bad} of {} task variants break the rules\n", rows.len())
+        format!("{bad} of {} task instances break the rules\n", rows.len())
     };
     table(
         &[
             "task",
             "variant",
+            "seed",
             "initial",
             "do-nothing",
             "decoy",
