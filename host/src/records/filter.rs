@@ -8,7 +8,9 @@
 //! trailing match of at least 7 digits, as Android's `PhoneNumberUtils.compare`
 //! loosely does; `text` compares case-folded with whitespace collapsed;
 //! `contains` is a case-folded substring; `any_of` lists exact values;
-//! `null = true` wants no value.
+//! `null = true` wants no value; `at = "tomorrow 14:00"` is a time column
+//! equal to that time on the simulated phone's day (day-based forms and
+//! absolute times only: `-2h` would depend on the episode's clock).
 
 use std::collections::BTreeMap;
 
@@ -24,6 +26,7 @@ pub enum Match {
     Contains { contains: String },
     AnyOf { any_of: Vec<String> },
     Null { null: bool },
+    At { at: String },
 }
 
 /// Columns and how each must match; an empty filter accepts every record.
@@ -38,6 +41,21 @@ pub enum FilterError {
     Column { column: String, known: String },
     #[error("where.{0}: digits must hold at least one digit")]
     NoDigits(String),
+    #[error("where.{column}: at = {at:?}: {why}")]
+    At {
+        column: String,
+        at: String,
+        why: String,
+    },
+}
+
+/// A day-based or absolute time in ms; `None` for a relative one, whose
+/// value depends on the episode's clock.
+fn at_ms(text: &str) -> Option<i64> {
+    if text.trim().starts_with(['+', '-']) && !text.trim().contains(' ') || text.trim() == "now" {
+        return None;
+    }
+    super::parse_when(text, &super::Clock::default()).ok()
 }
 
 /// The digits of `text`, in order.
@@ -79,6 +97,9 @@ impl Match {
             (Match::Text { text }, Some(v)) => fold(v) == fold(text),
             (Match::Contains { contains }, Some(v)) => fold(v).contains(&fold(contains)),
             (Match::AnyOf { any_of }, Some(v)) => any_of.iter().any(|w| w == v),
+            (Match::At { at }, Some(v)) => {
+                at_ms(at).is_some_and(|ms| v.trim().parse::<i64>() == Ok(ms))
+            }
         }
     }
 }
@@ -93,6 +114,7 @@ impl std::fmt::Display for Match {
             Match::AnyOf { any_of } => write!(f, "in {any_of:?}"),
             Match::Null { null: true } => f.write_str("is NULL"),
             Match::Null { null: false } => f.write_str("is not NULL"),
+            Match::At { at } => write!(f, "at {at}"),
         }
     }
 }
@@ -116,6 +138,15 @@ impl Filter {
             if let Match::Digits { digits: d } = m {
                 if digits(d).is_empty() {
                     return Err(FilterError::NoDigits(column.clone()));
+                }
+            }
+            if let Match::At { at } = m {
+                if at_ms(at).is_none() {
+                    return Err(FilterError::At {
+                        column: column.clone(),
+                        at: at.clone(),
+                        why: "give a day and time (`tomorrow 14:00`, `+2d 09:30`) or RFC 3339; a relative offset depends on the episode's clock".into(),
+                    });
                 }
             }
         }
@@ -175,6 +206,12 @@ mod tests {
             ("body", "running late"),
         ]);
         assert!(!f.accepts(&inbox));
+        let at: Filter = toml::from_str(r#"dtstart = { at = "tomorrow 14:00" }"#).unwrap();
+        let event = record(&[("dtstart", &(super::super::NOW_MS + 38 * 3_600_000).to_string())]);
+        assert!(at.accepts(&event), "tomorrow 14:00 is 38 h after the day's midnight");
+        assert!(at.check(&["dtstart"]).is_ok());
+        let relative: Filter = toml::from_str(r#"dtstart = { at = "-2h" }"#).unwrap();
+        assert!(relative.check(&["dtstart"]).unwrap_err().to_string().contains("relative"));
         let null: Filter = toml::from_str("name = { null = true }").unwrap();
         assert!(null.accepts(&record(&[])));
         assert!(!null.accepts(&record(&[("name", "")])), "empty is not NULL");

@@ -186,6 +186,7 @@ impl<'a> Scope<'a> {
                             any_of: any_of.iter().map(fill).collect(),
                         },
                         Match::Null { null } => Match::Null { null: *null },
+                        Match::At { at } => Match::At { at: fill(at) },
                     };
                     (column.clone(), m)
                 })
