@@ -122,28 +122,39 @@ pub fn check(specs: &BTreeMap<String, ParamSpec>) -> Result<(), DrawError> {
     Ok(())
 }
 
-/// The params of instance `seed` of `task`: draws first (in name order),
-/// then fixed values with other params substituted.
+/// The params of instance `seed` of `task`: every draw first, in name
+/// order, the same whatever the variant; then fixed values — the file's,
+/// with `overrides` (a variant's own params) over them, replacing a draw of
+/// the same name — with other params substituted. So a variant that sets
+/// `start` changes every fixed param built from `{start}`, and never the
+/// other draws.
 pub fn draw(
     task: &str,
     seed: u64,
     specs: &BTreeMap<String, ParamSpec>,
+    overrides: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, String>, DrawError> {
     check(specs)?;
     let digest = Sha256::digest(format!("{task}/{seed}").as_bytes());
     let mut rng = ChaCha8Rng::from_seed(digest.into());
     let mut out = BTreeMap::new();
-    // Draws before the params they must differ from are drawn again later
-    // if they clash; a draw's own order is the name order, so stable.
+    // `distinct` binds both ways: a draw differs from every param it names
+    // and every param that names it, whichever is drawn first.
+    let apart = |name: &str, other: &str| {
+        let names = |a: &str, b: &str| match specs.get(a) {
+            Some(ParamSpec::Draw(d)) => d.distinct.iter().any(|o| o == b),
+            _ => false,
+        };
+        names(name, other) || names(other, name)
+    };
     for (name, spec) in specs {
         let ParamSpec::Draw(d) = spec else { continue };
         let mut value = None;
         for _ in 0..64 {
             let v = one(d, &mut rng);
-            let clashes = d
-                .distinct
+            let clashes = out
                 .iter()
-                .any(|o| out.get(o).is_some_and(|x: &String| x == &v));
+                .any(|(o, x): (&String, &String)| x == &v && apart(name, o));
             if !clashes {
                 value = Some(v);
                 break;
@@ -156,14 +167,32 @@ pub fn draw(
     }
     // Fixed values may name params (drawn or fixed): substitute until none
     // is left; a cycle never settles.
-    let mut fixed: BTreeMap<&String, String> = specs
+    let mut fixed: BTreeMap<String, String> = specs
         .iter()
         .filter_map(|(n, s)| match s {
-            ParamSpec::Fixed(v) => Some((n, v.clone())),
+            ParamSpec::Fixed(v) => Some((n.clone(), v.clone())),
             ParamSpec::Draw(_) => None,
         })
         .collect();
-    for _ in 0..=specs.len() {
+    for (name, value) in overrides {
+        out.remove(name);
+        fixed.insert(name.clone(), value.clone());
+    }
+    let names: Vec<String> = specs.keys().chain(overrides.keys()).cloned().collect();
+    let names_a_param = |value: &str| names.iter().any(|k| value.contains(&format!("{{{k}}}")));
+    // A drawn option may itself name params (`one_of = ["{last}s", …]`):
+    // it is filled in like a fixed value.
+    let composed: Vec<String> = out
+        .iter()
+        .filter(|(_, v)| names_a_param(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for name in composed {
+        if let Some(v) = out.remove(&name) {
+            fixed.insert(name, v);
+        }
+    }
+    for _ in 0..=names.len() {
         let mut settled = true;
         for (name, value) in fixed.iter_mut() {
             let mut next = value.clone();
@@ -174,24 +203,20 @@ pub fn draw(
                 *value = next;
                 settled = false;
             }
-            if !value.contains('{') || !names_a_param(value, specs) {
-                out.insert((*name).clone(), value.clone());
+            if !names_a_param(value) {
+                out.insert(name.clone(), value.clone());
             }
         }
-        if settled && fixed.keys().all(|n| out.contains_key(*n)) {
+        if settled && fixed.keys().all(|n| out.contains_key(n)) {
             return Ok(out);
         }
     }
     let stuck = fixed
         .keys()
-        .find(|n| !out.contains_key(**n))
-        .map(|n| (*n).clone())
+        .find(|n| !out.contains_key(*n))
+        .cloned()
         .unwrap_or_default();
     Err(DrawError::Cycle(stuck))
-}
-
-fn names_a_param(value: &str, specs: &BTreeMap<String, ParamSpec>) -> bool {
-    specs.keys().any(|k| value.contains(&format!("{{{k}}}")))
 }
 
 fn below(rng: &mut ChaCha8Rng, n: u64) -> u64 {
@@ -225,6 +250,10 @@ mod tests {
     use super::*;
     use crate::records::Table;
 
+    fn none() -> BTreeMap<String, String> {
+        BTreeMap::new()
+    }
+
     fn specs(text: &str) -> BTreeMap<String, ParamSpec> {
         toml::from_str(text).unwrap()
     }
@@ -239,30 +268,34 @@ mod tests {
                number = { phone = true }
                goal = "Call {name} at {hour}:00""#,
         );
-        let a = draw("t", 3, &s).unwrap();
-        assert_eq!(a, draw("t", 3, &s).unwrap());
+        let a = draw("t", 3, &s, &none()).unwrap();
+        assert_eq!(a, draw("t", 3, &s, &none()).unwrap());
         assert_eq!(a["name"], format!("{} {}", a["first"], a["last"]));
         assert_eq!(a["goal"], format!("Call {} at {}:00", a["name"], a["hour"]));
         assert_eq!(a["hour"].len(), 2);
         let distinct: std::collections::BTreeSet<String> = (0..8)
-            .map(|seed| draw("t", seed, &s).unwrap()["name"].clone())
+            .map(|seed| draw("t", seed, &s, &none()).unwrap()["name"].clone())
             .collect();
         assert!(distinct.len() >= 5, "{distinct:?}");
-        assert_ne!(draw("u", 3, &s).unwrap(), a, "the task id is in the seed");
+        assert_ne!(draw("u", 3, &s, &none()).unwrap(), a, "the task id is in the seed");
     }
 
     #[test]
     fn distinct_draws_differ_and_errors_name_the_param() {
+        // `b` is drawn after `a` and names it; `c` is drawn after `b` and
+        // `b` names it: both directions hold.
         let s = specs(
             r#"a = { one_of = ["x", "y"] }
-               b = { one_of = ["x", "y"], distinct = ["a"] }"#,
+               b = { one_of = ["x", "y"], distinct = ["a", "c"] }
+               c = { one_of = ["x", "y"] }"#,
         );
         for seed in 0..20 {
-            let v = draw("t", seed, &s).unwrap();
+            let v = draw("t", seed, &s, &none()).unwrap();
             assert_ne!(v["a"], v["b"]);
+            assert_ne!(v["b"], v["c"]);
         }
         let bad = specs(r#"a = { pick = "nope" }"#);
-        assert!(draw("t", 0, &bad)
+        assert!(draw("t", 0, &bad, &none())
             .unwrap_err()
             .to_string()
             .starts_with("params.a: no pool"));
@@ -270,7 +303,34 @@ mod tests {
             r#"a = "{b}"
                              b = "{a}""#,
         );
-        assert!(matches!(draw("t", 0, &cycle), Err(DrawError::Cycle(_))));
+        assert!(matches!(draw("t", 0, &cycle, &none()), Err(DrawError::Cycle(_))));
+    }
+
+    /// A variant's fixed params reach the fixed params built from them,
+    /// and leave every other draw as it was.
+    #[test]
+    fn a_variants_override_flows_into_composed_params_only() {
+        let s = specs(
+            r#"start = "10:00"
+               body = "See you at {start}, {who}"
+               who = { pick = "first_name" }
+               other = { pick = "last_name" }"#,
+        );
+        let base = draw("t", 1, &s, &none()).unwrap();
+        let over = BTreeMap::from([("start".to_string(), "15:30".to_string())]);
+        let v = draw("t", 1, &s, &over).unwrap();
+        assert_eq!(v["body"], format!("See you at 15:30, {}", base["who"]));
+        assert_eq!((&v["who"], &v["other"]), (&base["who"], &base["other"]));
+    }
+
+    #[test]
+    fn a_drawn_option_naming_params_is_filled_in() {
+        let s = specs(
+            r#"last = { pick = "last_name" }
+               typo = { one_of = ["{last}s", "{last}n"] }"#,
+        );
+        let v = draw("t", 2, &s, &none()).unwrap();
+        assert!(v["typo"].starts_with(&v["last"]) && !v["typo"].contains('{'), "{v:?}");
     }
 
     /// A drawn name must never be one the world already holds, or a task's

@@ -219,7 +219,7 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     let raw: toml::Table = toml::from_str(text).map_err(|e| err(Problem::Toml(e)))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
-    let spec: TaskSpec = typed(&raw).map_err(|e| err(e.into()))?;
+    let spec: TaskSpec = typed(&for_structure(&raw)).map_err(|e| err(e.into()))?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -275,12 +275,11 @@ impl Task {
             path: self.path.clone(),
             problem: Box::new(problem),
         };
-        let spec: TaskSpec = typed(&self.raw).map_err(|e| err(e.into()))?;
-        let drawn = draw::draw(&self.id, seed, &spec.params).map_err(|e| err(e.into()))?;
+        let spec: TaskSpec = typed(&for_structure(&self.raw)).map_err(|e| err(e.into()))?;
         let mut variants = Vec::new();
         for (i, v) in spec.variant.iter().enumerate() {
-            let mut params = drawn.clone();
-            params.extend(v.variant.params.clone());
+            let params = draw::draw(&self.id, seed, &spec.params, &v.variant.params)
+                .map_err(|e| err(e.into()))?;
             let mut instance = instantiate(&self.raw, i, &params).map_err(|source| {
                 err(Problem::Variant {
                     id: v.variant.id.clone(),
@@ -291,6 +290,50 @@ impl Task {
             variants.push(instance);
         }
         Ok(variants)
+    }
+}
+
+/// The file with its params filled in as far as they can be without a
+/// variant (instance 0, each variant's own params after): the structural
+/// pass then reads a selector's `text_regex = "{title}, .*"` as the regex it
+/// will be, not as `{title}` (which no regex compiles). A `{name}` nothing
+/// defines is left for the variant's pass to report.
+fn for_structure(raw: &toml::Table) -> toml::Table {
+    let specs: BTreeMap<String, ParamSpec> = raw
+        .get("params")
+        .and_then(|p| p.clone().try_into().ok())
+        .unwrap_or_default();
+    let id = raw.get("id").and_then(|v| v.as_str()).unwrap_or_default();
+    let mut values = draw::draw(id, 0, &specs, &BTreeMap::new()).unwrap_or_default();
+    if let Some(toml::Value::Array(variants)) = raw.get("variant") {
+        for v in variants {
+            if let Some(toml::Value::Table(params)) = v.get("params") {
+                for (k, v) in params {
+                    if let Some(v) = v.as_str() {
+                        values.entry(k.clone()).or_insert_with(|| v.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut value = toml::Value::Table(raw.clone());
+    substitute_known(&mut value, &values);
+    match value {
+        toml::Value::Table(t) => t,
+        _ => unreachable!("a table stays a table"),
+    }
+}
+
+fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) {
+    match value {
+        toml::Value::String(s) if s.contains('{') => {
+            for (k, v) in params {
+                *s = s.replace(&format!("{{{k}}}"), v);
+            }
+        }
+        toml::Value::Array(items) => items.iter_mut().for_each(|v| substitute_known(v, params)),
+        toml::Value::Table(t) => t.iter_mut().for_each(|(_, v)| substitute_known(v, params)),
+        _ => {}
     }
 }
 
@@ -415,6 +458,35 @@ mod tests {
         let mut v = toml::Value::String("alarm {time} ^\\d{2}$".into());
         substitute(&mut v, &[("time".to_string(), "07:30".to_string())].into()).unwrap();
         assert_eq!(v.as_str(), Some("alarm 07:30 ^\\d{2}$"));
+    }
+
+    /// A selector's regex may hold params: it is compiled once they are in.
+    #[test]
+    fn a_param_inside_a_regex_selector_loads() {
+        let dir = std::env::temp_dir().join(format!("droidscore-regex-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.toml");
+        std::fs::write(
+            &path,
+            r#"id = "r"
+app = "com.android.settings"
+goal = "g"
+[params]
+title = { pick = "event" }
+[[oracle]]
+check = "ui"
+select = { desc_regex = "{title}, .*" }
+[[variant]]
+id = "base"
+[[solution]]
+tap = { text_regex = "{title}|x" }
+"#,
+        )
+        .unwrap();
+        let task = load_file(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let task = task.unwrap();
+        assert!(task.variants[0].solution[0].tap.is_some());
     }
 
     #[test]
