@@ -33,13 +33,19 @@ fn main() {
     // One phone first, so code pages and lazily built statics are resident
     // before the baseline.
     let mut warm = SimPhone::new(inst.setup(0)).unwrap();
-    warm.act(&DeviceAction::Launch { package: t.app.clone() }).unwrap();
+    warm.act(&DeviceAction::Launch {
+        package: t.app.clone(),
+    })
+    .unwrap();
     warm.observe(false).unwrap();
     let before = rss_kib();
     let mut phones = Vec::with_capacity(n);
     for seed in 0..n as u64 {
         let mut p = SimPhone::new(inst.setup(seed)).unwrap();
-        p.act(&DeviceAction::Launch { package: t.app.clone() }).unwrap();
+        p.act(&DeviceAction::Launch {
+            package: t.app.clone(),
+        })
+        .unwrap();
         p.observe(false).unwrap();
         phones.push(p);
     }

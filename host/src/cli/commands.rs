@@ -141,7 +141,10 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
     let inst = if args.instance == 0 {
         inst
     } else {
-        let task = tasks.iter().find(|t| t.id == args.task).expect("found above");
+        let task = tasks
+            .iter()
+            .find(|t| t.id == args.task)
+            .expect("found above");
         seeded = task.instances(args.instance)?;
         seeded
             .iter()

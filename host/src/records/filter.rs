@@ -207,11 +207,21 @@ mod tests {
         ]);
         assert!(!f.accepts(&inbox));
         let at: Filter = toml::from_str(r#"dtstart = { at = "tomorrow 14:00" }"#).unwrap();
-        let event = record(&[("dtstart", &(super::super::NOW_MS + 38 * 3_600_000).to_string())]);
-        assert!(at.accepts(&event), "tomorrow 14:00 is 38 h after the day's midnight");
+        let event = record(&[(
+            "dtstart",
+            &(super::super::NOW_MS + 38 * 3_600_000).to_string(),
+        )]);
+        assert!(
+            at.accepts(&event),
+            "tomorrow 14:00 is 38 h after the day's midnight"
+        );
         assert!(at.check(&["dtstart"]).is_ok());
         let relative: Filter = toml::from_str(r#"dtstart = { at = "-2h" }"#).unwrap();
-        assert!(relative.check(&["dtstart"]).unwrap_err().to_string().contains("relative"));
+        assert!(relative
+            .check(&["dtstart"])
+            .unwrap_err()
+            .to_string()
+            .contains("relative"));
         let null: Filter = toml::from_str("name = { null = true }").unwrap();
         assert!(null.accepts(&record(&[])));
         assert!(!null.accepts(&record(&[("name", "")])), "empty is not NULL");

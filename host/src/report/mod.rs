@@ -91,7 +91,8 @@ pub fn check_table(rows: &[CheckRow]) -> String {
         })
         .collect();
     let bad = rows.iter().filter(|r| !r.ok()).count();
-    let templates: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.task.as_str()).collect();
+    let templates: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r.task.as_str()).collect();
     let summary = if bad == 0 {
         format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len(), templates.len())
     } else {

@@ -277,7 +277,11 @@ mod tests {
             .map(|seed| draw("t", seed, &s, &none()).unwrap()["name"].clone())
             .collect();
         assert!(distinct.len() >= 5, "{distinct:?}");
-        assert_ne!(draw("u", 3, &s, &none()).unwrap(), a, "the task id is in the seed");
+        assert_ne!(
+            draw("u", 3, &s, &none()).unwrap(),
+            a,
+            "the task id is in the seed"
+        );
     }
 
     #[test]
@@ -303,7 +307,10 @@ mod tests {
             r#"a = "{b}"
                              b = "{a}""#,
         );
-        assert!(matches!(draw("t", 0, &cycle, &none()), Err(DrawError::Cycle(_))));
+        assert!(matches!(
+            draw("t", 0, &cycle, &none()),
+            Err(DrawError::Cycle(_))
+        ));
     }
 
     /// A variant's fixed params reach the fixed params built from them,
@@ -330,7 +337,22 @@ mod tests {
                typo = { one_of = ["{last}s", "{last}n"] }"#,
         );
         let v = draw("t", 2, &s, &none()).unwrap();
-        assert!(v["typo"].starts_with(&v["last"]) && !v["typo"].contains('{'), "{v:?}");
+        assert!(
+            v["typo"].starts_with(&v["last"]) && !v["typo"].contains('{'),
+            "{v:?}"
+        );
+    }
+
+    /// Drawn values are typed by reference solutions and agents: `input
+    /// text` on a phone without ADBKeyBoard types ASCII only (the adb run of
+    /// the suite found "Café Lumen").
+    #[test]
+    fn every_pool_item_is_ascii() {
+        for (pool, items) in pools() {
+            for item in items {
+                assert!(item.is_ascii(), "{pool} {item:?}");
+            }
+        }
     }
 
     /// A drawn name must never be one the world already holds, or a task's

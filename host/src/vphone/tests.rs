@@ -380,7 +380,11 @@ fn find_lists_shared_storage_with_stat_as_the_files_check_reads_it() {
     for (listed, held) in files.iter().zip(&held) {
         assert_eq!(listed.text("path"), held.text("path"));
         assert_eq!(listed.text("size"), held.text("size"));
-        assert_eq!(listed.text("mtime"), held.text("mtime"), "whole seconds survive");
+        assert_eq!(
+            listed.text("mtime"),
+            held.text("mtime"),
+            "whole seconds survive"
+        );
     }
     let out = phone.run("find /storage/emulated/0/Nowhere -type f");
     assert_eq!(out.exit, 1);
