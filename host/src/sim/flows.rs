@@ -369,3 +369,30 @@ fn relaunch_resumes_and_force_stop_forgets_the_new_apps() {
     launch(&mut p, FILES);
     assert!(shows(&mut p, &Selector::text("Browse")));
 }
+
+/// Only rows in sight are dumped, as a RecyclerView holds them; a swipe
+/// scrolls the rest in.
+#[test]
+fn a_long_list_scrolls_its_rows_into_the_dump() {
+    let mut p = phone();
+    launch(&mut p, CONTACTS);
+    let last = Selector::text("Tomás Silva");
+    assert!(!shows(&mut p, &last));
+    for _ in 0..3 {
+        p.act(&DeviceAction::Swipe {
+            x1: 540,
+            y1: 2000,
+            x2: 540,
+            y2: 800,
+            duration_ms: 300,
+        })
+        .unwrap();
+    }
+    assert!(shows(&mut p, &last));
+    assert!(!shows(&mut p, &Selector::text("Alex Moreno")));
+    tap(&mut p, &last);
+    assert!(shows(
+        &mut p,
+        &Selector::resource_id(&format!("{CONTACTS}:id/large_title")).with_text("Tomás Silva")
+    ));
+}

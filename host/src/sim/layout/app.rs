@@ -530,23 +530,35 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
             .map(|t| scope.fill(t))
             .find(|s| !s.is_empty())
             .unwrap_or_default();
+        // Like a RecyclerView, only rows in sight are built (and dumped).
+        let in_sight = |y: i32, h: i32| y + h > top && y < bottom;
         if !header.is_empty() && header != section {
-            list.children.push(
-                page.text(
-                    "android.widget.TextView",
-                    Bounds::new(63, y, 1017, y + 110),
-                    header.clone(),
-                    TextSize::Small,
-                )
-                .id(&page.app.resource_id("section_header")),
-            );
+            if in_sight(y, 110) {
+                list.children.push(
+                    page.text(
+                        "android.widget.TextView",
+                        Bounds::new(63, y, 1017, y + 110),
+                        header.clone(),
+                        TextSize::Small,
+                    )
+                    .id(&page.app.resource_id("section_header")),
+                );
+            }
             y += 110;
         }
         section = header;
+        let h = if row_def.secondary.is_some() {
+            220
+        } else {
+            168
+        };
+        if !in_sight(y, h) {
+            y += h;
+            continue;
+        }
         let target = Some((w.table.expect("validated"), row.record.id));
         let text = scope.fill(&row_def.text);
         let secondary = row_def.secondary.as_deref().map(|s| scope.fill(s));
-        let h = if secondary.is_some() { 220 } else { 168 };
         let desc = row_def
             .desc
             .as_deref()
