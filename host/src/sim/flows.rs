@@ -332,7 +332,11 @@ fn files_rename_move_and_delete_from_the_row_menu() {
 fn a_variant_renames_labels_and_decoy_records_sort_in() {
     let variant = Variant {
         id: "v".into(),
-        rename: [("Create contact".to_string(), "New contact".to_string())].into(),
+        rename: [
+            ("Create contact".to_string(), "New contact".to_string()),
+            ("Call Mum".to_string(), "Ring Mum".to_string()),
+        ]
+        .into(),
         ..Variant::default()
     };
     let decoy = SeedRecord {
@@ -340,6 +344,11 @@ fn a_variant_renames_labels_and_decoy_records_sort_in() {
         fields: [("display_name".to_string(), "Chen Wen".to_string())].into(),
     };
     let mut p = phone_with(variant, vec![decoy]);
+    launch(&mut p, DIALER);
+    assert!(
+        shows(&mut p, &Selector::desc("Ring Mum")),
+        "a filled-in text, renamed whole"
+    );
     launch(&mut p, CONTACTS);
     assert!(shows(&mut p, &Selector::desc("New contact")));
     let names = texts(&mut p, "com.google.android.contacts:id/cliv_name_textview");
