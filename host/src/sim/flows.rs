@@ -405,3 +405,58 @@ fn a_long_list_scrolls_its_rows_into_the_dump() {
         &Selector::resource_id(&format!("{CONTACTS}:id/large_title")).with_text("Tomás Silva")
     ));
 }
+
+#[test]
+fn calendar_edit_writes_only_the_changed_column() {
+    let mut p = phone();
+    launch(&mut p, CALENDAR);
+    tap(&mut p, &Selector::text("Dentist"));
+    tap(&mut p, &Selector::desc("Edit event"));
+    tap(
+        &mut p,
+        &Selector::resource_id(&format!("{CALENDAR}:id/start_time")),
+    );
+    tap(&mut p, &Selector::desc("Clear text"));
+    type_text(&mut p, "08:45");
+    let flips = p.state().flips().len();
+    tap(&mut p, &Selector::text("Save"));
+    let new_flips = &p.state().flips()[flips..];
+    assert_eq!(new_flips.len(), 1, "{new_flips:?}");
+    assert!(new_flips[0].key.ends_with("/dtstart"), "{new_flips:?}");
+    assert!(shows(&mut p, &Selector::text("08:45 – 09:15")));
+    // A bad time keeps the form open with an error.
+    tap(&mut p, &Selector::desc("Edit event"));
+    tap(
+        &mut p,
+        &Selector::resource_id(&format!("{CALENDAR}:id/end_time")),
+    );
+    type_text(&mut p, "x");
+    tap(&mut p, &Selector::text("Save"));
+    assert!(shows(
+        &mut p,
+        &Selector::text("Enter a valid date and time")
+    ));
+}
+
+#[test]
+fn contacts_text_opens_the_messages_thread_of_the_number() {
+    let mut p = phone();
+    launch(&mut p, CONTACTS);
+    tap(&mut p, &Selector::text("Bianca Ruiz"));
+    assert!(shows(&mut p, &Selector::text("Work")), "the number's type");
+    tap(&mut p, &Selector::text("Text"));
+    assert_eq!(p.observe(false).unwrap().foreground, MESSAGES);
+    type_text(&mut p, "See you at 6");
+    tap(&mut p, &Selector::desc("Send SMS"));
+    let sms = rows(&p, Table::Sms);
+    let sent = sms.last().unwrap();
+    assert_eq!(
+        (sent.text("address").as_str(), sent.text("body").as_str()),
+        ("+1 650-555-0102", "See you at 6")
+    );
+    p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
+    assert!(
+        shows(&mut p, &Selector::text("Bianca Ruiz")),
+        "back on the contact"
+    );
+}
