@@ -332,7 +332,11 @@ fn files_rename_move_and_delete_from_the_row_menu() {
 fn a_variant_renames_labels_and_decoy_records_sort_in() {
     let variant = Variant {
         id: "v".into(),
-        rename: [("Create contact".to_string(), "New contact".to_string())].into(),
+        rename: [
+            ("Create contact".to_string(), "New contact".to_string()),
+            ("Call Mum".to_string(), "Ring Mum".to_string()),
+        ]
+        .into(),
         ..Variant::default()
     };
     let decoy = SeedRecord {
@@ -340,6 +344,11 @@ fn a_variant_renames_labels_and_decoy_records_sort_in() {
         fields: [("display_name".to_string(), "Chen Wen".to_string())].into(),
     };
     let mut p = phone_with(variant, vec![decoy]);
+    launch(&mut p, DIALER);
+    assert!(
+        shows(&mut p, &Selector::desc("Ring Mum")),
+        "a filled-in text, renamed whole"
+    );
     launch(&mut p, CONTACTS);
     assert!(shows(&mut p, &Selector::desc("New contact")));
     let names = texts(&mut p, "com.google.android.contacts:id/cliv_name_textview");
@@ -368,4 +377,86 @@ fn relaunch_resumes_and_force_stop_forgets_the_new_apps() {
     assert!(p.force_stop(FILES));
     launch(&mut p, FILES);
     assert!(shows(&mut p, &Selector::text("Browse")));
+}
+
+/// Only rows in sight are dumped, as a RecyclerView holds them; a swipe
+/// scrolls the rest in.
+#[test]
+fn a_long_list_scrolls_its_rows_into_the_dump() {
+    let mut p = phone();
+    launch(&mut p, CONTACTS);
+    let last = Selector::text("Tomás Silva");
+    assert!(!shows(&mut p, &last));
+    for _ in 0..3 {
+        p.act(&DeviceAction::Swipe {
+            x1: 540,
+            y1: 2000,
+            x2: 540,
+            y2: 800,
+            duration_ms: 300,
+        })
+        .unwrap();
+    }
+    assert!(shows(&mut p, &last));
+    assert!(!shows(&mut p, &Selector::text("Alex Moreno")));
+    tap(&mut p, &last);
+    assert!(shows(
+        &mut p,
+        &Selector::resource_id(&format!("{CONTACTS}:id/large_title")).with_text("Tomás Silva")
+    ));
+}
+
+#[test]
+fn calendar_edit_writes_only_the_changed_column() {
+    let mut p = phone();
+    launch(&mut p, CALENDAR);
+    tap(&mut p, &Selector::text("Dentist"));
+    tap(&mut p, &Selector::desc("Edit event"));
+    tap(
+        &mut p,
+        &Selector::resource_id(&format!("{CALENDAR}:id/start_time")),
+    );
+    tap(&mut p, &Selector::desc("Clear text"));
+    type_text(&mut p, "08:45");
+    let flips = p.state().flips().len();
+    tap(&mut p, &Selector::text("Save"));
+    let new_flips = &p.state().flips()[flips..];
+    assert_eq!(new_flips.len(), 1, "{new_flips:?}");
+    assert!(new_flips[0].key.ends_with("/dtstart"), "{new_flips:?}");
+    assert!(shows(&mut p, &Selector::text("08:45 – 09:15")));
+    // A bad time keeps the form open with an error.
+    tap(&mut p, &Selector::desc("Edit event"));
+    tap(
+        &mut p,
+        &Selector::resource_id(&format!("{CALENDAR}:id/end_time")),
+    );
+    type_text(&mut p, "x");
+    tap(&mut p, &Selector::text("Save"));
+    assert!(shows(
+        &mut p,
+        &Selector::text("Enter a valid date and time")
+    ));
+}
+
+#[test]
+fn contacts_text_opens_the_messages_thread_of_the_number() {
+    let mut p = phone();
+    launch(&mut p, CONTACTS);
+    tap(&mut p, &Selector::text("Bianca Ruiz"));
+    assert!(shows(&mut p, &Selector::text("Work")), "the number's type");
+    tap(&mut p, &Selector::text("Text"));
+    assert_eq!(p.observe(false).unwrap().foreground, MESSAGES);
+    type_text(&mut p, "See you at 6");
+    tap(&mut p, &Selector::desc("Send SMS"));
+    let sms = rows(&p, Table::Sms);
+    let sent = sms.last().unwrap();
+    assert_eq!(
+        (sent.text("address").as_str(), sent.text("body").as_str()),
+        ("+1 650-555-0102", "See you at 6")
+    );
+    p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
+    assert!(
+        shows(&mut p, &Selector::text("Bianca Ruiz")),
+        "back on the contact"
+    );
 }

@@ -76,9 +76,18 @@ impl<'a> Scope<'a> {
             .unwrap_or_default()
     }
 
-    /// A template filled in; its literal text as the variant renames it.
+    /// A template filled in, as the variant renames it: the template's
+    /// literal text, and the whole result (a rename applies to every text
+    /// and content-desc whose whole value equals the label).
     pub fn fill(&self, template: &str) -> String {
-        let template = self.variant.label(template);
+        let filled = self.fill_template(self.variant.label(template));
+        match self.variant.rename.get(&filled) {
+            Some(shown) => shown.clone(),
+            None => filled,
+        }
+    }
+
+    fn fill_template(&self, template: &str) -> String {
         let mut out = String::new();
         let mut rest = template;
         while let Some(open) = rest.find('{') {

@@ -3,11 +3,13 @@
 //! structure (the clickable target in Settings is the row, not its title).
 
 mod app;
+mod app_dialog;
 mod clock;
 mod settings;
 mod views;
 
-use self::app::{app_dialog, app_page};
+use self::app::app_page;
+use self::app_dialog::app_dialog;
 use self::clock::{clock, label_dialog, time_picker};
 use self::settings::settings_page;
 use self::views::{blank, clip, v, window};
