@@ -318,10 +318,24 @@ fn for_structure(raw: &toml::Table) -> toml::Table {
     }
     let mut value = toml::Value::Table(raw.clone());
     substitute_known(&mut value, &values);
-    match value {
-        toml::Value::Table(t) => t,
-        _ => unreachable!("a table stays a table"),
+    let toml::Value::Table(mut table) = value else {
+        unreachable!("a table stays a table")
+    };
+    // The params themselves stay as written: `name = "{first} {last}"` is
+    // composed per instance, not fixed at instance 0's values.
+    if let Some(params) = raw.get("params") {
+        table.insert("params".into(), params.clone());
     }
+    if let (Some(toml::Value::Array(ours)), Some(toml::Value::Array(theirs))) =
+        (table.get_mut("variant"), raw.get("variant"))
+    {
+        for (v, raw_v) in ours.iter_mut().zip(theirs) {
+            if let (Some(t), Some(p)) = (v.as_table_mut(), raw_v.get("params")) {
+                t.insert("params".into(), p.clone());
+            }
+        }
+    }
+    table
 }
 
 fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) {

@@ -57,6 +57,17 @@ impl Page<'_> {
 }
 
 /// The window of an app screen and how far its list scrolls.
+/// A row or detail line with no action of its own is long-clickable, as
+/// the real apps' are (a message bubble or a contact's number: long press
+/// selects or copies), so the element list an agent reads carries its text
+/// ("+1 650-555-0142 — Mobile", "Running late — 09:12"); the long press
+/// does nothing here.
+fn readable(mut view: View) -> View {
+    view.node.long_clickable = true;
+    view.on_long_press = Some(Cmd::Nothing);
+    view
+}
+
 pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
     let app = defs::app_named(&screen.app).expect("an app screen names a bundled app");
     let p = app.package.as_str();
@@ -283,6 +294,8 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
                 row = row
                     .tap(page.run(action, target, text.clone()))
                     .style(Style::Row);
+            } else {
+                row = readable(row);
             }
             let (text_b, second_b) = (
                 Bounds::new(63, top + 20, 1017, top + 110),
@@ -587,6 +600,9 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
             if view.on_tap.is_none() {
                 view = view.tap(menu.clone());
             }
+        }
+        if view.on_tap.is_none() && view.on_long_press.is_none() {
+            view = readable(view);
         }
         let (mut left, mut right) = (63, 1017);
         if let Some(when) = &row_def.bubble_end_when {
