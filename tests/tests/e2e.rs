@@ -1,6 +1,6 @@
 //! End-to-end across crates' public APIs. A phone with only what a real phone
 //! over adb offers — settings, the UI dump, intents; no flip history, no fork,
-//! no app data — must still score every portable oracle, and must *skip* (with
+//! no app data; records through its providers — must still score every portable oracle, and must *skip* (with
 //! a reason) every oracle that needs flip history rather than score it from
 //! whatever final state is left.
 
@@ -37,6 +37,13 @@ impl Phone for RealLike {
     }
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
         self.0.open(intent)
+    }
+    /// A phone's content providers give its records (`content query`).
+    fn records(
+        &mut self,
+        table: droidscore::records::Table,
+    ) -> Result<Vec<droidscore::records::Record>, PhoneError> {
+        self.0.records(table)
     }
 }
 

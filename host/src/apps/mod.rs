@@ -14,8 +14,9 @@ mod setup;
 mod variant;
 mod world;
 
+pub use crate::records::SeedRecord;
 pub use alarm::{Alarm, ALARMS_KEY};
 pub use catalogue::{app_labels, APPS, CLOCK, LAUNCHER, SETTINGS};
 pub use settings::{DefinitionError, RowDef, RowProblem, ScreenDef, SettingsApp, UnknownRow};
-pub use setup::{PhoneSetup, SeedRecord, SetupError};
+pub use setup::{PhoneSetup, SetupError};
 pub use variant::{Decoy, Reorder, Variant};

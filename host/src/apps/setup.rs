@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{Alarm, SettingsApp, UnknownRow, Variant};
-use crate::records::{Clock, RecordError, Records, Table};
+use crate::records::{Clock, RecordError, Records, SeedRecord};
 
 /// The starting point of one episode.
 #[derive(Debug, Clone, Default)]
@@ -20,15 +20,6 @@ pub struct PhoneSetup {
     pub records: Vec<SeedRecord>,
     /// Picks the status-bar clock; same seed, same pixels.
     pub seed: u64,
-}
-
-/// One record a task starts with: its table and its columns as the task
-/// file gives them (times may be relative, see `records::parse_when`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SeedRecord {
-    pub table: Table,
-    #[serde(flatten)]
-    pub fields: BTreeMap<String, String>,
 }
 
 /// A setup that names something the apps do not have.
@@ -87,6 +78,14 @@ impl PhoneSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bundled_world_loads_with_every_table() {
+        let records = PhoneSetup::default().records().unwrap();
+        for table in crate::records::Table::ALL {
+            assert!(!records.rows(table).is_empty(), "{table} is empty");
+        }
+    }
     use crate::apps::Decoy;
 
     #[test]

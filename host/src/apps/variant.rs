@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Alarm, SeedRecord};
+use super::Alarm;
+use crate::records::SeedRecord;
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

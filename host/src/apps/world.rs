@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use super::SeedRecord;
+use crate::records::SeedRecord;
 
 const WORLD_TOML: &str = include_str!("../../../fixtures/sim/world.toml");
 
@@ -17,26 +17,12 @@ struct World {
     records: Vec<SeedRecord>,
 }
 
-/// The world's records, in file order. A broken fixture fails this
-/// module's test, not a user's run.
+/// The world's records, in file order. A broken fixture fails a test
+/// (`apps::setup`), not a user's run.
 pub fn records() -> &'static [SeedRecord] {
     static WORLD: OnceLock<Vec<SeedRecord>> = OnceLock::new();
     WORLD.get_or_init(|| match toml::from_str::<World>(WORLD_TOML) {
         Ok(world) => world.records,
         Err(e) => panic!("fixtures/sim/world.toml is invalid: {e}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::apps::PhoneSetup;
-    use crate::records::Table;
-
-    #[test]
-    fn the_bundled_world_loads_with_every_table() {
-        let records = PhoneSetup::default().records().unwrap();
-        for table in Table::ALL {
-            assert!(!records.rows(table).is_empty(), "{table} is empty");
-        }
-    }
 }

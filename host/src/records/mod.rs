@@ -170,6 +170,15 @@ impl Record {
     }
 }
 
+/// One record a task starts with: its table and its columns as the task
+/// file gives them (times may be relative, see `records::parse_when`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeedRecord {
+    pub table: Table,
+    #[serde(flatten)]
+    pub fields: BTreeMap<String, String>,
+}
+
 /// A record, as a task file or a `content insert` gives it, that the table
 /// cannot hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -249,12 +258,9 @@ impl Records {
     /// The SMS thread of `address` (digits compared): an existing thread's
     /// id, else a new one.
     pub fn thread_for(&self, address: &str) -> u64 {
-        let digits = filter::digits(address);
+        let wanted = digits(address);
         let sms = self.rows(Table::Sms);
-        if let Some(r) = sms
-            .iter()
-            .find(|r| filter::digits(&r.text("address")) == digits)
-        {
+        if let Some(r) = sms.iter().find(|r| digits(&r.text("address")) == wanted) {
             return r.text("thread_id").parse().unwrap_or(1);
         }
         sms.iter()
