@@ -165,14 +165,6 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
     }
 }
 
-pub fn check_tasks(tasks: &[Task]) -> Vec<CheckRow> {
-    tasks
-        .iter()
-        .flat_map(|t| t.variants.iter())
-        .map(check_instance)
-        .collect()
-}
-
 /// Every task variant, and each parameterised task at instance seeds
 /// `0..seeds` (a task without drawn params once): a template is proven on
 /// every instance checked, not on the one its author tried.

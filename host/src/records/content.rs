@@ -4,8 +4,9 @@
 //! is how a host reads a phone's providers (SMS, contacts, call log, calendar)
 //! without an app of its own on the phone. [`render`] writes what the command
 //! would print for some rows, so the simulator can answer the same command;
-//! [`parse`] reads it back, given the projection the query asked for;
-//! [`parse_unknown`] splits output whose projection is unknown, for display.
+//! [`parse`] reads it back, given the projection the query asked for. (The
+//! tests keep a projection-free splitter, `parse_unknown`, to show how
+//! output without one is misread.)
 //!
 //! # What the command prints (read from AOSP, not guessed)
 //!
@@ -194,9 +195,8 @@ pub fn render(rows: &[Row]) -> String {
 /// [`Cell::Blob`], nothing after `=` as `Text("")`; see the module docs for the
 /// cases that stay ambiguous.
 ///
-/// An empty projection expects rows with no columns (`Row: 0 `); for a query
-/// without `--projection`, whose columns are the provider's, use
-/// [`parse_unknown`].
+/// An empty projection expects rows with no columns (`Row: 0 `): always
+/// query with `--projection`, so the columns are known.
 pub fn parse(output: &str, projection: &[&str]) -> Result<Vec<Row>, ContentError> {
     row_texts(output)?
         .iter()
@@ -210,7 +210,8 @@ pub fn parse(output: &str, projection: &[&str]) -> Result<Vec<Row>, ContentError
 /// Pairs are split at every `", "` followed by an identifier (`[A-Za-z_]`
 /// then `[A-Za-z0-9_]*`) and `=`, so a value holding such text (`body=Hi, x=1`)
 /// is split wrongly; [`parse`] with the projection does not have that problem
-/// and is the one to score with.
+/// and is the one to score with. Only the tests use it, to show that.
+#[cfg(test)]
 pub fn parse_unknown(output: &str) -> Result<Vec<Row>, ContentError> {
     row_texts(output)?.iter().map(split_unknown).collect()
 }
@@ -383,6 +384,7 @@ fn split_known(row: &RowText, projection: &[&str]) -> Result<Row, ContentError> 
 }
 
 /// The length of the identifier `name` starts with, if it is one followed by `=`.
+#[cfg(test)]
 fn name_before_equals(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let first = *bytes.first()?;
@@ -397,6 +399,7 @@ fn name_before_equals(text: &str) -> Option<usize> {
 }
 
 /// Split one row without its projection: at every `", IDENT="`.
+#[cfg(test)]
 fn split_unknown(row: &RowText) -> Result<Row, ContentError> {
     let text = row.text.as_str();
     if text.is_empty() {

@@ -120,6 +120,32 @@ impl std::fmt::Display for Match {
 }
 
 impl Filter {
+    /// The same filter with every wanted value passed through `f` (the
+    /// apps fill templates such as `{address}` in).
+    pub fn map_values(&self, f: impl Fn(&String) -> String) -> Filter {
+        Filter(
+            self.0
+                .iter()
+                .map(|(column, m)| {
+                    let m = match m {
+                        Match::Equals(v) => Match::Equals(f(v)),
+                        Match::Digits { digits } => Match::Digits { digits: f(digits) },
+                        Match::Text { text } => Match::Text { text: f(text) },
+                        Match::Contains { contains } => Match::Contains {
+                            contains: f(contains),
+                        },
+                        Match::AnyOf { any_of } => Match::AnyOf {
+                            any_of: any_of.iter().map(&f).collect(),
+                        },
+                        Match::Null { null } => Match::Null { null: *null },
+                        Match::At { at } => Match::At { at: f(at) },
+                    };
+                    (column.clone(), m)
+                })
+                .collect(),
+        )
+    }
+
     pub fn accepts(&self, record: &Record) -> bool {
         self.0
             .iter()

@@ -317,19 +317,6 @@ impl Records {
     ) -> impl Iterator<Item = &'a Record> {
         self.rows(table).iter().filter(move |r| filter.accepts(r))
     }
-
-    /// Every table's records as one line each, for digests and `unchanged`.
-    pub fn digest(&self, table: Table) -> String {
-        self.rows(table)
-            .iter()
-            .map(|r| {
-                let fields: Vec<String> =
-                    r.fields.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-                format!("{}:{}", r.id, fields.join(","))
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
 }
 
 #[cfg(test)]

@@ -118,9 +118,7 @@ pub fn with_seeds(
         for inst in chosen {
             for instances in &by_seed {
                 if let Some(i) = instances.iter().find(|i| i.variant.id == inst.variant.id) {
-                    let mut i = i.clone();
-                    i.max_steps = inst.max_steps;
-                    out.push(i);
+                    out.push(i.clone());
                 }
             }
         }

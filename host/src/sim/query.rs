@@ -9,7 +9,7 @@ use super::cmd::AppScreen;
 use super::state::State;
 use crate::apps::defs::{AppDef, Part, WidgetDef};
 use crate::apps::Variant;
-use crate::records::{civil, day_label, Filter, Match, Record, Table};
+use crate::records::{civil, day_label, digits, fold, Filter, Match, Record, Table};
 
 /// What a template can read.
 #[derive(Debug, Clone, Copy)]
@@ -176,31 +176,7 @@ impl<'a> Scope<'a> {
 
     /// A filter whose values are templates, filled in.
     pub fn filter(&self, filter: &Filter) -> Filter {
-        let fill = |s: &String| self.fill_raw(s);
-        Filter(
-            filter
-                .0
-                .iter()
-                .map(|(column, m)| {
-                    let m = match m {
-                        Match::Equals(v) => Match::Equals(fill(v)),
-                        Match::Digits { digits } => Match::Digits {
-                            digits: fill(digits),
-                        },
-                        Match::Text { text } => Match::Text { text: fill(text) },
-                        Match::Contains { contains } => Match::Contains {
-                            contains: fill(contains),
-                        },
-                        Match::AnyOf { any_of } => Match::AnyOf {
-                            any_of: any_of.iter().map(fill).collect(),
-                        },
-                        Match::Null { null } => Match::Null { null: *null },
-                        Match::At { at } => Match::At { at: fill(at) },
-                    };
-                    (column.clone(), m)
-                })
-                .collect(),
-        )
+        filter.map_values(|s| self.fill_raw(s))
     }
 }
 
@@ -366,17 +342,6 @@ fn searched(record: &Record, columns: &[String], query: &str) -> bool {
         let v = record.text(c);
         fold(&v).contains(&q) || (digits_only && !qd.is_empty() && digits(&v).contains(&qd))
     })
-}
-
-fn fold(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-fn digits(text: &str) -> String {
-    text.chars().filter(char::is_ascii_digit).collect()
 }
 
 #[cfg(test)]

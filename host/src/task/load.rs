@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::draw::{self, DrawError, ParamSpec};
-use super::{Done, Instance, Step, Task};
+use super::{Done, Draws, Instance, Step, Task};
 use crate::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
 
@@ -258,6 +258,10 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
         tags: spec.tags,
         params: spec.params.keys().cloned().collect(),
         templated,
+        draws: Draws {
+            specs: spec.params,
+            variants: spec.variant.into_iter().map(|v| v.variant.params).collect(),
+        },
         raw,
         variants: Vec::new(),
     };
@@ -275,14 +279,13 @@ impl Task {
             path: self.path.clone(),
             problem: Box::new(problem),
         };
-        let spec: TaskSpec = typed(&for_structure(&self.raw)).map_err(|e| err(e.into()))?;
         let mut variants = Vec::new();
-        for (i, v) in spec.variant.iter().enumerate() {
-            let params = draw::draw(&self.id, seed, &spec.params, &v.variant.params)
-                .map_err(|e| err(e.into()))?;
+        for (i, own) in self.draws.variants.iter().enumerate() {
+            let params =
+                draw::draw(&self.id, seed, &self.draws.specs, own).map_err(|e| err(e.into()))?;
             let mut instance = instantiate(&self.raw, i, &params).map_err(|source| {
                 err(Problem::Variant {
-                    id: v.variant.id.clone(),
+                    id: variant_id(&self.raw, i),
                     source,
                 })
             })?;
@@ -291,6 +294,16 @@ impl Task {
         }
         Ok(variants)
     }
+}
+
+/// The id of variant `index` as the file gives it (for an error's message).
+fn variant_id(raw: &toml::Table, index: usize) -> String {
+    raw.get("variant")
+        .and_then(|v| v.get(index))
+        .and_then(|v| v.get("id"))
+        .and_then(|id| id.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The file with its params filled in as far as they can be without a

@@ -45,10 +45,20 @@ pub struct Task {
     pub params: Vec<String>,
     /// Some param is drawn from a seed: each seed is another instance.
     pub templated: bool,
+    /// Its params as written, and each variant's own, for drawing other seeds.
+    draws: Draws,
     /// The file as parsed, for instantiating other seeds.
     raw: toml::Table,
     /// Every variant of instance 0.
     pub variants: Vec<Instance>,
+}
+
+/// A task's `[params]` and each variant's own `params`, in variant order:
+/// what [`Task::instances`] draws from, read once at load.
+#[derive(Debug, Clone)]
+struct Draws {
+    specs: BTreeMap<String, ParamSpec>,
+    variants: Vec<BTreeMap<String, String>>,
 }
 
 /// One variant of a task with its parameters substituted.
