@@ -446,13 +446,13 @@ mod tests {
 
     #[test]
     fn a_missing_vocabulary_names_the_file() {
-        let dir = std::env::temp_dir().join(format!("droidscore-vocab-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let e = vocab_size(&dir).unwrap_err();
+        let env = droidscore_testenv::TestEnv::new("vocab");
+        let dir = env.path();
+        let e = vocab_size(dir).unwrap_err();
         assert!(matches!(e, SpeedError::ReadConfig { .. }), "{e:?}");
         assert!(std::error::Error::source(&e).is_some());
         std::fs::write(dir.join("config.json"), r#"{"hidden_size": 8}"#).unwrap();
-        let e = vocab_size(&dir).unwrap_err().to_string();
+        let e = vocab_size(dir).unwrap_err().to_string();
         assert!(
             e.ends_with("config.json: no vocab_size (nor text_config.vocab_size)"),
             "{e}"
@@ -462,8 +462,7 @@ mod tests {
             r#"{"text_config": {"vocab_size": 7}}"#,
         )
         .unwrap();
-        assert_eq!(vocab_size(&dir).unwrap(), 7);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(vocab_size(dir).unwrap(), 7);
     }
 
     #[test]

@@ -222,14 +222,9 @@ answer = "{number}"
 "#;
 
     fn template(test: &str) -> Task {
-        let dir =
-            std::env::temp_dir().join(format!("droidscore-check-{}-{test}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("number_of.toml");
-        std::fs::write(&path, TEMPLATE).unwrap();
-        let task = crate::task::load_file(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-        task
+        let env = droidscore_testenv::TestEnv::new(&format!("check-{test}"));
+        let path = env.write("number_of.toml", TEMPLATE);
+        crate::task::load_file(&path).unwrap()
     }
 
     /// Every seed is its own instance (names and numbers differ), and every

@@ -245,8 +245,8 @@ mod tests {
     /// its arguments intact (hostile ones included), and the pid is printed.
     #[test]
     fn the_start_line_runs_the_program_in_a_real_sh_with_its_arguments_intact() {
-        let dir = std::env::temp_dir().join(format!("droidscore-deploy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let env = droidscore_testenv::TestEnv::new("deploy-start");
+        let dir = env.path();
         let log = dir.join("it's a log");
         let line = start_command(
             &[
@@ -263,7 +263,7 @@ mod tests {
         let out = Command::new("sh")
             .arg("-c")
             .arg(&line)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         let pid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
@@ -280,15 +280,14 @@ mod tests {
             "a b|'; touch pwned; '|$(id)|"
         );
         assert!(!dir.join("pwned").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// `start_command_in` runs the program in the directory, and the pid it
     /// prints is the program's own (nohup execs it; no subshell between).
     #[test]
     fn the_start_line_in_a_directory_prints_the_programs_own_pid() {
-        let dir = std::env::temp_dir().join(format!("droidscore-deploy-in-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let env = droidscore_testenv::TestEnv::new("deploy-in");
+        let dir = env.path();
         let line = start_command_in(
             dir.to_str().unwrap(),
             &["sh", "-c", "echo $$ > pid; pwd > cwd"],
@@ -313,6 +312,5 @@ mod tests {
             std::fs::read_to_string(dir.join("cwd")).unwrap().trim(),
             dir.to_str().unwrap()
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

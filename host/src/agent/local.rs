@@ -353,9 +353,8 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        let dir = std::env::temp_dir().join(format!("droidscore-local-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let script = dir.join("slow-server");
+        let env = droidscore_testenv::TestEnv::new("slow-server");
+        let script = env.join("slow-server");
         std::fs::write(&script, "#!/bin/sh\nexec sleep 30\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -367,6 +366,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not ready within"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

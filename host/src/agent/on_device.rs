@@ -678,13 +678,8 @@ mod tests {
 
     #[test]
     fn only_an_aarch64_elf_is_pushed_and_the_host_build_is_named_as_such() {
-        let dir = std::env::temp_dir().join(format!("droidscore-elf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let write = |name: &str, bytes: &[u8]| {
-            let path = dir.join(name);
-            std::fs::write(&path, bytes).unwrap();
-            path
-        };
+        let env = droidscore_testenv::TestEnv::new("elf");
+        let write = |name: &str, bytes: &[u8]| env.write(name, bytes);
         assert!(check_binary(&write("arm64", &elf(183))).is_ok());
         let e = check_binary(&write("x86", &elf(62)))
             .unwrap_err()
@@ -694,7 +689,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not an ELF"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -716,7 +710,8 @@ mod tests {
 
     #[test]
     fn device_model_is_a_fetched_name_or_a_file_and_a_typo_lists_the_names() {
-        let cache = std::env::temp_dir().join(format!("droidscore-choice-{}", std::process::id()));
+        let env = droidscore_testenv::TestEnv::new("model-choice");
+        let cache = env.cache();
         let models_dir = cache.join("models");
         std::fs::create_dir_all(&models_dir).unwrap();
         let smol = droidscore_contract::models::SMOLLM2_135M;
@@ -741,7 +736,6 @@ mod tests {
             model_file(Some("/no/such.gguf"), &cache),
             Err(ModelChoiceError::NoFile("/no/such.gguf".into()))
         );
-        std::fs::remove_dir_all(&cache).unwrap();
     }
 
     #[test]

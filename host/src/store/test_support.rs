@@ -1,39 +1,25 @@
 //! Test helpers: a scratch directory and sample records.
 
-use std::{
-    path::PathBuf,
-    sync::atomic::{AtomicUsize, Ordering},
-};
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use super::{gzip, sha256_hex, EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};
 
-/// A fresh directory under the system temp dir, removed on drop.
+/// A fresh directory for one test: the workspace's [`TestEnv`], removed when
+/// the test passes and kept (its path printed) when it fails.
+///
+/// [`TestEnv`]: droidscore_testenv::TestEnv
 #[derive(Debug)]
-pub(crate) struct ScratchDir(PathBuf);
+pub(crate) struct ScratchDir(droidscore_testenv::TestEnv);
 
 impl ScratchDir {
     pub(crate) fn new(name: &str) -> ScratchDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "droidscore-store-{name}-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        ScratchDir(dir)
+        ScratchDir(droidscore_testenv::TestEnv::new(&format!("store-{name}")))
     }
 
     pub(crate) fn join(&self, name: &str) -> PathBuf {
         self.0.join(name)
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -490,9 +490,8 @@ mod tests {
     /// A selector's regex may hold params: it is compiled once they are in.
     #[test]
     fn a_param_inside_a_regex_selector_loads() {
-        let dir = std::env::temp_dir().join(format!("droidscore-regex-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("r.toml");
+        let env = droidscore_testenv::TestEnv::new("regex-param");
+        let path = env.join("r.toml");
         std::fs::write(
             &path,
             r#"id = "r"
@@ -511,7 +510,6 @@ tap = { text_regex = "{title}|x" }
         )
         .unwrap();
         let task = load_file(&path);
-        std::fs::remove_dir_all(&dir).unwrap();
         let task = task.unwrap();
         assert!(task.variants[0].solution[0].tap.is_some());
     }

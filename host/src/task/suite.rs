@@ -110,8 +110,8 @@ mod tests {
 
     #[test]
     fn the_suite_hash_changes_with_any_task_byte() {
-        let dir = std::env::temp_dir().join(format!("droidscore-hash-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let env = droidscore_testenv::TestEnv::new("suite-hash");
+        let dir = env.path().to_path_buf();
         let suite = Suite::Dir(dir.clone());
         std::fs::write(dir.join("a.toml"), "id = \"a\"").unwrap();
         std::fs::write(dir.join("notes.txt"), "not a task").unwrap();
@@ -121,7 +121,6 @@ mod tests {
         assert_eq!(suite.hash().unwrap(), first, "only task files count");
         std::fs::write(dir.join("a.toml"), "id = \"b\"").unwrap();
         assert_ne!(suite.hash().unwrap(), first);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
