@@ -10,7 +10,7 @@ use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
 use crate::apps::{self, ALARMS_KEY};
-use crate::phone::{DeviceAction, Intent, Key, Phone, PhoneError};
+use crate::phone::{DeviceAction, Intent, Phone, PhoneError};
 use crate::sim::layout;
 use crate::task::Task;
 use crate::uiautomator;
@@ -19,8 +19,6 @@ use crate::uiautomator;
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 /// ADBKeyBoard's input method, as `ime list -s` lists it.
 const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
-/// Holding a touch this long without moving is a long press (ViewConfiguration).
-const LONG_PRESS_MS: u32 = 400;
 
 /// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
 pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u8]) -> ShellOutput {
@@ -44,7 +42,7 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "wm" => wm(&rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
-        "input" => input(inner, &rest),
+        "input" => super::input::input(inner, &rest),
         "settings" => settings(inner, &rest),
         "svc" => svc(inner, &rest),
         "cmd" => cmd(inner, &rest),
@@ -241,73 +239,6 @@ fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ShellOutput::ok(Vec::new())
         }
         None => ShellOutput::ok(bytes),
-    }
-}
-
-fn number(arg: Option<&&str>) -> Option<i32> {
-    arg.and_then(|a| a.parse::<f32>().ok())
-        .map(|v| v.round() as i32)
-}
-
-fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    const USAGE: &str = "Usage: input [<source>] <command> [<arg>...]";
-    let action = match args {
-        ["tap", x, y] => match (number(Some(x)), number(Some(y))) {
-            (Some(x), Some(y)) => DeviceAction::Tap { x, y },
-            _ => return ShellOutput::fail(1, USAGE),
-        },
-        ["swipe", x1, y1, x2, y2, rest @ ..] => {
-            let p: Vec<i32> = [x1, y1, x2, y2]
-                .iter()
-                .filter_map(|a| number(Some(a)))
-                .collect();
-            let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
-            if p.len() != 4 {
-                return ShellOutput::fail(1, USAGE);
-            }
-            let still = (p[0] - p[2]).abs() < 24 && (p[1] - p[3]).abs() < 24;
-            if still && duration_ms >= LONG_PRESS_MS {
-                DeviceAction::LongPress { x: p[0], y: p[1] }
-            } else {
-                DeviceAction::Swipe {
-                    x1: p[0],
-                    y1: p[1],
-                    x2: p[2],
-                    y2: p[3],
-                    duration_ms,
-                }
-            }
-        }
-        ["keyevent", code] => match *code {
-            "3" | "KEYCODE_HOME" => DeviceAction::Key { key: Key::Home },
-            "4" | "KEYCODE_BACK" => DeviceAction::Key { key: Key::Back },
-            "66" | "KEYCODE_ENTER" => DeviceAction::Key { key: Key::Enter },
-            // Other keys (volume, power, …) reach no simulated control.
-            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => {
-                return ShellOutput::ok(Vec::new())
-            }
-            _ => return ShellOutput::fail(1, USAGE),
-        },
-        ["text", text] => {
-            if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
-                return ShellOutput::fail(
-                    1,
-                    format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
-                );
-            }
-            DeviceAction::Text {
-                text: text.replace("%s", " "),
-            }
-        }
-        _ => return ShellOutput::fail(1, USAGE),
-    };
-    act(inner, &action)
-}
-
-fn act(inner: &mut Inner, action: &DeviceAction) -> ShellOutput {
-    match inner.sim.act(action) {
-        Ok(()) => ShellOutput::ok(Vec::new()),
-        Err(e) => ShellOutput::fail(1, e),
     }
 }
 

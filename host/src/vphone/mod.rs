@@ -24,6 +24,7 @@
 //! phone's loopback is the host's — so a test can play the phone's server.
 
 mod commands;
+mod input;
 mod jobs;
 mod records;
 pub mod script;
