@@ -9,7 +9,7 @@ use base64::Engine;
 use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
-use crate::apps::{self, ALARMS_KEY};
+use crate::apps::ALARMS_KEY;
 use crate::phone::{DeviceAction, Intent, Phone, PhoneError};
 use crate::sim::layout;
 use crate::task::Task;
@@ -48,17 +48,25 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "cmd" => cmd(inner, &rest),
         "am" => am(inner, &rest),
         "monkey" => monkey(inner, &rest),
-        "dumpsys" => dumpsys(inner, &rest),
+        "dumpsys" => super::system::dumpsys(inner, &rest),
         "ime" => ime(inner, &rest),
-        "pm" => pm(inner, &rest),
+        "pm" => super::system::pm(inner, &rest),
         "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
         "find" => super::records::find(inner, &rest),
+        "logcat" => logcat(&rest),
         "droidscore-sim" => control(inner, tasks, &rest),
         other => ShellOutput::fail(
             127,
             format_args!("/system/bin/sh: {other}: inaccessible or not found"),
         ),
     }
+}
+
+/// `logcat [ARGS]`: the virtual phone keeps no log. `-c`/`--clear` clears
+/// nothing; every other form prints nothing and exits, where a phone's
+/// `logcat` without `-d` would go on waiting for lines.
+fn logcat(_args: &[&str]) -> ShellOutput {
+    ShellOutput::ok(Vec::new())
 }
 
 fn echo(args: &[&str]) -> ShellOutput {
@@ -98,8 +106,15 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
 }
 
 fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let force = args.contains(&"-f");
+    let flags: String = args.iter().filter_map(|a| a.strip_prefix('-')).collect();
+    let force = flags.contains('f');
+    let recursive = flags.contains('r') || flags.contains('R');
     for f in args.iter().filter(|a| !a.starts_with('-')) {
+        if recursive && inner.is_dir(f) {
+            let dir = format!("{}/", f.trim_end_matches('/'));
+            inner.files.retain(|path, _| !path.starts_with(&dir));
+            continue;
+        }
         if inner.files.remove(*f).is_none() && !force {
             return ShellOutput::fail(1, format_args!("rm: {f}: No such file or directory"));
         }
@@ -332,6 +347,11 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                     "-a" => intent.0 = it.next().copied(),
                     "-c" => intent.1 = it.next().copied(),
                     "-n" => intent.2 = it.next().copied(),
+                    // A data URI: the simulator has no app that views one,
+                    // so the action alone decides (and fails to resolve).
+                    "-d" => {
+                        it.next();
+                    }
                     other => {
                         return ShellOutput::fail(
                             255,
@@ -392,25 +412,6 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
 }
 
-fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let (package, activity) = inner.sim.focused_activity();
-    let component = if activity.starts_with('.') {
-        format!("{package}/{package}{activity}")
-    } else {
-        format!("{package}/{activity}")
-    };
-    match args.first() {
-        Some(&"window") => ShellOutput::ok(format!(
-            "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{5e1a9c0 u0 {component}}}\n  mFocusedApp=ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
-        )),
-        Some(&"activity") => ShellOutput::ok(format!(
-            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
-        )),
-        Some(other) => ShellOutput::ok(format!("Can't find service: {other}\n")),
-        None => ShellOutput::ok("Currently running services:\n  activity\n  window\n"),
-    }
-}
-
 fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["list", "-s"] | ["list", "-s", "-a"] => {
@@ -421,25 +422,6 @@ fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ShellOutput::ok(list)
         }
         _ => ShellOutput::fail(255, "usage: ime list -s"),
-    }
-}
-
-fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    match args {
-        ["list", "packages", ..] => {
-            let mut packages: Vec<&str> = vec![apps::LAUNCHER, apps::SETTINGS, apps::CLOCK];
-            packages.extend(apps::APPS.iter().map(|(_, p)| *p));
-            if inner.adbkeyboard {
-                packages.push("com.android.adbkeyboard");
-            }
-            ShellOutput::ok(
-                packages
-                    .iter()
-                    .map(|p| format!("package:{p}\n"))
-                    .collect::<String>(),
-            )
-        }
-        _ => ShellOutput::fail(255, "usage: pm list packages"),
     }
 }
 
