@@ -11,6 +11,9 @@ cd "$(dirname "$0")/.."
 echo "== installing Debian's adb"
 bash scripts/install-adb.sh
 
+echo "== the PyPI adb clients (adbutils, adb-shell; pinned, with pip)"
+bash scripts/install-pyclients.sh
+
 # Build every test target once, with the whole workspace's features unified
 # (mistral.rs turns features on in shared crates; building one package alone
 # would resolve them differently and build mistral.rs a second time).

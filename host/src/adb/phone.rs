@@ -385,6 +385,12 @@ impl Phone for AdbPhone {
                 }
                 Ok(())
             }
+            DeviceAction::DoubleTap { .. }
+            | DeviceAction::Drag { .. }
+            | DeviceAction::Keycode { .. }
+            | DeviceAction::ClearText => {
+                Err(PhoneError::Unsupported(format!("{action:?} (issue 20)")))
+            }
         }
     }
 

@@ -5,7 +5,10 @@
 //! CLSE(0, remote-id) to refuse it. A stream's answer goes out as WRTE packets
 //! of at most the peer's maxdata, one at a time: the next waits for the peer's
 //! OKAY. Every WRTE the peer sends is acknowledged with OKAY at once. When the
-//! answer is flushed the stream ends with CLSE; a CLSE from the peer drops it.
+//! answer is flushed the stream ends with CLSE; a CLSE from the peer drops it
+//! and is answered with ours, as adbd answers it (AOSP packages/modules/adb
+//! sockets.cpp, `local_socket_close` → `remote_socket_shutdown`; read at
+//! LineageOS/android_packages_modules_adb 0679858).
 //!
 //! Streams interleave freely on the connection: the state below is per
 //! stream, and the one thread reading the socket drives them all. A service
@@ -138,11 +141,18 @@ impl Connection<'_> {
                 self.pump(arg1)
             }
             A_CLSE => {
-                if self.stream_mut(arg1, arg0).is_some() {
-                    tracing::debug!(local_id = arg1, "adbd: peer closed stream");
-                    self.streams.remove(&arg1);
-                }
-                Ok(())
+                // adbd answers a peer's CLSE with its own (sockets.cpp:
+                // local_socket_close shuts its remote socket down, and
+                // remote_socket_shutdown sends CLSE): a client that closes
+                // first, as adb-shell does after every sync, waits for it. The
+                // adb server ignores a CLSE for a stream it has dropped.
+                let Some(stream) = self.stream_mut(arg1, arg0) else {
+                    return Ok(());
+                };
+                let remote_id = stream.remote_id;
+                tracing::debug!(local_id = arg1, "adbd: peer closed stream");
+                self.streams.remove(&arg1);
+                self.send(Packet::new(A_CLSE, arg1, remote_id, Vec::new()))
             }
             A_AUTH => {
                 tracing::debug!("adbd: AUTH ignored: we never ask for it");
@@ -186,6 +196,17 @@ impl Connection<'_> {
         };
         if let Service::Tcp(port) = service {
             return self.open_tcp(remote_id, port, max_payload);
+        }
+        // adbd opens the file first and refuses the OPEN when it cannot.
+        if let Service::Dev(path) = &service {
+            if self
+                .device
+                .stat(path)
+                .is_none_or(|(mode, _, _)| mode & 0o170000 != 0o100000)
+            {
+                tracing::debug!(path, "adbd: dev: no such file");
+                return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
+            }
         }
         let local_id = self.allocate_id();
         tracing::debug!(service = name_text, local_id, remote_id, "adbd: OPEN");

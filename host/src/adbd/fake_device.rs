@@ -5,7 +5,7 @@
 
 use std::{collections::HashMap, sync::Mutex};
 
-use super::{Device, ShellOutput, SyncFail};
+use super::{Device, DirEntry, ShellOutput, SyncFail};
 
 /// A phone with a handful of commands and a flat file table.
 #[derive(Debug, Default)]
@@ -63,7 +63,8 @@ impl Device for FakeDevice {
         }
     }
 
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
+    /// The mtime is not kept: `stat` gives every file the same one.
+    fn push(&self, path: &str, mode: u32, _mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         if path.starts_with("/system/") {
             return Err("couldn't create file: Read-only file system".into());
         }
@@ -86,5 +87,35 @@ impl Device for FakeDevice {
         }
         let (mode, data) = self.file(path)?;
         Some((mode, data.len() as u32, 1_700_000_000))
+    }
+
+    /// The files directly in `path`, by name, after `.` and `..`; empty
+    /// when no file is in it.
+    fn list(&self, path: &str) -> Vec<DirEntry> {
+        let dir = format!("{}/", path.trim_end_matches('/'));
+        let mut names: Vec<(String, u32, u32)> = self
+            .files
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|(p, (mode, data))| {
+                let name = p.strip_prefix(&dir)?;
+                (!name.contains('/')).then(|| (name.to_owned(), *mode, data.len() as u32))
+            })
+            .collect();
+        if names.is_empty() {
+            return Vec::new();
+        }
+        names.sort();
+        let dirs = [".", ".."].map(|n| (n.to_owned(), 0o040771, 4096));
+        dirs.into_iter()
+            .chain(names)
+            .map(|(name, mode, size)| DirEntry {
+                name,
+                mode,
+                size,
+                mtime: 1_700_000_000,
+            })
+            .collect()
     }
 }

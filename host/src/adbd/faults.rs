@@ -156,11 +156,11 @@ impl Device for Faulty {
         self.inner.shell(command)
     }
 
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
+    fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         if !self.admit() {
             return Err(SyncFail::from("the virtual phone dropped this connection"));
         }
-        self.inner.push(path, mode, data)
+        self.inner.push(path, mode, mtime, data)
     }
 
     fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
@@ -172,6 +172,10 @@ impl Device for Faulty {
 
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
         self.inner.stat(path)
+    }
+
+    fn list(&self, path: &str) -> Vec<crate::adbd::DirEntry> {
+        self.inner.list(path)
     }
 
     fn connect_tcp(&self, port: u16) -> io::Result<std::net::TcpStream> {

@@ -68,6 +68,16 @@ impl From<&str> for SyncFail {
     }
 }
 
+/// One entry of a sync LIST answer (a DENT): its name within the directory
+/// and its lstat's mode, size and mtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub mode: u32,
+    pub size: u32,
+    pub mtime: u32,
+}
+
 /// The phone behind the wire: everything device-specific. Called from the
 /// connection threads, so Send + Sync; implementors lock their own state.
 pub trait Device: Send + Sync {
@@ -77,15 +87,24 @@ pub trait Device: Send + Sync {
     fn banner(&self) -> String;
     /// Run one command line (the text after `shell:` / `shell,v2,...:` / `exec:`).
     fn shell(&self, command: &str) -> ShellOutput;
-    /// sync SEND: a file was pushed (path, mode, bytes). `mode` is as the
-    /// client sent it: the local file's `st_mode`, e.g. `0o100644`.
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail>;
+    /// sync SEND: a file was pushed (path, mode, mtime, bytes). `mode` is as
+    /// the client sent it: the local file's `st_mode`, e.g. `0o100644`;
+    /// `mtime` is what its DONE carried (seconds since the epoch), which
+    /// adbd sets on the file.
+    fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail>;
     /// sync RECV: the file at path, or why not (e.g. "No such file or directory").
     fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail>;
     /// sync STAT/LSTAT: (mode, size, mtime) or None when absent. `mode` is a
     /// full `st_mode` with the file type: `0o100644` for a file, `0o040755`
     /// for a directory (`adb push` to a directory appends the file's name).
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)>;
+    /// sync LIST: the directory's entries as adbd's `readdir` gives them
+    /// (`.` and `..` included), each with its lstat; empty when `path` is
+    /// no directory (adbd answers DONE alone then). By default empty.
+    fn list(&self, path: &str) -> Vec<DirEntry> {
+        let _ = path;
+        Vec::new()
+    }
     /// `tcp:PORT`: a connection to PORT on the device's own loopback, which
     /// `adb forward tcp:LOCAL tcp:PORT` relays. By default refused, as adbd
     /// refuses a port nothing listens on.

@@ -10,6 +10,17 @@
 //! - `tcp:PORT`: a TCP connection to PORT on the device, see `relay` (what
 //!   `adb forward tcp:LOCAL tcp:PORT` opens for each connection to LOCAL).
 //!
+//! - `root:`: adbd's answer on a production build, which cannot restart as
+//!   root (AOSP packages/modules/adb daemon/restart_service.cpp); the
+//!   virtual phone's fingerprint says `user/release-keys`.
+//!
+//! - `dev:PATH`: the file's bytes (adbd opens the path; a file it cannot
+//!   open refuses the OPEN);
+//! - `reverse:list-forward` and `reverse:killforward-all`: as adbd answers on
+//!   the device (`handle_forward_request`, adb.cpp): the list as a hex-length
+//!   string (`0000`: there are no reverse forwards), and `OKAY`; creating a
+//!   reverse forward is answered `FAIL` with a hex-length message.
+//!
 //! Everything else is refused, as adbd refuses: CLSE in answer to the OPEN.
 
 use super::{Device, ShellOutput};
@@ -30,7 +41,25 @@ pub(crate) enum Service {
     Exec(String),
     Sync,
     Tcp(u16),
+    Root,
+    Dev(String),
+    Reverse(String),
 }
+
+/// What the device side of a `reverse:` request answers.
+fn reverse(request: &str) -> Vec<u8> {
+    match request {
+        "list-forward" => b"0000".to_vec(),
+        "killforward-all" => b"OKAY".to_vec(),
+        _ => {
+            let message = "the virtual phone has no reverse forwards";
+            format!("FAIL{:04x}{message}", message.len()).into_bytes()
+        }
+    }
+}
+
+/// `restart_root_service`'s message when the build is not debuggable.
+const NO_ROOT: &[u8] = b"adbd cannot run as root in production builds\n";
 
 impl Service {
     /// The service an OPEN payload names (NUL-terminated on the wire), or
@@ -52,6 +81,9 @@ impl Service {
             "sync" if head == "sync" => Some(Service::Sync),
             // `tcp:PORT:HOST` (another host, from the device) is not offered.
             "tcp" if head == "tcp" => command.parse().ok().map(Service::Tcp),
+            "root" if head == "root" && command.is_empty() => Some(Service::Root),
+            "dev" if head == "dev" && !command.is_empty() => Some(Service::Dev(command.to_owned())),
+            "reverse" if head == "reverse" => Some(Service::Reverse(command.to_owned())),
             _ => None,
         }
     }
@@ -78,6 +110,10 @@ pub(crate) fn run_one_shot(
             Some(encode_shell(&device.shell(command), *v2, max_packet))
         }
         Service::Exec(command) => Some(device.shell(command).stdout),
+        Service::Root => Some(NO_ROOT.to_vec()),
+        Service::Reverse(request) => Some(reverse(request)),
+        // The connection refused the OPEN already when the file is absent.
+        Service::Dev(path) => Some(device.pull(path).unwrap_or_default()),
         Service::Sync | Service::Tcp(_) => None,
     }
 }

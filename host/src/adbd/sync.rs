@@ -17,6 +17,7 @@ const ID_STAT: u32 = id(b"STAT");
 const ID_STA2: u32 = id(b"STA2");
 const ID_LST2: u32 = id(b"LST2");
 const ID_LIST: u32 = id(b"LIST");
+const ID_DENT: u32 = id(b"DENT");
 const ID_SEND: u32 = id(b"SEND");
 const ID_RECV: u32 = id(b"RECV");
 const ID_DATA: u32 = id(b"DATA");
@@ -105,9 +106,16 @@ impl SyncSession {
         match id {
             ID_STAT => stat_v1(out, device.stat(path)),
             ID_STA2 | ID_LST2 => stat_v2(out, id, device.stat(path)),
-            // No listings: an empty directory. `adb push` and `adb pull` of
-            // one file never ask.
+            // do_list: a DENT per entry (mode, size, mtime, name length,
+            // then the name), then a DENT-shaped DONE of zeros.
             ID_LIST => {
+                for entry in device.list(path) {
+                    put(out, ID_DENT, entry.mode);
+                    out.extend_from_slice(&entry.size.to_le_bytes());
+                    out.extend_from_slice(&entry.mtime.to_le_bytes());
+                    out.extend_from_slice(&(entry.name.len() as u32).to_le_bytes());
+                    out.extend_from_slice(entry.name.as_bytes());
+                }
                 put(out, ID_DONE, 0);
                 out.extend_from_slice(&[0; 12]);
             }
@@ -166,9 +174,10 @@ impl SyncSession {
                 self.sending = Some(upload);
                 Step::Continue(8 + len)
             }
+            // DONE's value is the file's mtime.
             ID_DONE => {
                 tracing::debug!(path = upload.path, bytes = upload.data.len(), "sync push");
-                match device.push(&upload.path, upload.mode, upload.data) {
+                match device.push(&upload.path, upload.mode, value, upload.data) {
                     Ok(()) => {
                         put(out, ID_OKAY, 0);
                         Step::Continue(8)
@@ -329,6 +338,37 @@ mod tests {
         assert!(!open);
         let message = b"open failed: No such file or directory";
         assert_eq!(out, request(b"FAIL", message));
+    }
+
+    #[test]
+    fn list_sends_a_dent_per_entry_then_done() {
+        let device = FakeDevice::default();
+        device.put_file("/sdcard/b.txt", 0o100600, b"12345");
+        device.put_file("/sdcard/sub/c.txt", 0o100644, b"x");
+        let mut session = SyncSession::default();
+        let (open, out) = run(&mut session, &device, &request(b"LIST", b"/sdcard"));
+        assert!(open);
+        let mut at = 0;
+        let mut names = Vec::new();
+        while &out[at..at + 4] == b"DENT" {
+            let word = |i: usize| u32::from_le_bytes(out[at + i..at + i + 4].try_into().unwrap());
+            let len = word(16) as usize;
+            let name = String::from_utf8(out[at + 20..at + 20 + len].to_vec()).unwrap();
+            names.push((name, word(4), word(8)));
+            at += 20 + len;
+        }
+        assert_eq!(
+            names,
+            [
+                (".".to_owned(), 0o040771, 4096),
+                ("..".to_owned(), 0o040771, 4096),
+                ("b.txt".to_owned(), 0o100600, 5),
+            ]
+        );
+        assert_eq!(&out[at..], [&b"DONE"[..], &[0; 16]].concat());
+
+        let (_, out) = run(&mut session, &device, &request(b"LIST", b"/nowhere"));
+        assert_eq!(out, [&b"DONE"[..], &[0; 16]].concat());
     }
 
     #[test]

@@ -124,9 +124,53 @@ fn a_peer_clse_drops_the_stream() {
     let (ours, theirs) = client.open("exec:big 100000").unwrap();
     client.next_write(ours, theirs).unwrap();
     client.send(&Packet::new(A_CLSE, ours, theirs, Vec::new()));
-    // A late OKAY for the dropped stream sends nothing more on it.
+    // Answered with the device's own CLSE, as adbd answers it.
+    let echo = client.recv();
+    assert_eq!(
+        (echo.command, echo.arg0, echo.arg1),
+        (A_CLSE, theirs, ours),
+        "{echo:?}"
+    );
+    // A late OKAY, or a second CLSE, for the dropped stream sends nothing.
     client.okay(ours, theirs);
+    client.send(&Packet::new(A_CLSE, ours, theirs, Vec::new()));
+    assert_eq!(client.recv_within(Duration::from_millis(200)), None);
     assert_eq!(client.run("exec:echo next"), b"next\n");
+}
+
+/// adb-shell's way: a sync request answered, then the client closes first
+/// and waits for the device's CLSE before it opens the next stream.
+#[test]
+fn a_sync_stream_closed_by_the_client_is_closed_back() {
+    let (server, device) = serve_fake();
+    device.put_file("/sdcard/f", 0o100644, b"abc");
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("sync:").unwrap();
+    let stat = [&b"STAT"[..], &9u32.to_le_bytes(), b"/sdcard/f"].concat();
+    client.write(ours, theirs, &stat);
+    let answer = client.next_write(ours, theirs).unwrap();
+    assert_eq!(&answer[..4], b"STAT");
+    client.okay(ours, theirs);
+    client.send(&Packet::new(A_CLSE, ours, theirs, Vec::new()));
+    assert_eq!(client.next_write(ours, theirs), None, "the device's CLSE");
+}
+
+#[test]
+fn root_dev_and_reverse_answer_as_adbd_does_on_a_user_build() {
+    let (server, device) = serve_fake();
+    device.put_file("/data/local/tmp/hello.txt", 0o100644, b"hello");
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(
+        client.run("root:"),
+        b"adbd cannot run as root in production builds\n"
+    );
+    assert_eq!(client.run("dev:/data/local/tmp/hello.txt"), b"hello");
+    let refused = client.open("dev:/data/local/tmp/missing").unwrap_err();
+    assert_eq!((refused.command, refused.arg0), (A_CLSE, 0));
+    assert_eq!(client.run("reverse:list-forward"), b"0000");
+    assert_eq!(client.run("reverse:killforward-all"), b"OKAY");
+    let fail = client.run("reverse:forward:tcp:1;tcp:2");
+    assert!(fail.starts_with(b"FAIL0029the virtual phone"), "{fail:?}");
 }
 
 #[test]

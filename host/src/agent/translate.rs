@@ -65,6 +65,10 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
                     .map(|e| e.index);
                 Action::Scroll { direction, index }
             }
+            DeviceAction::DoubleTap { .. }
+            | DeviceAction::Drag { .. }
+            | DeviceAction::Keycode { .. }
+            | DeviceAction::ClearText => return None,
         },
         Decision::Complete => Action::Status { complete: true },
         Decision::Infeasible(_) => Action::Status { complete: false },

@@ -8,6 +8,7 @@ mod backend;
 #[cfg(test)]
 mod boundary_test;
 mod deploy;
+pub mod keycode;
 mod setting;
 
 pub use backend::{Backend, Prepared};
@@ -99,6 +100,26 @@ pub enum DeviceAction {
     Launch {
         package: String,
     },
+    /// Two taps at one point within the double-tap timeout.
+    DoubleTap {
+        x: i32,
+        y: i32,
+    },
+    /// Press, hold, move to the end point and release: a drag and drop
+    /// (a long press that moves), unlike a swipe's fling.
+    Drag {
+        x1: i32,
+        y1: i32,
+        x2: i32,
+        y2: i32,
+        duration_ms: u32,
+    },
+    /// Any other key code (`input keyevent N`): see [`keycode`].
+    Keycode {
+        code: u32,
+    },
+    /// Empty the focused text field.
+    ClearText,
 }
 
 /// A swipe over half of a list's height that moves its content towards the

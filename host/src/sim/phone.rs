@@ -571,6 +571,12 @@ impl Phone for SimPhone {
                 self.state.step += 1;
                 return result;
             }
+            DeviceAction::DoubleTap { .. }
+            | DeviceAction::Drag { .. }
+            | DeviceAction::Keycode { .. }
+            | DeviceAction::ClearText => {
+                return Err(PhoneError::Unsupported(format!("{action:?} (issue 20)")))
+            }
         }
         self.state.step += 1;
         Ok(())

@@ -9,8 +9,8 @@ use base64::Engine;
 use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
-use crate::apps::{self, ALARMS_KEY};
-use crate::phone::{DeviceAction, Intent, Key, Phone, PhoneError};
+use crate::apps::ALARMS_KEY;
+use crate::phone::{DeviceAction, Intent, Phone, PhoneError};
 use crate::sim::layout;
 use crate::task::Task;
 use crate::uiautomator;
@@ -19,8 +19,6 @@ use crate::uiautomator;
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 /// ADBKeyBoard's input method, as `ime list -s` lists it.
 const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
-/// Holding a touch this long without moving is a long press (ViewConfiguration).
-const LONG_PRESS_MS: u32 = 400;
 
 /// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
 pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u8]) -> ShellOutput {
@@ -44,23 +42,31 @@ pub(super) fn run(inner: &mut Inner, tasks: &[Task], args: &[String], stdin: &[u
         "wm" => wm(&rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
-        "input" => input(inner, &rest),
+        "input" => super::input::input(inner, &rest),
         "settings" => settings(inner, &rest),
         "svc" => svc(inner, &rest),
         "cmd" => cmd(inner, &rest),
         "am" => am(inner, &rest),
         "monkey" => monkey(inner, &rest),
-        "dumpsys" => dumpsys(inner, &rest),
+        "dumpsys" => super::system::dumpsys(inner, &rest),
         "ime" => ime(inner, &rest),
-        "pm" => pm(inner, &rest),
+        "pm" => super::system::pm(inner, &rest),
         "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
         "find" => super::records::find(inner, &rest),
+        "logcat" => logcat(&rest),
         "droidscore-sim" => control(inner, tasks, &rest),
         other => ShellOutput::fail(
             127,
             format_args!("/system/bin/sh: {other}: inaccessible or not found"),
         ),
     }
+}
+
+/// `logcat [ARGS]`: the virtual phone keeps no log. `-c`/`--clear` clears
+/// nothing; every other form prints nothing and exits, where a phone's
+/// `logcat` without `-d` would go on waiting for lines.
+fn logcat(_args: &[&str]) -> ShellOutput {
+    ShellOutput::ok(Vec::new())
 }
 
 fn echo(args: &[&str]) -> ShellOutput {
@@ -100,8 +106,15 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
 }
 
 fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let force = args.contains(&"-f");
+    let flags: String = args.iter().filter_map(|a| a.strip_prefix('-')).collect();
+    let force = flags.contains('f');
+    let recursive = flags.contains('r') || flags.contains('R');
     for f in args.iter().filter(|a| !a.starts_with('-')) {
+        if recursive && inner.is_dir(f) {
+            let dir = format!("{}/", f.trim_end_matches('/'));
+            inner.files.retain(|path, _| !path.starts_with(&dir));
+            continue;
+        }
         if inner.files.remove(*f).is_none() && !force {
             return ShellOutput::fail(1, format_args!("rm: {f}: No such file or directory"));
         }
@@ -244,73 +257,6 @@ fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
 }
 
-fn number(arg: Option<&&str>) -> Option<i32> {
-    arg.and_then(|a| a.parse::<f32>().ok())
-        .map(|v| v.round() as i32)
-}
-
-fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    const USAGE: &str = "Usage: input [<source>] <command> [<arg>...]";
-    let action = match args {
-        ["tap", x, y] => match (number(Some(x)), number(Some(y))) {
-            (Some(x), Some(y)) => DeviceAction::Tap { x, y },
-            _ => return ShellOutput::fail(1, USAGE),
-        },
-        ["swipe", x1, y1, x2, y2, rest @ ..] => {
-            let p: Vec<i32> = [x1, y1, x2, y2]
-                .iter()
-                .filter_map(|a| number(Some(a)))
-                .collect();
-            let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
-            if p.len() != 4 {
-                return ShellOutput::fail(1, USAGE);
-            }
-            let still = (p[0] - p[2]).abs() < 24 && (p[1] - p[3]).abs() < 24;
-            if still && duration_ms >= LONG_PRESS_MS {
-                DeviceAction::LongPress { x: p[0], y: p[1] }
-            } else {
-                DeviceAction::Swipe {
-                    x1: p[0],
-                    y1: p[1],
-                    x2: p[2],
-                    y2: p[3],
-                    duration_ms,
-                }
-            }
-        }
-        ["keyevent", code] => match *code {
-            "3" | "KEYCODE_HOME" => DeviceAction::Key { key: Key::Home },
-            "4" | "KEYCODE_BACK" => DeviceAction::Key { key: Key::Back },
-            "66" | "KEYCODE_ENTER" => DeviceAction::Key { key: Key::Enter },
-            // Other keys (volume, power, …) reach no simulated control.
-            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => {
-                return ShellOutput::ok(Vec::new())
-            }
-            _ => return ShellOutput::fail(1, USAGE),
-        },
-        ["text", text] => {
-            if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
-                return ShellOutput::fail(
-                    1,
-                    format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
-                );
-            }
-            DeviceAction::Text {
-                text: text.replace("%s", " "),
-            }
-        }
-        _ => return ShellOutput::fail(1, USAGE),
-    };
-    act(inner, &action)
-}
-
-fn act(inner: &mut Inner, action: &DeviceAction) -> ShellOutput {
-    match inner.sim.act(action) {
-        Ok(()) => ShellOutput::ok(Vec::new()),
-        Err(e) => ShellOutput::fail(1, e),
-    }
-}
-
 fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     const NAMESPACES: [&str; 3] = ["system", "secure", "global"];
     match args {
@@ -401,6 +347,11 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
                     "-a" => intent.0 = it.next().copied(),
                     "-c" => intent.1 = it.next().copied(),
                     "-n" => intent.2 = it.next().copied(),
+                    // A data URI: the simulator has no app that views one,
+                    // so the action alone decides (and fails to resolve).
+                    "-d" => {
+                        it.next();
+                    }
                     other => {
                         return ShellOutput::fail(
                             255,
@@ -461,25 +412,6 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
 }
 
-fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let (package, activity) = inner.sim.focused_activity();
-    let component = if activity.starts_with('.') {
-        format!("{package}/{package}{activity}")
-    } else {
-        format!("{package}/{activity}")
-    };
-    match args.first() {
-        Some(&"window") => ShellOutput::ok(format!(
-            "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{5e1a9c0 u0 {component}}}\n  mFocusedApp=ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
-        )),
-        Some(&"activity") => ShellOutput::ok(format!(
-            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{8b3f2d1 u0 {package}/{activity} t12}}\n"
-        )),
-        Some(other) => ShellOutput::ok(format!("Can't find service: {other}\n")),
-        None => ShellOutput::ok("Currently running services:\n  activity\n  window\n"),
-    }
-}
-
 fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["list", "-s"] | ["list", "-s", "-a"] => {
@@ -490,25 +422,6 @@ fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             ShellOutput::ok(list)
         }
         _ => ShellOutput::fail(255, "usage: ime list -s"),
-    }
-}
-
-fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    match args {
-        ["list", "packages", ..] => {
-            let mut packages: Vec<&str> = vec![apps::LAUNCHER, apps::SETTINGS, apps::CLOCK];
-            packages.extend(apps::APPS.iter().map(|(_, p)| *p));
-            if inner.adbkeyboard {
-                packages.push("com.android.adbkeyboard");
-            }
-            ShellOutput::ok(
-                packages
-                    .iter()
-                    .map(|p| format!("package:{p}\n"))
-                    .collect::<String>(),
-            )
-        }
-        _ => ShellOutput::fail(255, "usage: pm list packages"),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The virtual phone: the simulator behind adbd's wire protocol, so the real
 //! `adb` binary — and through it our adb backend — drives it like a phone.
 //! `script` parses command lines, `commands` answers the commands a phone
-//! answers (`uiautomator dump`, `screencap`, `input`, `settings`, `am`, …);
+//! answers (`uiautomator dump`, `screencap`, `input`, `settings`, `am`, …),
+//! `system` the dumps and package lists adb clients parse (`dumpsys`, `pm`);
 //! anything else gets the error a phone's shell gives. It never runs a host
 //! command: every command is a function here.
 //!
@@ -24,17 +25,19 @@
 //! phone's loopback is the host's — so a test can play the phone's server.
 
 mod commands;
+mod input;
 mod jobs;
 mod records;
 pub mod script;
 mod state;
+mod system;
 
 pub use state::{DumpFailure, Job, Loaded, MANUFACTURER, MODEL};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::adbd::{Device, ShellOutput, SyncFail};
+use crate::adbd::{Device, DirEntry, ShellOutput, SyncFail};
 use crate::apps::{PhoneSetup, SetupError};
 use crate::sim::SimPhone;
 use crate::task::Task;
@@ -59,6 +62,10 @@ impl VirtualPhone {
                 loaded: None,
                 files: BTreeMap::new(),
                 modes: BTreeMap::new(),
+                mtimes: BTreeMap::new(),
+                booted: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as u32),
                 jobs: Vec::new(),
                 fail_dumps: 0,
                 failure: DumpFailure::Idle,
@@ -165,10 +172,15 @@ impl Device for VirtualPhone {
         self.run(command)
     }
 
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
+    fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         let mut inner = self.lock();
+        if inner.is_dir(path) {
+            // adbd's open(2) of a directory for writing.
+            return Err("couldn't create file: Is a directory".into());
+        }
         inner.files.insert(path.to_string(), data);
         inner.modes.insert(path.to_string(), mode & 0o7777);
+        inner.mtimes.insert(path.to_string(), mtime);
         Ok(())
     }
 
@@ -181,12 +193,32 @@ impl Device for VirtualPhone {
     }
 
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
+        self.lock().stat(path)
+    }
+
+    fn list(&self, path: &str) -> Vec<DirEntry> {
         let inner = self.lock();
-        if let Some(data) = inner.files.get(path) {
-            let mode = inner.modes.get(path).copied().unwrap_or(0o644);
-            return Some((0o100000 | mode, data.len() as u32, 0));
-        }
-        inner.is_dir(path).then_some((0o040771, 4096, 0))
+        let dir = path.trim_end_matches('/');
+        let Some(names) = inner.entries(path) else {
+            return Vec::new();
+        };
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let full = match name.as_str() {
+                    "." => dir.to_owned(),
+                    ".." => dir.rsplit_once('/').map_or("", |(up, _)| up).to_owned(),
+                    _ => format!("{dir}/{name}"),
+                };
+                let (mode, size, mtime) = inner.stat(&full)?;
+                Some(DirEntry {
+                    name,
+                    mode,
+                    size,
+                    mtime,
+                })
+            })
+            .collect()
     }
 
     /// The phone's loopback is this machine's: a forward to `tcp:PORT`
@@ -230,7 +262,7 @@ impl crate::adb::Transport for InProcess {
     }
 
     fn push(&mut self, data: &[u8], remote: &str) -> Result<(), crate::adb::AdbError> {
-        Device::push(&*self.phone, remote, 0o644, data.to_vec())
+        Device::push(&*self.phone, remote, 0o644, 0, data.to_vec())
             .map_err(|SyncFail(why)| crate::adb::AdbError::Server(why))
     }
 

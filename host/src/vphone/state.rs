@@ -39,6 +39,12 @@ pub(super) struct Inner {
     pub(super) files: BTreeMap<String, Vec<u8>>,
     /// Their permission bits (`chmod`, or as pushed), where known.
     pub(super) modes: BTreeMap<String, u32>,
+    /// Their mtimes as pushed (sync DONE's value), where known; others
+    /// date from `booted`.
+    pub(super) mtimes: BTreeMap<String, u32>,
+    /// When this phone was made (seconds since the epoch): the mtime of its
+    /// directories and of files its commands wrote.
+    pub(super) booted: u32,
     /// Background commands, recorded and never run.
     pub(super) jobs: Vec<Job>,
     pub(super) fail_dumps: u32,
@@ -70,10 +76,50 @@ impl Inner {
     /// Directories: the usual push targets, and any parent of a stored file.
     pub(super) fn is_dir(&self, path: &str) -> bool {
         let dir = path.trim_end_matches('/');
-        ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""].contains(&dir)
-            || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
+        FIXED_DIRS.contains(&dir) || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
+    }
+
+    /// A file's (mode, size, mtime) as sync STAT gives it, or a directory's.
+    pub(super) fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
+        if let Some(data) = self.files.get(path) {
+            let mode = self.modes.get(path).copied().unwrap_or(0o644);
+            let mtime = self.mtimes.get(path).copied().unwrap_or(self.booted);
+            return Some((0o100000 | mode, data.len() as u32, mtime));
+        }
+        self.is_dir(path).then_some((DIR_MODE, 4096, self.booted))
+    }
+
+    /// The names directly in directory `path` (files and directories),
+    /// sorted and once each, after `.` and `..`; None when it is no directory.
+    pub(super) fn entries(&self, path: &str) -> Option<Vec<String>> {
+        if !self.is_dir(path) {
+            return None;
+        }
+        let dir = format!("{}/", path.trim_end_matches('/'));
+        let below = self
+            .files
+            .keys()
+            .map(String::as_str)
+            .chain(FIXED_DIRS.iter().copied())
+            .filter_map(|p| p.strip_prefix(&dir))
+            .filter_map(|rest| rest.split('/').next())
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned);
+        let names: std::collections::BTreeSet<String> = below.collect();
+        Some(
+            [".".to_owned(), "..".to_owned()]
+                .into_iter()
+                .chain(names)
+                .collect(),
+        )
     }
 }
+
+/// The directories that exist with nothing in them: the usual push targets
+/// and their parents ("" is `/`).
+const FIXED_DIRS: [&str; 5] = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""];
+/// A directory's st_mode (`drwxrwx--x`, as /sdcard is on a phone).
+const DIR_MODE: u32 = 0o040771;
 
 /// Why `droidscore-sim load` (or `sim serve --task`) loaded nothing.
 #[derive(Debug, thiserror::Error)]

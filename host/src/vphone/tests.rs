@@ -201,7 +201,14 @@ fn adbkeyboard_types_non_ascii_only_when_installed() {
 #[test]
 fn a_background_command_is_recorded_not_run_and_kill_acts_on_the_record() {
     let phone = phone();
-    Device::push(&phone, "/data/local/tmp/server", 0o644, b"\x7fELF".to_vec()).unwrap();
+    Device::push(
+        &phone,
+        "/data/local/tmp/server",
+        0o644,
+        0,
+        b"\x7fELF".to_vec(),
+    )
+    .unwrap();
     // Not executable yet: it exits at once, saying why in its log.
     let line =
         "cd /data/local/tmp; nohup ./server serve --port 1 > s.log 2>&1 < /dev/null & echo $!";
@@ -253,7 +260,7 @@ fn a_background_command_is_recorded_not_run_and_kill_acts_on_the_record() {
 #[test]
 fn sha256sum_and_tail_answer_from_the_phones_files() {
     let phone = phone();
-    Device::push(&phone, "/data/local/tmp/f", 0o644, b"a\nb\nc\n".to_vec()).unwrap();
+    Device::push(&phone, "/data/local/tmp/f", 0o644, 0, b"a\nb\nc\n".to_vec()).unwrap();
     assert_eq!(
         ok(&phone, "sha256sum /data/local/tmp/f"),
         format!(
@@ -389,4 +396,78 @@ fn find_lists_shared_storage_with_stat_as_the_files_check_reads_it() {
     let out = phone.run("find /storage/emulated/0/Nowhere -type f");
     assert_eq!(out.exit, 1);
     assert!(String::from_utf8_lossy(&out.stderr).contains("No such file or directory"));
+}
+
+#[test]
+fn pm_lists_each_package_once_and_filters_as_runlistpackages_does() {
+    let phone = phone();
+    let all = ok(&phone, "pm list packages");
+    let lines: Vec<&str> = all.lines().collect();
+    let unique: std::collections::BTreeSet<&str> = lines.iter().copied().collect();
+    assert_eq!(lines.len(), unique.len(), "{all}");
+    assert_eq!(all.matches("package:com.android.settings\n").count(), 1);
+    assert_eq!(ok(&phone, "pm list packages -3"), "");
+    ok(&phone, "droidscore-sim adbkeyboard on");
+    assert_eq!(
+        ok(&phone, "pm list packages -3"),
+        "package:com.android.adbkeyboard\n"
+    );
+    assert!(!ok(&phone, "pm list packages -s").contains("adbkeyboard"));
+    assert_eq!(
+        ok(&phone, "pm list packages -f settings"),
+        "package:/product/app/Settings/Settings.apk=com.android.settings\n"
+    );
+    let bad = phone.run("pm list packages -z");
+    assert_eq!(
+        (bad.exit, bad.stderr),
+        (255, b"Error: Unknown option: -z\n".to_vec())
+    );
+}
+
+#[test]
+fn dumpsys_display_and_input_give_the_rotation_where_clients_read_it() {
+    let phone = phone();
+    let display = ok(&phone, "dumpsys display");
+    assert!(
+        display.contains("DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0")
+    );
+    assert!(display.contains(", orientation=0, "));
+    assert!(display.contains("deviceWidth=1080, deviceHeight=2400}"));
+    assert!(ok(&phone, "dumpsys input").contains("      SurfaceOrientation: 0\n"));
+    let top = ok(&phone, "dumpsys activity top");
+    assert!(
+        top.contains(
+            "ACTIVITY com.google.android.apps.nexuslauncher/.NexusLauncherActivity 8b3f2d1 pid="
+        ),
+        "{top}"
+    );
+}
+
+#[test]
+fn sync_list_and_stat_see_pushed_files_with_their_mtimes() {
+    let phone = phone();
+    Device::push(
+        &phone,
+        "/sdcard/d/a.txt",
+        0o100644,
+        1_700_000_123,
+        b"abc".to_vec(),
+    )
+    .unwrap();
+    assert_eq!(
+        Device::stat(&phone, "/sdcard/d/a.txt"),
+        Some((0o100644, 3, 1_700_000_123))
+    );
+    let names: Vec<String> = Device::list(&phone, "/sdcard")
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(names, [".", "..", "d"]);
+    let d = Device::list(&phone, "/sdcard/d");
+    assert_eq!(d[2].name, "a.txt");
+    assert_eq!((d[2].size, d[2].mtime), (3, 1_700_000_123));
+    assert!(Device::list(&phone, "/nowhere").is_empty());
+    assert!(Device::push(&phone, "/sdcard", 0o100644, 0, Vec::new()).is_err());
+    ok(&phone, "rm -r /sdcard/d");
+    assert_eq!(Device::stat(&phone, "/sdcard/d/a.txt"), None);
 }

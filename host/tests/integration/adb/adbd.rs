@@ -155,8 +155,8 @@ impl Device for LoopbackDevice {
     fn shell(&self, command: &str) -> ShellOutput {
         self.0.shell(command)
     }
-    fn push(&self, path: &str, mode: u32, data: Vec<u8>) -> Result<(), SyncFail> {
-        self.0.push(path, mode, data)
+    fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
+        self.0.push(path, mode, mtime, data)
     }
     fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
         self.0.pull(path)

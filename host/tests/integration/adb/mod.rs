@@ -4,11 +4,14 @@
 //! client, `adb forward` included (`adbd`), the adb backend driving the
 //! virtual phone (`backend`), the binary's `run --phone adb` and `adb
 //! latency` (`cli`), and `device deploy|stop` and `run --on-device`
-//! (`device_deploy`). `rig` starts the server and the phone they share.
+//! (`device_deploy`), and two PyPI adb clients, adbutils and adb-shell, each
+//! call their READMEs show (`pyclients`). `rig` starts the server and the
+//! phone they share.
 
 mod adbd;
 mod backend;
 mod cli;
 mod device_deploy;
 mod faults;
+mod pyclients;
 mod rig;
