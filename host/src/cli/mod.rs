@@ -301,8 +301,9 @@ pub struct RunArgs {
     /// The agent (default: `llm`, a model).
     #[arg(long, value_enum)]
     pub agent: Option<AgentKind>,
-    /// The model's OpenAI-compatible endpoint, up to `/v1` (http only for
-    /// now). Without it, `droidscore-device serve` is started on this
+    /// The model's OpenAI-compatible endpoint, up to `/v1`: `http://`, or
+    /// `https://` verified against the system's root certificates (and
+    /// `--ca-cert`). Without it, `droidscore-device serve` is started on this
     /// machine with the default model (or `--device-model`) and stopped after.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -356,6 +357,15 @@ pub struct RunArgs {
     /// Seconds before one model request times out (then it is retried).
     #[arg(long, default_value_t = 120)]
     pub request_timeout: u64,
+    /// A PEM file of CA certificates to trust beside the system's roots for
+    /// an `https://` endpoint (a private CA, a self-signed server).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// On HTTP 429, wait as the endpoint's `Retry-After` says as long as the
+    /// wait ends within SECS of the request's first attempt; past that the
+    /// episode is an infrastructure failure. Changes no verdict.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub rate_limit_wait: u64,
     /// Override every task's step budget.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
