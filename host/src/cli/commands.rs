@@ -477,7 +477,26 @@ fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliE
     Ok(config)
 }
 
+/// `--shard`, else the one a Kubernetes Indexed Job's or a Slurm array's
+/// variables name (said on stderr), else none.
+fn shard(args: &RunArgs) -> Result<Option<crate::run::Shard>, CliError> {
+    if args.shard.is_some() {
+        return Ok(args.shard);
+    }
+    let found = crate::run::shard_from_env(|name| std::env::var(name).ok(), args.shard_count)
+        .map_err(|e| CliError::BadInput(format!("--shard from the environment: {e}")))?;
+    Ok(found.map(|(shard, source)| {
+        eprintln!("shard {shard} from {source}");
+        shard
+    }))
+}
+
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
+    // Recorded and planned as if given as --shard.
+    let args = RunArgs {
+        shard: shard(&args)?,
+        ..args
+    };
     let tasks = load(&args.suite)?;
     let selected = crate::run::select_variants(&tasks, &args.variants)?;
     let mut owned = crate::run::with_seeds(&tasks, &selected, args.seeds)?;
@@ -725,10 +744,12 @@ fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Res
 fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     let store = Store::open(&args.store)?;
     if !args.merge.is_empty() {
-        let merged = crate::store::merge(&store, &args.merge)?;
+        let sources = crate::store::expand_sources(&args.merge, &args.store)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        let merged = crate::store::merge(&store, &sources)?;
         eprintln!(
             "merged {} store(s) into {}: {merged:?}",
-            args.merge.len(),
+            sources.len(),
             args.store.display()
         );
     }

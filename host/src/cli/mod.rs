@@ -386,8 +386,15 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: u64,
     /// Run only slice K of N of the episode list (deterministic), e.g. `1/2`.
+    /// Without it, read from a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`
+    /// with `--shard-count`) or a Slurm array (`SLURM_ARRAY_TASK_ID`,
+    /// `SLURM_ARRAY_TASK_COUNT`) when their variables are set.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::run::Shard>,
+    /// With a Kubernetes Indexed Job: the Job's `completions` (Kubernetes
+    /// puts only the index in the environment).
+    #[arg(long, value_name = "N", env = "DROIDSCORE_SHARD_COUNT")]
+    pub shard_count: Option<u32>,
     /// The run store (SQLite); created if missing.
     #[arg(long, default_value = "droidscore-runs.sqlite")]
     pub store: PathBuf,
@@ -416,7 +423,8 @@ pub struct ReportArgs {
     /// `droidscore-report-<run>.html`); the path is printed.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Merge this shard store into `--store` first (repeat for several).
-    #[arg(long, value_name = "STORE")]
+    /// Merge this shard store into `--store` first (repeat for several); a
+    /// directory merges every `*.sqlite` store in it, in name order.
+    #[arg(long, value_name = "STORE|DIR")]
     pub merge: Vec<PathBuf>,
 }

@@ -19,6 +19,7 @@ mod rate_limit;
 mod runs;
 mod screens;
 mod scripted_server;
+mod shards;
 mod store_faults;
 mod support;
 mod tls;
