@@ -19,8 +19,9 @@ pub const PHONE: i32 = 4;
 /// system (refused before any episode), or one that failed mid-run (the
 /// run stops; finished episodes are kept for `--resume`).
 pub const IO: i32 = 5;
-/// The model endpoint refused the requests (HTTP 4xx: key, model, URL), or
-/// the local model server did not start.
+/// The model endpoint refused the requests (HTTP 4xx: key, model, URL; or
+/// an https server certificate that does not verify), or the local model
+/// server did not start.
 pub const ENDPOINT: i32 = 6;
 /// `bench run --check` found a regression.
 pub const REGRESSED: i32 = 7;

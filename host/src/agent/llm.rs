@@ -12,9 +12,9 @@
 //! it is given, so it must be called off that runtime's worker threads (from
 //! `spawn_blocking` or a plain thread).
 //!
-//! TLS is not built in (reqwest without its TLS stack): endpoints are local
-//! servers (llama-server, vLLM, Ollama, mistral.rs); an `https://` base URL
-//! is refused at construction rather than failing on the first step.
+//! The HTTP client (`http_client`: http, or https with the system's roots and
+//! `--ca-cert`) is built at construction, so a bad base URL or CA file is
+//! refused before the first step.
 
 use std::time::{Duration, Instant};
 
@@ -32,12 +32,10 @@ use crate::uiautomator::elements;
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
-    #[error("base URL {0:?} must start with http:// (TLS is not built in)")]
-    Scheme(String),
     #[error("environment variable {0} (the API key) is not set")]
     MissingKey(String),
-    #[error("could not build the HTTP client: {0}")]
-    Client(String),
+    #[error(transparent)]
+    Client(#[from] super::http_client::ClientError),
 }
 
 /// What happened on one step, for the run store's `StepRecord`.
@@ -76,19 +74,15 @@ pub struct LlmAgent {
 
 impl LlmAgent {
     pub fn new(config: LlmConfig, handle: Handle) -> Result<Self, LlmError> {
-        if !config.base_url.starts_with("http://") {
-            return Err(LlmError::Scheme(config.base_url.clone()));
-        }
         let api_key = match &config.api_key_env {
             Some(var) => Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.clone()))?),
             None => None,
         };
-        let client = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.timeout)
-            .no_proxy()
-            .build()
-            .map_err(|e| LlmError::Client(e.to_string()))?;
+        let client = super::http_client::client(
+            &config.base_url,
+            config.ca_cert.as_deref(),
+            config.timeout,
+        )?;
         let transport = Transport {
             client,
             endpoint: config.endpoint(),
@@ -96,6 +90,7 @@ impl LlmAgent {
             retries: config.retries,
             backoff: config.backoff,
             seed: config.seed,
+            rate_limit_wait: config.rate_limit_wait,
         };
         Ok(LlmAgent {
             config,
@@ -165,10 +160,7 @@ impl LlmAgent {
         let completion = match completion {
             Ok(c) => c,
             Err(e) => {
-                log.attempts = match &e {
-                    InfraError::Exhausted { attempts, .. } => *attempts,
-                    _ => 1,
-                };
+                log.attempts = e.attempts();
                 self.retries += log.attempts.saturating_sub(1);
                 self.infra = Some(e.clone());
                 log.infra = Some(e.clone());
@@ -188,6 +180,8 @@ impl LlmAgent {
                     InfraError::Status { status, .. } if (400..500).contains(status) => {
                         Decision::Fatal(e.to_string())
                     }
+                    // An untrusted certificate fails every episode alike.
+                    InfraError::Certificate { .. } => Decision::Fatal(e.to_string()),
                     _ => Decision::Infra(e.to_string()),
                 };
                 return (decision, log);

@@ -2,6 +2,7 @@
 //! sampling, timeouts and retries, and what goes in each request. The LLM
 //! agent, its dialogue and its prompts all read it.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::schema::Constrain;
@@ -26,6 +27,11 @@ pub struct LlmConfig {
     pub no_image: bool,
     /// Send the step's action schema as `response_format` (`--constrain`).
     pub constrain: Constrain,
+    /// PEM certificates trusted beside the system's roots for https (`--ca-cert`).
+    pub ca_cert: Option<PathBuf>,
+    /// How long a call may wait on HTTP 429 `Retry-After`s, from its first
+    /// attempt (`--rate-limit-wait`; see `transport`).
+    pub rate_limit_wait: Duration,
 }
 
 impl LlmConfig {
@@ -42,6 +48,8 @@ impl LlmConfig {
             backoff: Duration::from_millis(500),
             no_image: false,
             constrain: Constrain::Off,
+            ca_cert: None,
+            rate_limit_wait: Duration::from_secs(300),
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod dialogue;
+pub mod http_client;
 mod llm;
 mod llm_config;
 pub mod local;

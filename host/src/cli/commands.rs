@@ -255,11 +255,16 @@ fn run_config(args: &RunArgs, agent: AgentKind) -> serde_json::Value {
 /// What an endpoint's `/health` answers (beside `/v1`), when it has one:
 /// `droidscore-device` reports its model and weights there; other servers
 /// may have no such route, which is no error.
-fn endpoint_health(runtime: &tokio::runtime::Runtime, base_url: &str) -> Option<serde_json::Value> {
+fn endpoint_health(
+    runtime: &tokio::runtime::Runtime,
+    base_url: &str,
+    ca_cert: Option<&std::path::Path>,
+) -> Option<serde_json::Value> {
     let root = base_url.trim_end_matches('/').trim_end_matches("/v1");
     let url = format!("{root}/health");
-    match runtime.block_on(crate::agent::local::get_json(
+    match runtime.block_on(crate::agent::http_client::get_json(
         &url,
+        ca_cert,
         std::time::Duration::from_secs(5),
     )) {
         Ok(health) => Some(health),
@@ -280,8 +285,16 @@ fn on_device_model(asked: Option<&str>) -> Result<std::path::PathBuf, CliError> 
 /// Keys of a run's config that `--resume` may change: the suite is compared
 /// by its hash instead, and how long to wait for a phone changes when a run
 /// ends, not what it scores (a run stopped by a lost phone may well be
-/// resumed with a longer wait). The record keeps the values it started with.
-const NOT_COMPARED: &[&str] = &["suite", "phone_timeout_s", "device_wait_s"];
+/// resumed with a longer wait); so do how long to wait on an HTTP 429
+/// (`--rate-limit-wait`) and which CA to trust (`--ca-cert`), neither of
+/// which changes a verdict. The record keeps the values it started with.
+const NOT_COMPARED: &[&str] = &[
+    "suite",
+    "phone_timeout_s",
+    "device_wait_s",
+    "rate_limit_wait_s",
+    "ca_cert",
+];
 
 /// Start a new run in the store, or pick up the one `--resume` names.
 fn start_run(
@@ -459,10 +472,31 @@ fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliE
     config.no_image = args.no_image || served.is_some_and(Served::text_only);
     config.timeout = std::time::Duration::from_secs(args.request_timeout);
     config.constrain = constrain(args, served.is_some());
+    config.ca_cert = args.ca_cert.clone();
+    config.rate_limit_wait = std::time::Duration::from_secs(args.rate_limit_wait);
     Ok(config)
 }
 
+/// `--shard`, else the one a Kubernetes Indexed Job's or a Slurm array's
+/// variables name (said on stderr), else none.
+fn shard(args: &RunArgs) -> Result<Option<crate::run::Shard>, CliError> {
+    if args.shard.is_some() {
+        return Ok(args.shard);
+    }
+    let found = crate::run::shard_from_env(|name| std::env::var(name).ok(), args.shard_count)
+        .map_err(|e| CliError::BadInput(format!("--shard from the environment: {e}")))?;
+    Ok(found.map(|(shard, source)| {
+        eprintln!("shard {shard} from {source}");
+        shard
+    }))
+}
+
 fn run_suite(args: RunArgs) -> Result<(), CliError> {
+    // Recorded and planned as if given as --shard.
+    let args = RunArgs {
+        shard: shard(&args)?,
+        ..args
+    };
     let tasks = load(&args.suite)?;
     let selected = crate::run::select_variants(&tasks, &args.variants)?;
     let mut owned = crate::run::with_seeds(&tasks, &selected, args.seeds)?;
@@ -583,6 +617,12 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     if let Some(llm) = &llm {
         config["constrain"] = llm.constrain.name().into();
+        // How long to wait on a 429 and which CA to trust change no verdict
+        // (NOT_COMPARED); recorded for the reader.
+        config["rate_limit_wait_s"] = args.rate_limit_wait.into();
+        if let Some(path) = &args.ca_cert {
+            config["ca_cert"] = path.display().to_string().into();
+        }
     }
     if let Some((_, described)) = &adb_phones {
         config["devices"] = serde_json::Value::Array(described.clone());
@@ -592,7 +632,7 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     let endpoint = llm.as_ref().map(|llm| {
         let health = match &local {
             Some(server) => serde_json::to_value(server.health()).ok(),
-            None => endpoint_health(&runtime, &llm.base_url),
+            None => endpoint_health(&runtime, &llm.base_url, llm.ca_cert.as_deref()),
         };
         (llm, health)
     });
@@ -704,10 +744,12 @@ fn nothing_scored(run_id: &str, episodes: &[crate::store::EpisodeRecord]) -> Res
 fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
     let store = Store::open(&args.store)?;
     if !args.merge.is_empty() {
-        let merged = crate::store::merge(&store, &args.merge)?;
+        let sources = crate::store::expand_sources(&args.merge, &args.store)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+        let merged = crate::store::merge(&store, &sources)?;
         eprintln!(
             "merged {} store(s) into {}: {merged:?}",
-            args.merge.len(),
+            sources.len(),
             args.store.display()
         );
     }

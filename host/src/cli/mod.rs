@@ -301,8 +301,9 @@ pub struct RunArgs {
     /// The agent (default: `llm`, a model).
     #[arg(long, value_enum)]
     pub agent: Option<AgentKind>,
-    /// The model's OpenAI-compatible endpoint, up to `/v1` (http only for
-    /// now). Without it, `droidscore-device serve` is started on this
+    /// The model's OpenAI-compatible endpoint, up to `/v1`: `http://`, or
+    /// `https://` verified against the system's root certificates (and
+    /// `--ca-cert`). Without it, `droidscore-device serve` is started on this
     /// machine with the default model (or `--device-model`) and stopped after.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -356,6 +357,15 @@ pub struct RunArgs {
     /// Seconds before one model request times out (then it is retried).
     #[arg(long, default_value_t = 120)]
     pub request_timeout: u64,
+    /// A PEM file of CA certificates to trust beside the system's roots for
+    /// an `https://` endpoint (a private CA, a self-signed server).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// On HTTP 429, wait as the endpoint's `Retry-After` says as long as the
+    /// wait ends within SECS of the request's first attempt; past that the
+    /// episode is an infrastructure failure. Changes no verdict.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub rate_limit_wait: u64,
     /// Override every task's step budget.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
@@ -376,8 +386,15 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: u64,
     /// Run only slice K of N of the episode list (deterministic), e.g. `1/2`.
+    /// Without it, read from a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`
+    /// with `--shard-count`) or a Slurm array (`SLURM_ARRAY_TASK_ID`,
+    /// `SLURM_ARRAY_TASK_COUNT`) when their variables are set.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::run::Shard>,
+    /// With a Kubernetes Indexed Job: the Job's `completions` (Kubernetes
+    /// puts only the index in the environment).
+    #[arg(long, value_name = "N", env = "DROIDSCORE_SHARD_COUNT")]
+    pub shard_count: Option<u32>,
     /// The run store (SQLite); created if missing.
     #[arg(long, default_value = "droidscore-runs.sqlite")]
     pub store: PathBuf,
@@ -406,7 +423,8 @@ pub struct ReportArgs {
     /// `droidscore-report-<run>.html`); the path is printed.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Merge this shard store into `--store` first (repeat for several).
-    #[arg(long, value_name = "STORE")]
+    /// Merge this shard store into `--store` first (repeat for several); a
+    /// directory merges every `*.sqlite` store in it, in name order.
+    #[arg(long, value_name = "STORE|DIR")]
     pub merge: Vec<PathBuf>,
 }

@@ -6,9 +6,11 @@ mod interrupt;
 mod plan;
 mod provenance;
 mod record;
+mod shard;
 
 pub use execute::{execute, AgentFactory, RunError};
 pub use interrupt::{signal_name, Interrupt};
-pub use plan::{plan, select_variants, with_seeds, Planned, Shard, UnknownVariant};
+pub use plan::{plan, select_variants, with_seeds, Planned, UnknownVariant};
 pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};
+pub use shard::{from_env as shard_from_env, BadShard, Shard, ShardEnvError, ShardSource};

@@ -4,44 +4,9 @@
 //! arguments, so any job runner can split a suite across machines.
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::str::FromStr;
 
+use super::shard::Shard;
 use crate::task::{Instance, Task};
-
-/// `--shard K/N`: the K-th of N slices (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
-/// A `--shard` that is not `K/N` with 1 ≤ K ≤ N.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--shard {0:?}: expected K/N with 1 ≤ K ≤ N, e.g. 1/2")]
-pub struct BadShard(String);
-
-impl FromStr for Shard {
-    type Err = BadShard;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || BadShard(s.to_string());
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (u32, u32) = (
-            k.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
 
 /// One episode to run.
 #[derive(Debug, Clone)]
@@ -203,14 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_shards_and_variants_are_refused() {
-        assert!("0/2".parse::<Shard>().is_err());
-        assert!("3/2".parse::<Shard>().is_err());
-        assert!("1-2".parse::<Shard>().is_err());
-        assert_eq!(
-            "2/2".parse::<Shard>().unwrap(),
-            Shard { index: 2, count: 2 }
-        );
+    fn unknown_variants_are_refused() {
         let tasks = suite();
         assert_eq!(
             select_variants(&tasks, "base,nope").unwrap_err(),

@@ -1,5 +1,7 @@
 //! Combining stores: `droidscore report --merge a.db b.db` after `--shard 1/2`
-//! and `--shard 2/2` ran on two machines with the same `--run-id`.
+//! and `--shard 2/2` ran on two machines with the same `--run-id`, or
+//! `--merge DIR` over the folder the shards' stores were gathered in
+//! ([`expand_sources`]: every `*.sqlite` in it, in name order).
 //!
 //! Merging is a union of rows by key, in one transaction on the target:
 //! - A run id new to the target is copied. A run id already there is the same
@@ -12,9 +14,61 @@
 //!   a no-op); if it differs the merge fails naming the key and the fields,
 //!   and the target is left as it was.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{EpisodeRecord, RunRecord, StepRecord, Store, StoreError};
+
+/// A `--merge DIR` that names no store.
+#[derive(Debug, thiserror::Error)]
+pub enum SourcesError {
+    #[error("--merge {}: could not list it: {source}", dir.display())]
+    List {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("--merge {}: the directory holds no *.sqlite store{}", dir.display(),
+        if *.skipped_target { " besides the target --store" } else { "" })]
+    Empty { dir: PathBuf, skipped_target: bool },
+}
+
+/// The stores `--merge` names: each path as given, but a directory stands
+/// for every `*.sqlite` file directly in it, sorted by name, less `target`
+/// itself (so `--store shards/all.sqlite --merge shards` works).
+pub fn expand_sources(paths: &[PathBuf], target: &Path) -> Result<Vec<PathBuf>, SourcesError> {
+    let same = |p: &Path| match (p.canonicalize(), target.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let list = |source| SourcesError::List {
+            dir: path.clone(),
+            source,
+        };
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(list)? {
+            let file = entry.map_err(list)?.path();
+            if file.extension().is_some_and(|e| e == "sqlite") && file.is_file() {
+                found.push(file);
+            }
+        }
+        found.sort();
+        let before = found.len();
+        found.retain(|f| !same(f));
+        if found.is_empty() {
+            return Err(SourcesError::Empty {
+                dir: path.clone(),
+                skipped_target: before > 0,
+            });
+        }
+        out.extend(found);
+    }
+    Ok(out)
+}
 
 /// What a merge did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -214,6 +268,40 @@ mod tests {
         }
         // The first shard's run row is kept.
         assert_eq!(into.run("r1").unwrap().unwrap().provenance.host, "a.db");
+    }
+
+    #[test]
+    fn a_directory_stands_for_its_sqlite_files_in_name_order_less_the_target() {
+        let dir = t::ScratchDir::new("merge-dir");
+        let shards = dir.join("shards");
+        std::fs::create_dir_all(shards.join("nested.sqlite")).unwrap();
+        let b = shard(&dir, "shards/b.sqlite", &[ep("alarm_7am", 0)]);
+        let a = shard(&dir, "shards/a.sqlite", &[ep("wifi_on", 0)]);
+        std::fs::write(shards.join("notes.txt"), "not a store").unwrap();
+        std::fs::write(shards.join("a.sqlite-wal"), "").unwrap();
+        let target = shards.join("all.sqlite");
+        let into = Store::open(&target).unwrap();
+        let other = dir.join("c.db");
+        let sources = expand_sources(&[shards.clone(), other.clone()], &target).unwrap();
+        assert_eq!(sources, [a, b, other]);
+        drop(into);
+
+        let empty = dir.join("empty");
+        std::fs::create_dir_all(&empty).unwrap();
+        let e = expand_sources(std::slice::from_ref(&empty), &target).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "--merge {}: the directory holds no *.sqlite store",
+                empty.display()
+            )
+        );
+        let only = dir.join("only");
+        std::fs::create_dir_all(&only).unwrap();
+        let lone = only.join("all.sqlite");
+        Store::open(&lone).unwrap();
+        let e = expand_sources(std::slice::from_ref(&only), &lone).unwrap_err();
+        assert!(e.to_string().ends_with("besides the target --store"), "{e}");
     }
 
     #[test]

@@ -22,6 +22,6 @@ pub(crate) mod test_support;
 pub use codec::{gunzip, gzip, sha256_hex};
 pub use db::{EpisodeKey, Store, PROBE_BYTES};
 pub use error::{Refusal, StoreError};
-pub use merge::{merge, MergeSummary};
+pub use merge::{expand_sources, merge, MergeSummary, SourcesError};
 pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};

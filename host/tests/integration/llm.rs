@@ -323,16 +323,16 @@ fn no_image_sends_text_only_with_the_key_from_the_environment() {
 }
 
 #[test]
-fn an_https_url_and_a_missing_key_are_refused_up_front() {
+fn another_scheme_and_a_missing_key_are_refused_up_front() {
     let rt = runtime();
     let e = LlmAgent::new(
-        LlmConfig::new("https://api.example/v1", "m"),
+        LlmConfig::new("ftp://api.example/v1", "m"),
         rt.handle().clone(),
     )
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "base URL \"https://api.example/v1\" must start with http:// (TLS is not built in)"
+        "base URL \"ftp://api.example/v1\" must start with http:// or https://"
     );
     let config = LlmConfig {
         api_key_env: Some("DROIDSCORE_TEST_UNSET_KEY".into()),

@@ -15,11 +15,14 @@ mod cli;
 mod html_report;
 mod llm;
 mod local_server;
+mod rate_limit;
 mod runs;
 mod screens;
 mod scripted_server;
+mod shards;
 mod store_faults;
 mod support;
+mod tls;
 mod verdicts;
 
 /// Every `.rs` file beside this one (and under `adb/`) is declared, so none

@@ -32,6 +32,8 @@ pub enum Reply {
     Content(String),
     /// This status and raw body.
     Status(u16, String),
+    /// This status, these extra headers (`Retry-After`, say) and raw body.
+    Headers(u16, Vec<(String, String)>, String),
     /// Read the request, then say nothing for this long and close.
     Hang(Duration),
     /// Read the request and close the connection without a response.
@@ -186,17 +188,22 @@ async fn serve(
                 ))
             }
         };
-        let (status, body) = match reply {
-            Reply::Content(text) => (200, completion(&text)),
-            Reply::Status(status, body) => (status, body),
+        let (status, headers, body) = match reply {
+            Reply::Content(text) => (200, Vec::new(), completion(&text)),
+            Reply::Status(status, body) => (status, Vec::new(), body),
+            Reply::Headers(status, headers, body) => (status, headers, body),
             Reply::Hang(d) => {
                 tokio::time::sleep(d).await;
                 return;
             }
             Reply::Drop => return,
         };
+        let extra: String = headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}\r\n"))
+            .collect();
         let response = format!(
-            "HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            "HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{body}",
             body.len()
         );
         if stream.write_all(response.as_bytes()).await.is_err() {

@@ -21,7 +21,20 @@ pub fn root() -> PathBuf {
 
 /// Variables the binary reads that a test must not inherit from the shell
 /// running `cargo test`; a test that needs one sets it.
-const CLEARED: [&str; 3] = ["ANDROID_SERIAL", "DROIDSCORE_DEVICE_BIN", "RUST_LOG"];
+/// The job runners' variables among them: a shard read from them (see
+/// `run::shard`) would split every run of a test run inside a cluster job.
+const CLEARED: &[&str] = &[
+    "ANDROID_SERIAL",
+    "DROIDSCORE_DEVICE_BIN",
+    "RUST_LOG",
+    "JOB_COMPLETION_INDEX",
+    "DROIDSCORE_SHARD_COUNT",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_STEP",
+];
 
 /// A temp dir for one test, with a home and a cache of its own.
 pub struct TestEnv(droidscore_testenv::TestEnv);
