@@ -293,6 +293,67 @@ pub fn parse_foreground(dumpsys: &str) -> Option<String> {
     })
 }
 
+/// Said by `input` (InputShellCommand, or the older `Input.java`) for a
+/// command that build does not have.
+fn unknown_input_command(out: &ShellResult) -> bool {
+    out.status != 0 && out.all_text().contains("Unknown command")
+}
+
+/// DELs the fallback clear sends after moving to the end of the field.
+const CLEAR_DELETES: usize = 64;
+
+impl AdbPhone {
+    /// `input draganddrop` (InputShellCommand.java in frameworks/base
+    /// services/core/java/com/android/server/input: down, a sleep of the
+    /// long-press timeout, interpolated moves for `duration_ms`, up). A
+    /// build whose `input` lacks it gets a swipe of the same path and
+    /// duration: no long press first, the same scroll on a list.
+    fn drag(
+        &mut self,
+        (x1, y1): (i32, i32),
+        (x2, y2): (i32, i32),
+        ms: u32,
+    ) -> Result<(), PhoneError> {
+        let out = self.shell(&format!("input draganddrop {x1} {y1} {x2} {y2} {ms}"))?;
+        if unknown_input_command(&out) {
+            return self
+                .shell_ok(&format!("input swipe {x1} {y1} {x2} {y2} {ms}"))
+                .map(drop);
+        }
+        if out.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "`input draganddrop` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Empty the focused field as AndroidWorld's `input_text` with
+    /// `clear_text` does (env/actuation.py): Ctrl+A (`keycombination 113
+    /// 29`) selects all, `keyevent 67` deletes it. A build without
+    /// `keycombination` gets MOVE_END and [`CLEAR_DELETES`] DELs in one
+    /// `keyevent` call (a longer text keeps its head).
+    fn clear_text(&mut self) -> Result<(), PhoneError> {
+        let out = self.shell("input keycombination 113 29 && input keyevent 67")?;
+        if unknown_input_command(&out) {
+            let deletes = vec!["67"; CLEAR_DELETES].join(" ");
+            return self
+                .shell_ok(&format!("input keyevent 123 {deletes}"))
+                .map(drop);
+        }
+        if out.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "`input keycombination 113 29 && input keyevent 67` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Phone for AdbPhone {
     fn lost(&self) -> Option<&str> {
         self.lost.as_deref()
@@ -385,12 +446,25 @@ impl Phone for AdbPhone {
                 }
                 Ok(())
             }
-            DeviceAction::DoubleTap { .. }
-            | DeviceAction::Drag { .. }
-            | DeviceAction::Keycode { .. }
-            | DeviceAction::ClearText => {
-                Err(PhoneError::Unsupported(format!("{action:?} (issue 20)")))
+            // Both taps in one shell command line: on Android 12+ `input`
+            // is `cmd input` (no JVM start), so the second lands well within
+            // the 300 ms double-tap timeout; two adb round trips may not.
+            // AndroidWorld's `adb_utils.double_tap` and MobileWorld's
+            // controller also send two taps.
+            DeviceAction::DoubleTap { x, y } => self
+                .shell_ok(&format!("input tap {x} {y} && input tap {x} {y}"))
+                .map(drop),
+            DeviceAction::Drag {
+                x1,
+                y1,
+                x2,
+                y2,
+                duration_ms,
+            } => self.drag((*x1, *y1), (*x2, *y2), *duration_ms),
+            DeviceAction::Keycode { code } => {
+                self.shell_ok(&format!("input keyevent {code}")).map(drop)
             }
+            DeviceAction::ClearText => self.clear_text(),
         }
     }
 

@@ -188,12 +188,15 @@ fn typical_requests(constrain: Constrain) -> Vec<Value> {
     bodies
 }
 
-/// The budget: 400 prompt tokens under SmolLM2-135M's tokenizer, template
+/// The budget: 450 prompt tokens under SmolLM2-135M's tokenizer, template
 /// included, at the calibration in `prompt_stats` (3.9 characters a token).
-const PROMPT_CHAR_BUDGET: f64 = (400.0 - TEMPLATE_TOKENS) * CHARS_PER_TOKEN;
+/// It was 400 until the action list gained double_tap, swipe, drag,
+/// press_keyboard and clear_text (issue 20), about 45 tokens of the system
+/// prompt however tersely put.
+const PROMPT_CHAR_BUDGET: f64 = (450.0 - TEMPLATE_TOKENS) * CHARS_PER_TOKEN;
 
 #[test]
-fn a_typical_step_prompt_stays_within_400_tokens() {
+fn a_typical_step_prompt_stays_within_450_tokens() {
     for mode in [Constrain::Schema, Constrain::Off] {
         let bodies = typical_requests(mode);
         let last = prompt_text(bodies.last().unwrap());
