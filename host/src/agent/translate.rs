@@ -90,3 +90,44 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_new_device_actions_are_their_own_actions() {
+        let act = |a: DeviceAction| as_action(&Decision::Act(a), &[]);
+        assert_eq!(
+            act(DeviceAction::DoubleTap { x: 5, y: 6 }),
+            Some(Action::DoubleTap(Target::Point { x: 5, y: 6 }))
+        );
+        assert_eq!(
+            act(DeviceAction::Drag {
+                x1: 1,
+                y1: 2,
+                x2: 3,
+                y2: 4,
+                duration_ms: 1500
+            }),
+            Some(Action::Drag {
+                start: (1, 2),
+                end: (3, 4)
+            })
+        );
+        assert_eq!(
+            act(DeviceAction::Keycode { code: 67 }),
+            Some(Action::PressKeyboard(67))
+        );
+        assert_eq!(act(DeviceAction::Keycode { code: 9999 }), None);
+        assert_eq!(act(DeviceAction::ClearText), None);
+        // And back: the action resolves to the device action it came from.
+        let elements = [];
+        let a = act(DeviceAction::Keycode { code: 123 }).unwrap();
+        let r = super::super::action::resolve(&a, &elements, (1080, 2400)).unwrap();
+        assert_eq!(
+            r.decision,
+            Decision::Act(DeviceAction::Keycode { code: 123 })
+        );
+    }
+}

@@ -4,8 +4,10 @@
 //! client, `adb forward` included (`adbd`), the adb backend driving the
 //! virtual phone (`backend`), the binary's `run --phone adb` and `adb
 //! latency` (`cli`), and `device deploy|stop` and `run --on-device`
-//! (`device_deploy`). `rig` starts the server and the phone they share.
+//! (`device_deploy`), each action type on both backends (`actions`). `rig`
+//! starts the server and the phone they share.
 
+mod actions;
 mod adbd;
 mod backend;
 mod cli;
