@@ -235,3 +235,49 @@ fn each_step_starts_with_the_previous_steps_system_prompt_goal_and_history() {
         "{last}"
     );
 }
+
+#[test]
+fn the_new_actions_are_recalled_in_one_short_line() {
+    use crate::agent::action::Target;
+    let els = sample_elements();
+    let cases = [
+        (
+            Action::DoubleTap(Target::Index(1)),
+            "double_tap 1 \"Wi-Fi — Off\"",
+        ),
+        (
+            Action::DoubleTap(Target::Point { x: 5, y: 6 }),
+            "double_tap x=5 y=6",
+        ),
+        (Action::PressKeyboard(67), "press_keyboard KEYCODE_DEL"),
+        (
+            Action::Drag {
+                start: (540, 1800),
+                end: (540, 600),
+            },
+            "drag 540,1800 to 540,600",
+        ),
+        (
+            Action::InputText {
+                text: "Bob".into(),
+                target: Some(Target::Index(0)),
+                clear: true,
+            },
+            "input_text \"Bob\" into 0",
+        ),
+        (Action::Unknown, "unknown"),
+    ];
+    for (action, want) in cases {
+        let got = history_action(&action, &els);
+        assert!(got.starts_with(want), "{got:?} should start with {want:?}");
+    }
+    let cleared = history_action(
+        &Action::InputText {
+            text: "Bob".into(),
+            target: None,
+            clear: true,
+        },
+        &els,
+    );
+    assert_eq!(cleared, "input_text \"Bob\" replacing its text");
+}

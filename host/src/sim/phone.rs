@@ -1,7 +1,9 @@
 //! `SimPhone`: the simulator behind the `Phone` trait. It keeps a back stack of
 //! screens, hit-tests taps on the laid-out view tree (a tap lands on the deepest
 //! view with a handler, as Android dispatches to the clickable ancestor), scrolls
-//! lists by swipes, types into the focused field, and records every state write.
+//! lists by swipes and drags, types into the focused field and edits it with
+//! key codes at a caret (`edit`), tells a double tap from two taps, and
+//! records every state write.
 
 use std::collections::BTreeMap;
 
