@@ -293,6 +293,68 @@ pub fn parse_foreground(dumpsys: &str) -> Option<String> {
     })
 }
 
+/// Said by `input` (InputShellCommand's `handleDefaultCommands`, or the
+/// older `Input.java`) for a command that build does not have. Whether it
+/// then exits non-zero differs between builds, so the words decide.
+fn unknown_input_command(out: &ShellResult) -> bool {
+    out.all_text().contains("Unknown command")
+}
+
+/// DELs the fallback clear sends after moving to the end of the field.
+const CLEAR_DELETES: usize = 64;
+
+impl AdbPhone {
+    /// `input draganddrop` (InputShellCommand.java in frameworks/base
+    /// services/core/java/com/android/server/input: down, a sleep of the
+    /// long-press timeout, interpolated moves for `duration_ms`, up). A
+    /// build whose `input` lacks it gets a swipe of the same path and
+    /// duration: no long press first, the same scroll on a list.
+    fn drag(
+        &mut self,
+        (x1, y1): (i32, i32),
+        (x2, y2): (i32, i32),
+        ms: u32,
+    ) -> Result<(), PhoneError> {
+        let out = self.shell(&format!("input draganddrop {x1} {y1} {x2} {y2} {ms}"))?;
+        if unknown_input_command(&out) {
+            return self
+                .shell_ok(&format!("input swipe {x1} {y1} {x2} {y2} {ms}"))
+                .map(drop);
+        }
+        if out.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "`input draganddrop` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Empty the focused field as AndroidWorld's `input_text` with
+    /// `clear_text` does (env/actuation.py): Ctrl+A (`keycombination 113
+    /// 29`) selects all, `keyevent 67` deletes it. A build without
+    /// `keycombination` gets MOVE_END and [`CLEAR_DELETES`] DELs in one
+    /// `keyevent` call (a longer text keeps its head).
+    fn clear_text(&mut self) -> Result<(), PhoneError> {
+        let out = self.shell("input keycombination 113 29 && input keyevent 67")?;
+        if unknown_input_command(&out) {
+            let deletes = vec!["67"; CLEAR_DELETES].join(" ");
+            return self
+                .shell_ok(&format!("input keyevent 123 {deletes}"))
+                .map(drop);
+        }
+        if out.status != 0 {
+            return Err(PhoneError::Device(format!(
+                "`input keycombination 113 29 && input keyevent 67` exited {}: {}",
+                out.status,
+                out.all_text().trim()
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Phone for AdbPhone {
     fn lost(&self) -> Option<&str> {
         self.lost.as_deref()
@@ -385,12 +447,25 @@ impl Phone for AdbPhone {
                 }
                 Ok(())
             }
-            DeviceAction::DoubleTap { .. }
-            | DeviceAction::Drag { .. }
-            | DeviceAction::Keycode { .. }
-            | DeviceAction::ClearText => {
-                Err(PhoneError::Unsupported(format!("{action:?} (issue 20)")))
+            // Both taps in one shell command line: on Android 12+ `input`
+            // is `cmd input` (no JVM start), so the second lands well within
+            // the 300 ms double-tap timeout; two adb round trips may not.
+            // AndroidWorld's `adb_utils.double_tap` and MobileWorld's
+            // controller also send two taps.
+            DeviceAction::DoubleTap { x, y } => self
+                .shell_ok(&format!("input tap {x} {y} && input tap {x} {y}"))
+                .map(drop),
+            DeviceAction::Drag {
+                x1,
+                y1,
+                x2,
+                y2,
+                duration_ms,
+            } => self.drag((*x1, *y1), (*x2, *y2), *duration_ms),
+            DeviceAction::Keycode { code } => {
+                self.shell_ok(&format!("input keyevent {code}")).map(drop)
             }
+            DeviceAction::ClearText => self.clear_text(),
         }
     }
 
@@ -490,5 +565,102 @@ mod tests {
             Some("com.google.android.deskclock")
         );
         assert_eq!(parse_foreground(""), None);
+    }
+
+    /// The virtual phone as a build whose `input` has neither
+    /// `draganddrop` nor `keycombination` (it says so, status 0, as
+    /// `ShellCommand.handleDefaultCommands` prints), recording each command.
+    struct OldInput {
+        inner: crate::vphone::InProcess,
+        sent: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl Transport for OldInput {
+        fn serial(&self) -> &str {
+            "old-input"
+        }
+        fn shell(&mut self, command: &str) -> Result<ShellResult, AdbError> {
+            self.sent.lock().unwrap().push(command.to_string());
+            for missing in ["draganddrop", "keycombination"] {
+                if command.starts_with(&format!("input {missing}")) {
+                    return Ok(ShellResult {
+                        stdout: format!("Unknown command: {missing}\n").into_bytes(),
+                        stderr: Vec::new(),
+                        status: 0,
+                    });
+                }
+            }
+            self.inner.shell(command)
+        }
+        fn push(&mut self, data: &[u8], remote: &str) -> Result<(), AdbError> {
+            self.inner.push(data, remote)
+        }
+        fn forward(&mut self, local: &str, remote: &str) -> Result<(), AdbError> {
+            self.inner.forward(local, remote)
+        }
+        fn wait_for_device(&mut self, within: Duration) -> Result<(), AdbError> {
+            self.inner.wait_for_device(within)
+        }
+    }
+
+    #[test]
+    fn without_draganddrop_or_keycombination_a_swipe_and_dels_stand_in() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::task::load_dir(&root).unwrap();
+        let device = std::sync::Arc::new(crate::vphone::VirtualPhone::new(tasks).unwrap());
+        let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let transport = OldInput {
+            inner: crate::vphone::InProcess::new(device),
+            sent: sent.clone(),
+        };
+        let mut phone = AdbPhone::new(Box::new(transport), AdbOptions::default()).unwrap();
+        let launch = |package: &str| DeviceAction::Launch {
+            package: package.into(),
+        };
+        phone.act(&launch(crate::apps::SETTINGS)).unwrap();
+        let before = phone.observe(false).unwrap().xml;
+        let drag = DeviceAction::Drag {
+            x1: 540,
+            y1: 1900,
+            x2: 540,
+            y2: 900,
+            duration_ms: 1500,
+        };
+        phone.act(&drag).unwrap();
+        assert_ne!(
+            phone.observe(false).unwrap().xml,
+            before,
+            "the list scrolled"
+        );
+        assert!(sent
+            .lock()
+            .unwrap()
+            .contains(&"input swipe 540 1900 540 900 1500".to_string()));
+
+        phone.act(&launch("com.google.android.contacts")).unwrap();
+        let h = phone.observe(false).unwrap().hierarchy;
+        let (x, y) = crate::uiautomator::Selector::desc("Create contact")
+            .find_first(&h)
+            .unwrap()
+            .bounds
+            .center();
+        phone.act(&DeviceAction::Tap { x, y }).unwrap();
+        phone
+            .act(&DeviceAction::Text { text: "Zoe".into() })
+            .unwrap();
+        phone.act(&DeviceAction::ClearText).unwrap();
+        let h = phone.observe(false).unwrap().hierarchy;
+        let field =
+            crate::uiautomator::Selector::resource_id("com.google.android.contacts:id/first_name")
+                .find_first(&h)
+                .unwrap()
+                .text
+                .to_string();
+        assert_eq!(field, "First name", "emptied: the hint shows");
+        let sent = sent.lock().unwrap();
+        let dels = sent
+            .iter()
+            .any(|c| c.starts_with("input keyevent 123 67 67 "));
+        assert!(dels, "{sent:?}");
     }
 }

@@ -17,17 +17,44 @@
 //!   ones are an error, as is a malformed object that mentions `action_type`
 //!   (it may have been the intended action).
 //! - Fields are AndroidWorld's: `action_type index x y text direction app_name
-//!   goal_status` (and its `keycode`, `clear_text`, accepted and unused), and
-//!   `reason`, the schema format's own reasoning (ignored). Any other key is
-//!   an error, as AndroidWorld's `JSONAction(**json)` rejects it.
-//!   `null` means absent. As in `JSONAction`, `index` may be a digit string and
-//!   `text` a number; whole floats (`3.0`) count as integers.
+//!   goal_status keycode clear_text`, MobileWorld's `start_x start_y end_x
+//!   end_y` (its `drag`), and `reason`, the schema format's own reasoning
+//!   (ignored). Any other key is an error, as AndroidWorld's
+//!   `JSONAction(**json)` rejects it. `null` means absent. As in
+//!   `JSONAction`, `index` may be a digit string and `text` a number; whole
+//!   floats (`3.0`) count as integers. `keycode` and `clear_text` are read by
+//!   the actions that use them (`press_keyboard`, `input_text`) and ignored
+//!   on the others, as AndroidWorld's actuation ignores them.
+//!
+//! The actions beyond click, type, scroll and the keys, as their sources do
+//! them:
+//! - `double_tap` (index, or x and y): two taps at one point
+//!   (`actuation.execute_adb_action` → `adb_utils.double_tap`).
+//! - `swipe` (direction): edge to edge across the whole screen in
+//!   `direction`, 500 ms (the inverse of `scroll`).
+//! - `press_keyboard` with `keycode` `KEYCODE_*`: `input keyevent` of that
+//!   key (`adb_utils.press_keyboard_generic`); `json_action` checks the
+//!   `KEYCODE_` prefix. The name must be one Android knows
+//!   ([`crate::phone::keycode`]).
+//! - `input_text` with `clear_text: true`: the field is emptied before
+//!   typing (AndroidWorld sends Ctrl+A then Delete).
+//! - `unknown`: a step that does nothing (AndroidWorld prints "no action
+//!   will be executed").
+//! - `drag` with `start_x start_y end_x end_y`: MobileWorld's
+//!   (Tongyi-MAI/MobileWorld `src/mobile_world/runtime/utils/models.py`,
+//!   executed by `runtime/controller.py` `drag`): press at the start, move
+//!   to the end, release. AndroidWorld's newer `drag_and_drop` (`touch_xy`,
+//!   `lift_xy`, `input draganddrop`) is the same gesture; its fields are not
+//!   in its `JSONAction`, so only MobileWorld's form is read.
 //!
 //! Deliberate differences: `scroll` with `index: 0` scrolls element 0
 //! (AndroidWorld's `if action.index:` scrolls the whole screen); `input_text`
 //! without a target types into the focused field (AndroidWorld raises);
-//! `double_tap`, `unknown`, `press_keyboard` are refused, the phone boundary
-//! has no such action.
+//! `press_keyboard` is accepted although AndroidWorld's `json_action`
+//! type list omits it (its actuation runs it); a drag holds past the
+//! long-press timeout before it moves (`input draganddrop`, as
+//! AndroidWorld's `drag_and_drop`; MobileWorld sends a 400 ms `input
+//! swipe`, which on a list is the same scroll).
 
 use std::fmt;
 
@@ -35,7 +62,7 @@ use serde_json::{Map, Value};
 
 use super::Decision;
 use crate::apps::APPS;
-use crate::phone::{DeviceAction, Key};
+use crate::phone::{keycode, DeviceAction, Key};
 use crate::uiautomator::{Bounds, Element};
 
 /// Where a click, long press or text entry lands.
@@ -71,11 +98,24 @@ impl Direction {
 pub enum Action {
     Click(Target),
     LongPress(Target),
-    /// Tap the target (when given), type, press Enter.
+    /// Tap the target (when given), empty the field when `clear`, type,
+    /// press Enter.
     InputText {
         text: String,
         target: Option<Target>,
+        clear: bool,
     },
+    /// Two taps at one point.
+    DoubleTap(Target),
+    /// `press_keyboard`: one key, by its `KEYCODE_*` code.
+    PressKeyboard(u32),
+    /// MobileWorld's drag: press at `start`, move to `end`, release.
+    Drag {
+        start: (i32, i32),
+        end: (i32, i32),
+    },
+    /// A step that does nothing.
+    Unknown,
     /// Move the content so that what lies in `direction` comes into view
     /// ("scroll down" reveals what is below): a swipe the opposite way.
     Scroll {
@@ -110,8 +150,6 @@ pub enum ActionError {
     Several(Vec<String>),
     #[error("unknown action_type {0:?}; expected one of {ACTION_TYPES}")]
     UnknownActionType(String),
-    #[error("action_type {0:?} is not supported here; expected one of {ACTION_TYPES}")]
-    Unsupported(String),
     #[error("{action} needs {field:?}")]
     Missing {
         action: &'static str,
@@ -123,7 +161,7 @@ pub enum ActionError {
         expected: &'static str,
         got: String,
     },
-    #[error("unknown field {0:?}; AndroidWorld's action has action_type, index, x, y, text, direction, app_name, goal_status (and reason)")]
+    #[error("unknown field {0:?}; AndroidWorld's action has action_type, index, x, y, text, direction, app_name, goal_status, keycode, clear_text (MobileWorld's drag start_x, start_y, end_x, end_y; and reason)")]
     UnknownField(String),
     #[error("{field:?} must be one of {allowed}, got {got:?}")]
     BadValue {
@@ -148,7 +186,7 @@ pub enum ActionError {
     UnknownApp(String),
 }
 
-const ACTION_TYPES: &str = "click, long_press, input_text, scroll, swipe, navigate_back, navigate_home, keyboard_enter, open_app, wait, status, answer";
+const ACTION_TYPES: &str = "click, double_tap, long_press, input_text, scroll, swipe, drag, press_keyboard, navigate_back, navigate_home, keyboard_enter, open_app, wait, status, answer, unknown";
 
 const KNOWN_FIELDS: &[&str] = &[
     "action_type",
@@ -161,8 +199,17 @@ const KNOWN_FIELDS: &[&str] = &[
     "goal_status",
     "keycode",
     "clear_text",
+    "start_x",
+    "start_y",
+    "end_x",
+    "end_y",
     "reason",
 ];
+
+/// The drag duration, ms: past Android's long-press timeout (400-500 ms),
+/// which `input draganddrop` waits before it moves, so the move itself
+/// takes about a second.
+pub const DRAG_MS: u32 = 1500;
 
 fn app_names() -> String {
     crate::apps::app_labels().join(", ")
@@ -382,6 +429,31 @@ fn target(map: &Map<String, Value>, action: &'static str) -> Result<Option<Targe
     }
 }
 
+/// A required coordinate field (`start_x` …).
+fn coord_field(map: &Map<String, Value>, field: &'static str) -> Result<i32, ActionError> {
+    let v = int_field(map, field)?.ok_or(ActionError::Missing {
+        action: "drag",
+        field,
+    })?;
+    i32::try_from(v).map_err(|_| ActionError::WrongType {
+        field,
+        expected: "a screen coordinate",
+        got: v.to_string(),
+    })
+}
+
+fn bool_field(map: &Map<String, Value>, field: &'static str) -> Result<bool, ActionError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(ActionError::WrongType {
+            field,
+            expected: "true or false",
+            got: type_name(v),
+        }),
+    }
+}
+
 fn direction(map: &Map<String, Value>, action: &'static str) -> Result<Direction, ActionError> {
     let got = str_field(map, "direction")?.ok_or(ActionError::Missing {
         action,
@@ -441,8 +513,35 @@ fn from_json(map: Map<String, Value>) -> Result<Action, ActionError> {
             Action::InputText {
                 text,
                 target: target(&map, "input_text")?,
+                clear: bool_field(&map, "clear_text")?,
             }
         }
+        "double_tap" => Action::DoubleTap(needs_target("double_tap")?),
+        "press_keyboard" => {
+            let got = str_field(&map, "keycode")?.ok_or(ActionError::Missing {
+                action: "press_keyboard",
+                field: "keycode",
+            })?;
+            match got
+                .strip_prefix("KEYCODE_")
+                .and_then(|_| keycode::parse(&got))
+            {
+                Some(code) => Action::PressKeyboard(code),
+                None => {
+                    return Err(ActionError::BadValue {
+                        field: "keycode",
+                        allowed:
+                            "a KEYCODE_* name, e.g. KEYCODE_DEL, KEYCODE_TAB, KEYCODE_MOVE_END",
+                        got,
+                    })
+                }
+            }
+        }
+        "drag" => Action::Drag {
+            start: (coord_field(&map, "start_x")?, coord_field(&map, "start_y")?),
+            end: (coord_field(&map, "end_x")?, coord_field(&map, "end_y")?),
+        },
+        "unknown" => Action::Unknown,
         "scroll" => Action::Scroll {
             direction: direction(&map, "scroll")?,
             index: index_field(&map)?,
@@ -476,7 +575,6 @@ fn from_json(map: Map<String, Value>) -> Result<Action, ActionError> {
             }
         }
         "answer" => Action::Answer(text("answer")?),
-        "double_tap" | "unknown" | "press_keyboard" => return Err(ActionError::Unsupported(kind)),
         _ => return Err(ActionError::UnknownActionType(kind)),
     })
 }
@@ -487,6 +585,10 @@ impl Action {
             Action::Click(_) => "click",
             Action::LongPress(_) => "long_press",
             Action::InputText { .. } => "input_text",
+            Action::DoubleTap(_) => "double_tap",
+            Action::PressKeyboard(_) => "press_keyboard",
+            Action::Drag { .. } => "drag",
+            Action::Unknown => "unknown",
             Action::Scroll { .. } => "scroll",
             Action::Swipe(_) => "swipe",
             Action::NavigateBack => "navigate_back",
@@ -513,12 +615,29 @@ impl Action {
             }
         };
         match self {
-            Action::Click(t) | Action::LongPress(t) => put_target(&mut m, t),
-            Action::InputText { text, target } => {
+            Action::Click(t) | Action::LongPress(t) | Action::DoubleTap(t) => put_target(&mut m, t),
+            Action::InputText {
+                text,
+                target,
+                clear,
+            } => {
                 m.insert("text".into(), text.clone().into());
                 if let Some(t) = target {
                     put_target(&mut m, t);
                 }
+                if *clear {
+                    m.insert("clear_text".into(), true.into());
+                }
+            }
+            Action::PressKeyboard(code) => {
+                let name = keycode::name(*code).unwrap_or_else(|| code.to_string());
+                m.insert("keycode".into(), name.into());
+            }
+            Action::Drag { start, end } => {
+                m.insert("start_x".into(), start.0.into());
+                m.insert("start_y".into(), start.1.into());
+                m.insert("end_x".into(), end.0.into());
+                m.insert("end_y".into(), end.1.into());
             }
             Action::Scroll { direction, index } => {
                 m.insert("direction".into(), direction.name().into());
@@ -539,7 +658,11 @@ impl Action {
             Action::Answer(text) => {
                 m.insert("text".into(), text.clone().into());
             }
-            Action::NavigateBack | Action::NavigateHome | Action::KeyboardEnter | Action::Wait => {}
+            Action::NavigateBack
+            | Action::NavigateHome
+            | Action::KeyboardEnter
+            | Action::Wait
+            | Action::Unknown => {}
         }
         Value::Object(m)
     }
@@ -622,11 +745,41 @@ pub fn resolve(
                 tap: Some((x, y)),
             }
         }
-        Action::InputText { text, target } => {
+        Action::DoubleTap(t) => {
+            let (x, y) = point(*t, elements, screen)?;
+            Resolved {
+                decision: Decision::Act(DeviceAction::DoubleTap { x, y }),
+                tap: Some((x, y)),
+            }
+        }
+        Action::PressKeyboard(code) => act(keycode::action(*code)),
+        Action::Drag { start, end } => {
+            let on = |(x, y): (i32, i32)| point(Target::Point { x, y }, elements, screen);
+            let ((x1, y1), (x2, y2)) = (on(*start)?, on(*end)?);
+            act(DeviceAction::Drag {
+                x1,
+                y1,
+                x2,
+                y2,
+                duration_ms: DRAG_MS,
+            })
+        }
+        Action::Unknown => Resolved {
+            decision: Decision::Idle,
+            tap: None,
+        },
+        Action::InputText {
+            text,
+            target,
+            clear,
+        } => {
             let tap = target.map(|t| point(t, elements, screen)).transpose()?;
-            let mut actions = Vec::with_capacity(3);
+            let mut actions = Vec::with_capacity(4);
             if let Some((x, y)) = tap {
                 actions.push(DeviceAction::Tap { x, y });
+            }
+            if *clear {
+                actions.push(DeviceAction::ClearText);
             }
             actions.push(DeviceAction::Text { text: text.clone() });
             actions.push(DeviceAction::Key { key: Key::Enter });

@@ -54,7 +54,8 @@ fn braces_inside_strings_do_not_split_the_object() {
         ok(r#"Action: {"action_type": "input_text", "text": "a } b { c", "index": 0}"#),
         Action::InputText {
             text: "a } b { c".into(),
-            target: Some(Target::Index(0))
+            target: Some(Target::Index(0)),
+            clear: false,
         }
     );
 }
@@ -81,6 +82,7 @@ fn every_action_type_parses() {
             Action::InputText {
                 text: "hello".into(),
                 target: None,
+                clear: false,
             },
         ),
         (
@@ -88,8 +90,41 @@ fn every_action_type_parses() {
             Action::InputText {
                 text: "1234".into(),
                 target: Some(Target::Index(2)),
+                clear: false,
             },
         ),
+        (
+            r#"{"action_type":"input_text","text":"Bob","index":2,"clear_text":true}"#,
+            Action::InputText {
+                text: "Bob".into(),
+                target: Some(Target::Index(2)),
+                clear: true,
+            },
+        ),
+        (
+            r#"{"action_type":"double_tap","index":4}"#,
+            Action::DoubleTap(Target::Index(4)),
+        ),
+        (
+            r#"{"action_type":"double_tap","x":100,"y":200}"#,
+            Action::DoubleTap(Target::Point { x: 100, y: 200 }),
+        ),
+        (
+            r#"{"action_type":"press_keyboard","keycode":"KEYCODE_DEL"}"#,
+            Action::PressKeyboard(67),
+        ),
+        (
+            r#"{"action_type":"press_keyboard","keycode":"KEYCODE_MOVE_END"}"#,
+            Action::PressKeyboard(123),
+        ),
+        (
+            r#"{"action_type":"drag","start_x":540,"start_y":1800,"end_x":540,"end_y":600.0}"#,
+            Action::Drag {
+                start: (540, 1800),
+                end: (540, 600),
+            },
+        ),
+        (r#"{"action_type":"unknown"}"#, Action::Unknown),
         (
             r#"{"action_type":"scroll","direction":"down"}"#,
             Action::Scroll {
@@ -168,8 +203,32 @@ fn refusals_name_the_problem() {
             "unknown action_type \"Click\"",
         ),
         (
-            r#"{"action_type": "double_tap", "index": 3}"#,
-            "\"double_tap\" is not supported",
+            r#"{"action_type": "double_tap"}"#,
+            "double_tap needs \"index\"",
+        ),
+        (
+            r#"{"action_type": "press_keyboard"}"#,
+            "press_keyboard needs \"keycode\"",
+        ),
+        (
+            r#"{"action_type": "press_keyboard", "keycode": "DEL"}"#,
+            "\"keycode\" must be one of a KEYCODE_* name",
+        ),
+        (
+            r#"{"action_type": "press_keyboard", "keycode": "KEYCODE_NOPE"}"#,
+            "got \"KEYCODE_NOPE\"",
+        ),
+        (
+            r#"{"action_type": "press_keyboard", "keycode": 67}"#,
+            "\"keycode\" must be a string, got 67",
+        ),
+        (
+            r#"{"action_type": "drag", "start_x": 1, "start_y": 2, "end_x": 3}"#,
+            "drag needs \"end_y\"",
+        ),
+        (
+            r#"{"action_type": "input_text", "text": "a", "clear_text": "yes"}"#,
+            "\"clear_text\" must be true or false, got \"yes\"",
         ),
         (
             r#"{"action_type": 5}"#,
@@ -341,11 +400,94 @@ fn off_screen_points_are_refused() {
 }
 
 #[test]
+fn the_new_actions_resolve_to_their_device_actions() {
+    let r = resolve(&Action::DoubleTap(Target::Index(1)), &list(), SCREEN).unwrap();
+    assert_eq!(
+        (r.decision, r.tap),
+        (
+            Decision::Act(DeviceAction::DoubleTap { x: 540, y: 400 }),
+            Some((540, 400))
+        )
+    );
+    let keys = [
+        (67, DeviceAction::Keycode { code: 67 }),
+        (4, DeviceAction::Key { key: Key::Back }),
+        (66, DeviceAction::Key { key: Key::Enter }),
+    ];
+    for (code, want) in keys {
+        let r = resolve(&Action::PressKeyboard(code), &list(), SCREEN).unwrap();
+        assert_eq!(r.decision, Decision::Act(want), "{code}");
+    }
+    let drag = Action::Drag {
+        start: (540, 1800),
+        end: (540, 600),
+    };
+    assert_eq!(
+        resolve(&drag, &list(), SCREEN).unwrap().decision,
+        Decision::Act(DeviceAction::Drag {
+            x1: 540,
+            y1: 1800,
+            x2: 540,
+            y2: 600,
+            duration_ms: DRAG_MS
+        })
+    );
+    let off = Action::Drag {
+        start: (540, 1800),
+        end: (540, 2400),
+    };
+    assert_eq!(
+        resolve(&off, &list(), SCREEN).unwrap_err().to_string(),
+        "point (540, 2400) is off the 1080x2400 screen"
+    );
+    assert_eq!(
+        resolve(&Action::Unknown, &list(), SCREEN).unwrap().decision,
+        Decision::Idle
+    );
+    let swipe = resolve(&Action::Swipe(Direction::Up), &list(), SCREEN).unwrap();
+    assert_eq!(
+        swipe.decision,
+        Decision::Act(DeviceAction::Swipe {
+            x1: 540,
+            y1: 2399,
+            x2: 540,
+            y2: 0,
+            duration_ms: 500
+        }),
+        "AndroidWorld's swipe up: bottom edge to top edge"
+    );
+}
+
+#[test]
+fn input_text_with_clear_text_empties_the_field_before_typing() {
+    let r = resolve(
+        &Action::InputText {
+            text: "Bob".into(),
+            target: Some(Target::Index(1)),
+            clear: true,
+        },
+        &list(),
+        SCREEN,
+    )
+    .unwrap();
+    assert_eq!(
+        r.decision,
+        Decision::ActAll(vec![
+            DeviceAction::Tap { x: 540, y: 400 },
+            DeviceAction::ClearText,
+            DeviceAction::Text { text: "Bob".into() },
+            DeviceAction::Key { key: Key::Enter },
+        ])
+    );
+}
+
+#[test]
 fn input_text_with_an_index_taps_types_and_presses_enter() {
     let r = resolve(
         &Action::InputText {
             text: "hi".into(),
             target: Some(Target::Index(1)),
+            clear: false,
         },
         &list(),
         SCREEN,

@@ -10,7 +10,8 @@
 //! history is capped) history, byte for byte.
 //!
 //! Size: SmolLM2-135M's context and speed make every token count (the first
-//! design sent a median 836 prompt tokens a step). The action list is terse
+//! design sent a median 836 prompt tokens a step; a typical step now stays
+//! within 450, the whole action space of issue 20 included). The action list is terse
 //! (under a schema the grammar spells out the fields), the history keeps the
 //! last [`HISTORY_STEPS`] steps verbatim and counts the rest, and the
 //! element list drops what a model cannot act on: generic layout class
@@ -34,6 +35,7 @@ use super::action::{Action, Target};
 use super::llm_config::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
 use crate::apps::app_labels;
+use crate::phone::keycode;
 use crate::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.
@@ -66,10 +68,12 @@ pub fn system_prompt(constrain: Constrain) -> String {
     format!(
         "You operate an Android phone toward the user's goal, one action a turn.\n\
          Actions (action_type: fields):\n\
-         click: index, or x and y (a point on a slider)\n\
-         long_press: index\n\
-         input_text: text, index (taps the field, types, presses Enter)\n\
+         click, double_tap, long_press: index, or x and y (a point on a slider)\n\
+         input_text: text, index (taps the field, types, Enter), clear_text: true empties it\n\
          scroll: direction (up, down, left, right; down shows what is below), index of a scrollable element (optional)\n\
+         swipe: direction the finger moves\n\
+         drag: start_x, start_y, end_x, end_y\n\
+         press_keyboard: keycode (KEYCODE_DEL, KEYCODE_TAB…)\n\
          open_app: app_name ({apps})\n\
          answer: text\n\
          status: goal_status (complete once the goal is reached, or infeasible)\n\
@@ -137,14 +141,30 @@ fn recall_target(out: &mut String, target: &Target, elements: &[Element]) {
 pub fn history_action(action: &Action, elements: &[Element]) -> String {
     let mut out = action.action_type().to_owned();
     match action {
-        Action::Click(t) | Action::LongPress(t) => recall_target(&mut out, t, elements),
-        Action::InputText { text, target } => {
+        Action::Click(t) | Action::LongPress(t) | Action::DoubleTap(t) => {
+            recall_target(&mut out, t, elements)
+        }
+        Action::InputText {
+            text,
+            target,
+            clear,
+        } => {
             out.push(' ');
             quote_into(&mut out, text);
             if let Some(t) = target {
                 out.push_str(" into");
                 recall_target(&mut out, t, elements);
             }
+            if *clear {
+                out.push_str(" replacing its text");
+            }
+        }
+        Action::PressKeyboard(code) => {
+            let name = keycode::name(*code).unwrap_or_else(|| code.to_string());
+            let _ = write!(out, " {name}");
+        }
+        Action::Drag { start, end } => {
+            let _ = write!(out, " {},{} to {},{}", start.0, start.1, end.0, end.1);
         }
         Action::Scroll { direction, index } => {
             let _ = write!(out, " {}", direction.name());
@@ -169,7 +189,11 @@ pub fn history_action(action: &Action, elements: &[Element]) -> String {
             out.push(' ');
             quote_into(&mut out, text);
         }
-        Action::NavigateBack | Action::NavigateHome | Action::KeyboardEnter | Action::Wait => {}
+        Action::NavigateBack
+        | Action::NavigateHome
+        | Action::KeyboardEnter
+        | Action::Wait
+        | Action::Unknown => {}
     }
     out
 }

@@ -53,6 +53,7 @@ impl RandomAgent {
             Action::InputText {
                 text: "hello".into(),
                 target: Some(Target::Index(i)),
+                clear: false,
             }
         } else if self.below(10) == 0 {
             Action::LongPress(Target::Index(i))

@@ -12,9 +12,11 @@
 //! come from the step's screen: `index` is `0..=n-1` over its element list
 //! (and the index forms are left out when the list is empty), `x`/`y` lie
 //! on the screen, `app_name` is one of the launcher's labels, `direction`
-//! and `goal_status` are enums, and strings are capped so an answer fits in
-//! `max_tokens`. Whatever validates here, `parse_action` parses and
-//! `resolve` resolves.
+//! and `goal_status` are enums, `keycode` is one of the `KEYCODE_*` names
+//! Android knows, a drag's ends lie on the screen, and strings are capped so
+//! an answer fits in `max_tokens`. Whatever validates here, `parse_action`
+//! parses and `resolve` resolves. `unknown` (a step that does nothing) is
+//! parsed but left out: a constrained model has no use for it.
 //!
 //! Keywords used, and only these: `anyOf`, `type`, `const`, `enum`,
 //! `properties`, `required`, `additionalProperties`, `minimum`, `maximum`,
@@ -26,6 +28,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::apps::app_labels;
+use crate::phone::keycode;
 
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.
@@ -89,23 +92,39 @@ pub fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
     let app = json!({"type": "string", "enum": app_labels()});
     let status = json!({"type": "string", "enum": ["complete", "infeasible"]});
 
+    let clear = json!({"type": "boolean"});
+    let keycode = json!({"type": "string", "enum": keycode::names().collect::<Vec<_>>()});
+
     let mut any = Vec::new();
-    if let Some(index) = &index {
-        any.push(branch("click", &[("index", index, true)]));
-    }
-    if width > 0 && height > 0 {
-        let x = json!({"type": "integer", "minimum": 0, "maximum": width - 1});
-        let y = json!({"type": "integer", "minimum": 0, "maximum": height - 1});
-        any.push(branch("click", &[("x", &x, true), ("y", &y, true)]));
+    let on_screen = (width > 0 && height > 0).then(|| {
+        (
+            json!({"type": "integer", "minimum": 0, "maximum": width - 1}),
+            json!({"type": "integer", "minimum": 0, "maximum": height - 1}),
+        )
+    });
+    for tap in ["click", "double_tap"] {
+        if let Some(index) = &index {
+            any.push(branch(tap, &[("index", index, true)]));
+        }
+        if let Some((x, y)) = &on_screen {
+            any.push(branch(tap, &[("x", x, true), ("y", y, true)]));
+        }
     }
     if let Some(index) = &index {
         any.push(branch("long_press", &[("index", index, true)]));
         any.push(branch(
             "input_text",
-            &[("text", &text, true), ("index", index, false)],
+            &[
+                ("text", &text, true),
+                ("index", index, false),
+                ("clear_text", &clear, false),
+            ],
         ));
     } else {
-        any.push(branch("input_text", &[("text", &text, true)]));
+        any.push(branch(
+            "input_text",
+            &[("text", &text, true), ("clear_text", &clear, false)],
+        ));
     }
     match &index {
         Some(index) => any.push(branch(
@@ -114,6 +133,19 @@ pub fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
         )),
         None => any.push(branch("scroll", &[("direction", &direction, true)])),
     }
+    any.push(branch("swipe", &[("direction", &direction, true)]));
+    if let Some((x, y)) = &on_screen {
+        any.push(branch(
+            "drag",
+            &[
+                ("start_x", x, true),
+                ("start_y", y, true),
+                ("end_x", x, true),
+                ("end_y", y, true),
+            ],
+        ));
+    }
+    any.push(branch("press_keyboard", &[("keycode", &keycode, true)]));
     for bare in ["keyboard_enter", "navigate_back", "navigate_home", "wait"] {
         any.push(branch(bare, &[]));
     }

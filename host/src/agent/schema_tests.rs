@@ -59,6 +59,7 @@ fn check(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
             "object" => v.is_object(),
             "string" => v.is_string(),
             "integer" => v.is_i64() || v.is_u64(),
+            "boolean" => v.is_boolean(),
             other => panic!("type {other} is not used"),
         };
         if !ok {
@@ -203,6 +204,8 @@ fn instances(schema: &Value) -> Vec<Value> {
                 e.as_array().unwrap().clone()
             } else if p["type"] == "integer" {
                 vec![p["minimum"].clone(), p["maximum"].clone()]
+            } else if p["type"] == "boolean" {
+                vec![json!(false), json!(true)]
             } else {
                 let max = p["maxLength"].as_u64().unwrap() as usize;
                 vec![

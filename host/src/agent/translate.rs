@@ -13,7 +13,7 @@
 use super::action::{Action, Direction, Target};
 use super::Decision;
 use crate::apps::APPS;
-use crate::phone::{DeviceAction, Key};
+use crate::phone::{keycode, DeviceAction, Key};
 use crate::uiautomator::Element;
 
 /// The element whose centre is the point, as the model would name it.
@@ -25,8 +25,10 @@ fn target(x: i32, y: i32, elements: &[Element]) -> Target {
 }
 
 /// `decision` as one AndroidWorld action, when it is one (`None` for a
-/// privileged intent, several device actions, or a key AndroidWorld has no
-/// action for).
+/// privileged intent, several device actions, a key code Android does not
+/// name, or a bare clear of a field, which AndroidWorld does only inside
+/// `input_text`). A double tap, a drag (as MobileWorld's `drag`) and a key
+/// code (`press_keyboard`) are their own actions.
 pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
     Some(match decision {
         Decision::Act(action) => match action {
@@ -35,7 +37,20 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
             DeviceAction::Text { text } => Action::InputText {
                 text: text.clone(),
                 target: None,
+                clear: false,
             },
+            DeviceAction::DoubleTap { x, y } => Action::DoubleTap(target(*x, *y, elements)),
+            DeviceAction::Drag { x1, y1, x2, y2, .. } => Action::Drag {
+                start: (*x1, *y1),
+                end: (*x2, *y2),
+            },
+            // Only a key Android names is a `press_keyboard` a model could send.
+            DeviceAction::Keycode { code } => {
+                keycode::name(*code)?;
+                Action::PressKeyboard(*code)
+            }
+            // AndroidWorld clears a field only as part of `input_text`.
+            DeviceAction::ClearText => return None,
             DeviceAction::Key { key } => match key {
                 Key::Back => Action::NavigateBack,
                 Key::Home => Action::NavigateHome,
@@ -65,10 +80,6 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
                     .map(|e| e.index);
                 Action::Scroll { direction, index }
             }
-            DeviceAction::DoubleTap { .. }
-            | DeviceAction::Drag { .. }
-            | DeviceAction::Keycode { .. }
-            | DeviceAction::ClearText => return None,
         },
         Decision::Complete => Action::Status { complete: true },
         Decision::Infeasible(_) => Action::Status { complete: false },
@@ -78,4 +89,45 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
             return None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_new_device_actions_are_their_own_actions() {
+        let act = |a: DeviceAction| as_action(&Decision::Act(a), &[]);
+        assert_eq!(
+            act(DeviceAction::DoubleTap { x: 5, y: 6 }),
+            Some(Action::DoubleTap(Target::Point { x: 5, y: 6 }))
+        );
+        assert_eq!(
+            act(DeviceAction::Drag {
+                x1: 1,
+                y1: 2,
+                x2: 3,
+                y2: 4,
+                duration_ms: 1500
+            }),
+            Some(Action::Drag {
+                start: (1, 2),
+                end: (3, 4)
+            })
+        );
+        assert_eq!(
+            act(DeviceAction::Keycode { code: 67 }),
+            Some(Action::PressKeyboard(67))
+        );
+        assert_eq!(act(DeviceAction::Keycode { code: 9999 }), None);
+        assert_eq!(act(DeviceAction::ClearText), None);
+        // And back: the action resolves to the device action it came from.
+        let elements = [];
+        let a = act(DeviceAction::Keycode { code: 123 }).unwrap();
+        let r = super::super::action::resolve(&a, &elements, (1080, 2400)).unwrap();
+        assert_eq!(
+            r.decision,
+            Decision::Act(DeviceAction::Keycode { code: 123 })
+        );
+    }
 }

@@ -127,6 +127,46 @@ pub const ENTER: u32 = 66;
 pub const DEL: u32 = 67;
 pub const MENU: u32 = 82;
 pub const MOVE_END: u32 = 123;
+pub const MOVE_HOME: u32 = 122;
+pub const FORWARD_DEL: u32 = 112;
+pub const DPAD_UP: u32 = 19;
+pub const DPAD_DOWN: u32 = 20;
+pub const DPAD_LEFT: u32 = 21;
+pub const DPAD_RIGHT: u32 = 22;
+pub const DPAD_CENTER: u32 = 23;
+pub const TAB: u32 = 61;
+pub const SPACE: u32 = 62;
+pub const CTRL_LEFT: u32 = 113;
+pub const CTRL_RIGHT: u32 = 114;
+pub const A: u32 = 29;
+
+/// The character a key types into a focused text field with no modifier
+/// held (the virtual keyboard's character map: letters lower case), for the
+/// keys `input keyevent` agents press to type: letters, digits, space and
+/// the punctuation keys.
+pub fn typed_char(code: u32) -> Option<char> {
+    Some(match code {
+        7..=16 => char::from(b'0' + (code - 7) as u8),
+        29..=54 => char::from(b'a' + (code - 29) as u8),
+        17 => '*',
+        18 => '#',
+        55 => ',',
+        56 => '.',
+        SPACE => ' ',
+        68 => '`',
+        69 => '-',
+        70 => '=',
+        71 => '[',
+        72 => ']',
+        73 => '\\',
+        74 => ';',
+        75 => '\'',
+        76 => '/',
+        77 => '@',
+        81 => '+',
+        _ => return None,
+    })
+}
 
 /// The code `input keyevent` would send for `word`: a number, `KEYCODE_X` or
 /// `X`. `None` for a name Android does not know.
@@ -148,6 +188,15 @@ pub fn name(code: u32) -> Option<String> {
         .copied()
         .or_else(|| SPARSE.iter().find(|(_, c)| *c == code).map(|(n, _)| *n))?;
     Some(format!("KEYCODE_{bare}"))
+}
+
+/// Every `KEYCODE_…` name this table knows, in code order.
+pub fn names() -> impl Iterator<Item = String> {
+    DENSE
+        .iter()
+        .copied()
+        .chain(SPARSE.iter().map(|(n, _)| *n))
+        .map(|n| format!("KEYCODE_{n}"))
 }
 
 /// The device action for pressing `code`: the three keys the phone boundary
@@ -192,5 +241,22 @@ mod tests {
         assert_eq!(name(96), None);
         assert_eq!(action(4), DeviceAction::Key { key: Key::Back });
         assert_eq!(action(67), DeviceAction::Keycode { code: 67 });
+    }
+
+    #[test]
+    fn typing_keys_type_their_character() {
+        let typed: String = [
+            "KEYCODE_H",
+            "KEYCODE_I",
+            "KEYCODE_SPACE",
+            "KEYCODE_7",
+            "KEYCODE_AT",
+        ]
+        .iter()
+        .map(|n| typed_char(parse(n).unwrap()).unwrap())
+        .collect();
+        assert_eq!(typed, "hi 7@");
+        assert_eq!(typed_char(DEL), None);
+        assert_eq!(typed_char(parse("KEYCODE_Z").unwrap()), Some('z'));
     }
 }

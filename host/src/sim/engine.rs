@@ -95,6 +95,27 @@ pub fn type_text(screen: &mut AppScreen, text: &str) {
     screen.error = None;
 }
 
+/// Tab: focus moves to the screen's next text field, in layout order;
+/// from the last one (or with none focused) it stays.
+pub fn focus_next_field(screen: &mut AppScreen) {
+    let Some(def) = app_of(screen).screen(&screen.screen) else {
+        return;
+    };
+    let fields: Vec<&String> = def
+        .widgets
+        .iter()
+        .filter(|w| w.kind == WidgetKind::Field)
+        .filter_map(|w| w.id.as_ref())
+        .collect();
+    let next = fields
+        .iter()
+        .position(|id| Some(*id) == screen.focus.as_ref())
+        .and_then(|i| fields.get(i + 1));
+    if let Some(next) = next {
+        screen.focus = Some((*next).clone());
+    }
+}
+
 /// Enter with a field focused: the field's `on_enter`, if any.
 pub fn enter_key(
     state: &mut State,

@@ -13,6 +13,7 @@
 mod backend;
 pub mod brightness;
 mod cmd;
+mod edit;
 mod engine;
 #[cfg(test)]
 mod flows;
@@ -26,6 +27,6 @@ mod view;
 
 pub use backend::SimBackend;
 pub use cmd::{AppDialog, AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
-pub use phone::SimPhone;
+pub use phone::{SimPhone, DOUBLE_TAP_SLOP, DOUBLE_TAP_TIMEOUT};
 pub use state::State;
 pub use view::{Style, TextSize, View};

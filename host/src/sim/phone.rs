@@ -1,11 +1,16 @@
 //! `SimPhone`: the simulator behind the `Phone` trait. It keeps a back stack of
 //! screens, hit-tests taps on the laid-out view tree (a tap lands on the deepest
 //! view with a handler, as Android dispatches to the clickable ancestor), scrolls
-//! lists by swipes, types into the focused field, and records every state write.
+//! lists by swipes and drags, types into the focused field and edits it with
+//! key codes at a caret (`edit`), tells a double tap from two taps, and
+//! records every state write.
 
 use std::collections::BTreeMap;
 
-use super::cmd::{AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
+use std::time::{Duration, Instant};
+
+use super::cmd::{AppDialog, AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
+use super::edit::{self, Caret, EditKey};
 use super::engine::{self, Nav};
 use super::layout::{self, Ctx, Frame};
 use super::render;
@@ -14,7 +19,8 @@ use super::view::View;
 use crate::apps::{defs, APPS, CLOCK, LAUNCHER, SETTINGS};
 use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant, ALARMS_KEY};
 use crate::phone::{
-    Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError, SettingKey,
+    keycode, Capabilities, DeviceAction, Flip, Intent, Key, Observation, Phone, PhoneError,
+    SettingKey,
 };
 use crate::uiautomator::{self, Hierarchy};
 
@@ -39,6 +45,12 @@ pub struct SimPhone {
     dialog: Option<Dialog>,
     expanded: Option<u32>,
     clock: String,
+    /// The caret and selection of the focused text field ([`edit`]); any
+    /// touch, navigation or launch puts it back at the end.
+    caret: Caret,
+    /// The last tap `input tap` delivered, when and where: a second one
+    /// soon after and near it is a double tap ([`SimPhone::input_tap`]).
+    last_input_tap: Option<(Instant, i32, i32)>,
 }
 
 /// The package a screen belongs to.
@@ -56,6 +68,13 @@ fn package_of(screen: &Screen) -> String {
 
 /// Swipes shorter than this (in both axes) are taps, as Android's touch slop.
 const TOUCH_SLOP: i32 = 24;
+
+/// A second tap this soon after the first is a double tap
+/// (`ViewConfiguration.DOUBLE_TAP_TIMEOUT`, 300 ms).
+pub const DOUBLE_TAP_TIMEOUT: Duration = Duration::from_millis(300);
+/// ... and this near it, in pixels (`DOUBLE_TAP_SLOP`, 100 dp at the
+/// simulator's 420 dpi: 262 px).
+pub const DOUBLE_TAP_SLOP: i32 = 262;
 
 impl SimPhone {
     pub fn new(config: PhoneSetup) -> Result<SimPhone, SetupError> {
@@ -75,6 +94,8 @@ impl SimPhone {
             dialog: None,
             expanded: None,
             clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
+            caret: Caret::default(),
+            last_input_tap: None,
         })
     }
 
@@ -442,8 +463,49 @@ impl SimPhone {
         }
     }
 
-    /// `input text`: goes to the focused field; the time fields take at most two digits.
+    /// The focused text field's text, if a field has focus: a time
+    /// picker's hour or minute, the alarm label, an app prompt's text, or
+    /// the app screen's focused field.
+    fn focused_field(&mut self) -> Option<&mut String> {
+        if self.dialog.is_none() {
+            let screen = self.app_screen_mut()?;
+            let focus = screen.focus.clone()?;
+            return Some(screen.fields.entry(focus).or_default());
+        }
+        match &mut self.dialog {
+            Some(Dialog::TimePicker {
+                hour,
+                minute,
+                focus: Some(field),
+                ..
+            }) => Some(if *field == Field::Hour { hour } else { minute }),
+            Some(Dialog::Label {
+                text,
+                focused: true,
+                ..
+            }) => Some(text),
+            Some(Dialog::App(AppDialog::Prompt { text, .. })) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// `input text`: goes in at the focused field's caret, replacing a
+    /// selection ([`edit`]).
     fn type_text(&mut self, text: &str) {
+        let caret = std::mem::take(&mut self.caret);
+        let tail = self
+            .focused_field()
+            .map(|field| edit::before_typing(field, &caret))
+            .unwrap_or_default();
+        self.append_text(text);
+        if let Some(field) = self.focused_field() {
+            self.caret = edit::after_typing(field, &tail);
+        }
+    }
+
+    /// Typing at the end of the focused field; the time fields take at most
+    /// two digits, a dial field digits and `+*#`.
+    fn append_text(&mut self, text: &str) {
         match &mut self.dialog {
             Some(Dialog::TimePicker {
                 hour,
@@ -493,6 +555,143 @@ impl SimPhone {
             &mut self.dialog,
         );
         self.apply(screen, nav);
+    }
+
+    /// A key code other than Back, Home and Enter: editing keys act on the
+    /// focused field ([`EditKey`]), typing keys type their character, Tab
+    /// moves focus to the next field, Ctrl+A is [`SimPhone::select_all`]
+    /// (through `key_combination`); any other code reaches no simulated
+    /// control and does nothing (the step still counts).
+    fn keycode(&mut self, code: u32) {
+        if let DeviceAction::Key { key } = keycode::action(code) {
+            self.caret = Caret::default();
+            return match key {
+                Key::Back => self.back(),
+                Key::Home => self.home(),
+                Key::Enter => self.enter_key(),
+            };
+        }
+        if let Some(key) = EditKey::from_code(code) {
+            let mut caret = self.caret;
+            if let Some(field) = self.focused_field() {
+                edit::apply(field, &mut caret, key);
+                self.caret = caret;
+            }
+        } else if let Some(c) = keycode::typed_char(code) {
+            self.type_text(c.encode_utf8(&mut [0; 4]));
+        } else if code == keycode::TAB {
+            self.caret = Caret::default();
+            self.next_field();
+        }
+    }
+
+    /// Tab: focus moves to the next text field (hour to minute in the time
+    /// picker, the next field of an app screen); past the last it stays.
+    fn next_field(&mut self) {
+        match &mut self.dialog {
+            Some(Dialog::TimePicker { focus, .. }) => {
+                if *focus == Some(Field::Hour) {
+                    *focus = Some(Field::Minute);
+                }
+            }
+            Some(_) => {}
+            None => {
+                if let Some(screen) = self.app_screen_mut() {
+                    engine::focus_next_field(screen);
+                }
+            }
+        }
+    }
+
+    /// Select the focused field's whole text (Ctrl+A; the second tap of a
+    /// double tap on a field). Nothing when no field has focus.
+    pub fn select_all(&mut self) {
+        if self.focused_field().is_some() {
+            self.caret = Caret {
+                at: None,
+                all: true,
+            };
+        }
+    }
+
+    /// `input keycombination`: Ctrl (left or right) with A selects all; no
+    /// other combination reaches a simulated control. Counts as a step.
+    pub fn key_combination(&mut self, codes: &[u32]) {
+        let ctrl = codes
+            .iter()
+            .any(|c| [keycode::CTRL_LEFT, keycode::CTRL_RIGHT].contains(c));
+        if ctrl && codes.contains(&keycode::A) {
+            self.select_all();
+        }
+        self.state.step += 1;
+    }
+
+    /// Empty the focused text field (and its selection).
+    fn clear_text(&mut self) {
+        self.caret = Caret::default();
+        if let Some(field) = self.focused_field() {
+            field.clear();
+        }
+    }
+
+    /// The second tap of a double tap: a tap again, and on a text field the
+    /// text is selected (Android selects the word under the finger; the
+    /// simulator, with no glyph positions, selects it all). Two taps on
+    /// anything else are two taps: a switch flips and flips back.
+    fn second_tap(&mut self, x: i32, y: i32) {
+        let focus_before = self.focused_field().is_some();
+        self.tap(x, y);
+        let frame = self.frame();
+        let on_field = self
+            .hit(&frame, x, y)
+            .is_some_and(|(_, view)| view.style == super::view::Style::EditText);
+        if on_field && (focus_before || self.focused_field().is_some()) {
+            self.select_all();
+        }
+    }
+
+    /// A tap `input tap` delivered at `now`: within [`DOUBLE_TAP_TIMEOUT`]
+    /// and [`DOUBLE_TAP_SLOP`] of the previous one it is the second tap of
+    /// a double tap, as `GestureDetector` tells them, so the two `input tap`s
+    /// of one double tap reach the state a [`DeviceAction::DoubleTap`] does.
+    pub fn input_tap(&mut self, x: i32, y: i32, now: Instant) -> Result<(), PhoneError> {
+        let double = self.last_input_tap.is_some_and(|(at, px, py)| {
+            now.duration_since(at) <= DOUBLE_TAP_TIMEOUT
+                && (x - px).abs() <= DOUBLE_TAP_SLOP
+                && (y - py).abs() <= DOUBLE_TAP_SLOP
+        });
+        if double {
+            // A third tap starts a new gesture.
+            self.last_input_tap = None;
+            self.caret = Caret::default();
+            self.second_tap(x, y);
+            self.state.step += 1;
+            return Ok(());
+        }
+        self.last_input_tap = Some((now, x, y));
+        self.act(&DeviceAction::Tap { x, y })
+    }
+
+    /// Press, hold past the long-press timeout, move, release (`input
+    /// draganddrop`). The hold is a long press: a view with a long-press
+    /// action (a row's menu) runs it, and the menu then takes the touch.
+    /// Otherwise the move is a slow swipe: a list scrolls by the distance
+    /// moved, a slider follows a mostly horizontal move. A drag that does
+    /// not move is a long press. The simulator has no drop targets (no
+    /// reordering, no moving icons), so nothing else reacts to the drop.
+    fn drag(&mut self, x1: i32, y1: i32, x2: i32, y2: i32) {
+        let frame = self.frame();
+        let still = (x2 - x1).abs() < TOUCH_SLOP && (y2 - y1).abs() < TOUCH_SLOP;
+        if let Some((cmd, view)) = self.hit(&frame, x1, y1) {
+            match view.on_long_press.clone() {
+                Some(Cmd::Nothing) | None if !still => {}
+                Some(long) => return self.run(long, &view, x1),
+                None => return self.run(cmd, &view, x1),
+            }
+        }
+        if !still {
+            self.swipe(x1, y1, x2, y2);
+        }
     }
 
     fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32) {
@@ -552,6 +751,12 @@ impl Phone for SimPhone {
     }
 
     fn act(&mut self, action: &DeviceAction) -> Result<(), PhoneError> {
+        if !matches!(
+            action,
+            DeviceAction::Text { .. } | DeviceAction::Keycode { .. } | DeviceAction::ClearText
+        ) {
+            self.caret = Caret::default();
+        }
         match action {
             DeviceAction::Tap { x, y } => self.tap(*x, *y),
             DeviceAction::LongPress { x, y } => {
@@ -571,12 +776,13 @@ impl Phone for SimPhone {
                 self.state.step += 1;
                 return result;
             }
-            DeviceAction::DoubleTap { .. }
-            | DeviceAction::Drag { .. }
-            | DeviceAction::Keycode { .. }
-            | DeviceAction::ClearText => {
-                return Err(PhoneError::Unsupported(format!("{action:?} (issue 20)")))
+            DeviceAction::DoubleTap { x, y } => {
+                self.tap(*x, *y);
+                self.second_tap(*x, *y);
             }
+            DeviceAction::Drag { x1, y1, x2, y2, .. } => self.drag(*x1, *y1, *x2, *y2),
+            DeviceAction::Keycode { code } => self.keycode(*code),
+            DeviceAction::ClearText => self.clear_text(),
         }
         self.state.step += 1;
         Ok(())
@@ -613,6 +819,7 @@ impl Phone for SimPhone {
     }
 
     fn open(&mut self, intent: &Intent) -> Result<(), PhoneError> {
+        self.caret = Caret::default();
         if intent.0 == "android.intent.category.HOME" {
             // `am start -c android.intent.category.HOME`: the launcher.
             self.home();
@@ -648,6 +855,10 @@ impl Phone for SimPhone {
         Some(self.state.flips())
     }
 }
+
+#[cfg(test)]
+#[path = "actions_tests.rs"]
+mod actions_tests;
 
 #[cfg(test)]
 mod tests {

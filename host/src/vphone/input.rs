@@ -1,77 +1,412 @@
-//! `input`, as Android's `cmds/input` answers it: taps, swipes (a still
-//! swipe held past the long-press timeout is a long press), key events and
-//! text, each applied to the simulated phone.
+//! `input`, as Android's `InputShellCommand` (frameworks/base
+//! services/core/java/com/android/server/input/InputShellCommand.java)
+//! answers it: an optional source (`touchscreen`, `keyboard`, …) and
+//! `-d DISPLAY`, then `tap`, `swipe` (a still swipe held past the
+//! long-press timeout is a long press), `draganddrop`, `keyevent` (numbers,
+//! `KEYCODE_` names or bare names, several codes in one call, with
+//! `--longpress`, `--doubletap`, `--duration`, `--delay`, `--async`),
+//! `keycombination`, `text`, and the trackball's `press`/`roll` (no
+//! simulated view reacts to those). Each reaches the simulated phone as the
+//! device action the simulator gets from the built-in backend, so both
+//! backends reach the same state:
+//! - two `input tap`s within the double-tap timeout and slop are a double
+//!   tap (`SimPhone::input_tap`), as `GestureDetector` tells them;
+//! - `keycombination 113 29` (Ctrl+A) selects the focused field's text, and
+//!   `keyevent 67` then deletes it: AndroidWorld's clear, the adb backend's
+//!   `ClearText`.
+
+use std::time::Instant;
 
 use super::state::Inner;
 use crate::adbd::ShellOutput;
-use crate::phone::{DeviceAction, Key, Phone};
+use crate::phone::{keycode, DeviceAction, Phone};
 
 /// Holding a touch this long without moving is a long press (ViewConfiguration).
 const LONG_PRESS_MS: u32 = 400;
 
-fn number(arg: Option<&&str>) -> Option<i32> {
-    arg.and_then(|a| a.parse::<f32>().ok())
-        .map(|v| v.round() as i32)
+const USAGE: &str = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
+
+The sources are:
+      dpad
+      keyboard
+      mouse
+      touchpad
+      gamepad
+      touchnavigation
+      joystick
+      touchscreen
+      stylus
+      trackball
+
+-d: specify the display ID.
+      (Default: -1 for key event, 0 for motion event if not specified.)
+The commands and default sources are:
+      text <string> (Default: keyboard)
+      keyevent [--longpress|--duration <duration to hold key down in ms>] [--doubletap] [--async] [--delay <duration between keycodes in ms>] <key code number or name> ... (Default: keyboard)
+      tap <x> <y> (Default: touchscreen)
+      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      press (Default: trackball)
+      roll <dx> <dy> (Default: trackball)
+      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard, the key order is important here.)";
+
+const SOURCES: &[&str] = &[
+    "dpad",
+    "keyboard",
+    "mouse",
+    "touchpad",
+    "gamepad",
+    "touchnavigation",
+    "joystick",
+    "touchscreen",
+    "stylus",
+    "trackball",
+    "rotaryencoder",
+];
+
+fn number(arg: &str) -> Option<i32> {
+    arg.parse::<f32>().ok().map(|v| v.round() as i32)
+}
+
+/// Four coordinates and an optional duration (`swipe`, `draganddrop`);
+/// InputShellCommand's default duration is 300 ms.
+fn path(args: &[&str]) -> Option<([i32; 4], u32)> {
+    let [x1, y1, x2, y2, rest @ ..] = args else {
+        return None;
+    };
+    let p = [number(x1)?, number(y1)?, number(x2)?, number(y2)?];
+    let duration = match rest {
+        [] => 300,
+        [d] => d.parse::<i64>().ok().map_or(300, |d| d.max(0) as u32),
+        _ => return None,
+    };
+    Some((p, duration))
+}
+
+/// A key code `input` takes: a number, `KEYCODE_X` or `X`.
+fn key_code(word: &str) -> Result<u32, ShellOutput> {
+    keycode::parse(word).ok_or_else(|| {
+        ShellOutput::fail(
+            1,
+            format_args!(
+                "Exception occurred while executing 'keyevent':\njava.lang.IllegalArgumentException: Unknown keycode: {word}"
+            ),
+        )
+    })
 }
 
 pub(super) fn input(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    const USAGE: &str = "Usage: input [<source>] <command> [<arg>...]";
-    let action = match args {
-        ["tap", x, y] => match (number(Some(x)), number(Some(y))) {
-            (Some(x), Some(y)) => DeviceAction::Tap { x, y },
-            _ => return ShellOutput::fail(1, USAGE),
-        },
-        ["swipe", x1, y1, x2, y2, rest @ ..] => {
-            let p: Vec<i32> = [x1, y1, x2, y2]
-                .iter()
-                .filter_map(|a| number(Some(a)))
-                .collect();
-            let duration_ms = rest.first().and_then(|d| d.parse().ok()).unwrap_or(300);
-            if p.len() != 4 {
-                return ShellOutput::fail(1, USAGE);
-            }
-            let still = (p[0] - p[2]).abs() < 24 && (p[1] - p[3]).abs() < 24;
-            if still && duration_ms >= LONG_PRESS_MS {
-                DeviceAction::LongPress { x: p[0], y: p[1] }
-            } else {
-                DeviceAction::Swipe {
-                    x1: p[0],
-                    y1: p[1],
-                    x2: p[2],
-                    y2: p[3],
-                    duration_ms,
-                }
-            }
+    let mut args = args;
+    if let [source, rest @ ..] = args {
+        if SOURCES.contains(source) {
+            args = rest;
         }
-        ["keyevent", code] => match *code {
-            "3" | "KEYCODE_HOME" => DeviceAction::Key { key: Key::Home },
-            "4" | "KEYCODE_BACK" => DeviceAction::Key { key: Key::Back },
-            "66" | "KEYCODE_ENTER" => DeviceAction::Key { key: Key::Enter },
-            // Other keys (volume, power, …) reach no simulated control.
-            c if c.parse::<u32>().is_ok() || c.starts_with("KEYCODE_") => {
-                return ShellOutput::ok(Vec::new())
-            }
-            _ => return ShellOutput::fail(1, USAGE),
+    }
+    if let ["-d", display, rest @ ..] = args {
+        if display.parse::<i32>().is_err() {
+            return ShellOutput::fail(1, USAGE);
+        }
+        args = rest;
+    }
+    let Some((command, rest)) = args.split_first() else {
+        return ShellOutput::fail(1, USAGE);
+    };
+    match *command {
+        "tap" => match rest {
+            [x, y] => match (number(x), number(y)) {
+                (Some(x), Some(y)) => done(inner.sim.input_tap(x, y, Instant::now())),
+                _ => ShellOutput::fail(1, USAGE),
+            },
+            _ => ShellOutput::fail(1, USAGE),
         },
-        ["text", text] => {
-            if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
+        "swipe" => match path(rest) {
+            Some(([x1, y1, x2, y2], duration_ms)) => {
+                let still = (x1 - x2).abs() < 24 && (y1 - y2).abs() < 24;
+                let action = if still && duration_ms >= LONG_PRESS_MS {
+                    DeviceAction::LongPress { x: x1, y: y1 }
+                } else {
+                    DeviceAction::Swipe {
+                        x1,
+                        y1,
+                        x2,
+                        y2,
+                        duration_ms,
+                    }
+                };
+                act(inner, &[action])
+            }
+            None => ShellOutput::fail(1, USAGE),
+        },
+        "draganddrop" => match path(rest) {
+            Some(([x1, y1, x2, y2], duration_ms)) => act(
+                inner,
+                &[DeviceAction::Drag {
+                    x1,
+                    y1,
+                    x2,
+                    y2,
+                    duration_ms,
+                }],
+            ),
+            None => ShellOutput::fail(1, USAGE),
+        },
+        "keyevent" => keyevent(inner, rest),
+        "keycombination" => {
+            let codes = match rest {
+                ["-t", t, codes @ ..] if t.parse::<u32>().is_ok() => codes,
+                codes => codes,
+            };
+            if codes.len() < 2 {
                 return ShellOutput::fail(
                     1,
-                    format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
+                    "Exception occurred while executing 'keycombination':\njava.lang.IllegalArgumentException: keycombination requires at least 2 keycodes",
                 );
             }
-            DeviceAction::Text {
-                text: text.replace("%s", " "),
+            let mut parsed = Vec::with_capacity(codes.len());
+            for word in codes {
+                match key_code(word) {
+                    Ok(code) => parsed.push(code),
+                    Err(out) => return out,
+                }
             }
+            inner.sim.key_combination(&parsed);
+            ShellOutput::ok(Vec::new())
         }
-        _ => return ShellOutput::fail(1, USAGE),
-    };
-    act(inner, &action)
+        "text" => match rest {
+            [text] => {
+                if let Some(c) = text.chars().find(|c| !c.is_ascii()) {
+                    return ShellOutput::fail(
+                        1,
+                        format_args!("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: no key for {c:?} in the virtual key character map"),
+                    );
+                }
+                act(
+                    inner,
+                    &[DeviceAction::Text {
+                        text: text.replace("%s", " "),
+                    }],
+                )
+            }
+            _ => ShellOutput::fail(1, USAGE),
+        },
+        // Trackball events: no simulated view takes them.
+        "press" if rest.is_empty() => ShellOutput::ok(Vec::new()),
+        "roll" if rest.len() == 2 && rest.iter().all(|a| number(a).is_some()) => {
+            ShellOutput::ok(Vec::new())
+        }
+        _ => ShellOutput::fail(1, USAGE),
+    }
 }
 
-fn act(inner: &mut Inner, action: &DeviceAction) -> ShellOutput {
-    match inner.sim.act(action) {
+/// `keyevent [flags] CODE...`: each code pressed in turn (twice with
+/// `--doubletap`). A long press (`--longpress`, `--duration`) is a press
+/// here: no simulated control has a key long-press action.
+fn keyevent(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let mut args = args;
+    let mut presses = 1;
+    loop {
+        match args {
+            ["--longpress" | "--async", rest @ ..] => args = rest,
+            ["--doubletap", rest @ ..] => {
+                presses = 2;
+                args = rest;
+            }
+            ["--duration" | "--delay", ms, rest @ ..] if ms.parse::<u64>().is_ok() => args = rest,
+            _ => break,
+        }
+    }
+    if args.is_empty() {
+        return ShellOutput::fail(1, USAGE);
+    }
+    let mut actions = Vec::with_capacity(args.len() * presses);
+    for word in args {
+        let code = match key_code(word) {
+            Ok(code) => code,
+            Err(out) => return out,
+        };
+        for _ in 0..presses {
+            actions.push(keycode::action(code));
+        }
+    }
+    act(inner, &actions)
+}
+
+fn done(result: Result<(), crate::phone::PhoneError>) -> ShellOutput {
+    match result {
         Ok(()) => ShellOutput::ok(Vec::new()),
         Err(e) => ShellOutput::fail(1, e),
+    }
+}
+
+fn act(inner: &mut Inner, actions: &[DeviceAction]) -> ShellOutput {
+    for action in actions {
+        if let Err(e) = inner.sim.act(action) {
+            return ShellOutput::fail(1, e);
+        }
+    }
+    ShellOutput::ok(Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::super::VirtualPhone;
+    use crate::phone::{DeviceAction, Phone};
+    use crate::uiautomator::Selector;
+
+    const CONTACTS: &str = "com.google.android.contacts";
+
+    fn phone() -> VirtualPhone {
+        let tasks =
+            crate::task::load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks")).unwrap();
+        VirtualPhone::new(tasks).unwrap()
+    }
+
+    fn ok(phone: &VirtualPhone, line: &str) {
+        let out = phone.run(line);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.exit, 0, "{line}: {err}");
+    }
+
+    fn act(phone: &VirtualPhone, action: DeviceAction) {
+        phone.lock().sim.act(&action).unwrap();
+    }
+
+    /// Contacts' new-contact form with "Zoey" typed in its first field.
+    fn form(phone: &VirtualPhone) {
+        act(
+            phone,
+            DeviceAction::Launch {
+                package: CONTACTS.into(),
+            },
+        );
+        let h = phone.lock().sim.hierarchy();
+        let (x, y) = Selector::desc("Create contact")
+            .find_first(&h)
+            .unwrap()
+            .bounds
+            .center();
+        ok(phone, &format!("input tap {x} {y}"));
+        ok(phone, "input text Zoey");
+    }
+
+    fn first_name(phone: &VirtualPhone) -> String {
+        let h = phone.lock().sim.hierarchy();
+        Selector::resource_id(&format!("{CONTACTS}:id/first_name"))
+            .find_first(&h)
+            .unwrap()
+            .text
+            .to_string()
+    }
+
+    fn foreground(phone: &VirtualPhone) -> String {
+        phone.lock().sim.focused_activity().0
+    }
+
+    #[test]
+    fn keyevent_takes_numbers_full_names_bare_names_and_a_source() {
+        let phone = phone();
+        for home in [
+            "input keyevent 3",
+            "input keyevent KEYCODE_HOME",
+            "input keyevent HOME",
+            "input keyboard keyevent HOME",
+            "input -d 0 keyevent --longpress HOME",
+        ] {
+            act(
+                &phone,
+                DeviceAction::Launch {
+                    package: crate::apps::SETTINGS.into(),
+                },
+            );
+            ok(&phone, home);
+            assert_eq!(foreground(&phone), crate::apps::LAUNCHER, "{home}");
+        }
+        let out = phone.run("input keyevent KEYCODE_NOPE");
+        assert_eq!(out.exit, 1);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("Unknown keycode: KEYCODE_NOPE"));
+        assert_eq!(phone.run("input keyevent").exit, 1);
+        assert_eq!(phone.run("input -d x keyevent 3").exit, 1);
+    }
+
+    #[test]
+    fn several_codes_in_one_keyevent_and_doubletap_press_each_in_turn() {
+        let phone = phone();
+        form(&phone);
+        ok(&phone, "input keyevent 67 KEYCODE_DEL");
+        assert_eq!(first_name(&phone), "Zo");
+        ok(&phone, "input keyevent --doubletap DEL");
+        assert_eq!(first_name(&phone), "First name", "empty: the hint shows");
+        ok(&phone, "input keyevent --async KEYCODE_A");
+        // Flags come before the codes, as in InputShellCommand.
+        assert_eq!(phone.run("input keyevent KEYCODE_A --delay 5").exit, 1);
+        ok(&phone, "input keyevent --delay 5 KEYCODE_B MOVE_HOME C");
+        assert_eq!(first_name(&phone), "cab");
+    }
+
+    #[test]
+    fn keycombination_ctrl_a_then_del_clears_the_field_as_clear_text_does() {
+        let phone = phone();
+        form(&phone);
+        ok(&phone, "input keycombination 113 29 && input keyevent 67");
+        let other = self::phone();
+        form(&other);
+        act(&other, DeviceAction::ClearText);
+        assert_eq!(phone.lock().sim.hierarchy(), other.lock().sim.hierarchy());
+        assert_eq!(first_name(&phone), "First name");
+        ok(
+            &phone,
+            "input keycombination -t 100 KEYCODE_CTRL_LEFT KEYCODE_A",
+        );
+        let out = phone.run("input keycombination 113");
+        assert_eq!(out.exit, 1);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("at least 2 keycodes"));
+    }
+
+    #[test]
+    fn two_quick_taps_are_a_double_tap_and_draganddrop_is_a_drag() {
+        let phone = phone();
+        form(&phone);
+        let h = phone.lock().sim.hierarchy();
+        let (x, y) = Selector::resource_id(&format!("{CONTACTS}:id/first_name"))
+            .find_first(&h)
+            .unwrap()
+            .bounds
+            .center();
+        let mut direct = phone.lock().sim.clone();
+        ok(&phone, &format!("input tap {x} {y} && input tap {x} {y}"));
+        ok(&phone, "input text Ann");
+        direct.act(&DeviceAction::DoubleTap { x, y }).unwrap();
+        direct
+            .act(&DeviceAction::Text { text: "Ann".into() })
+            .unwrap();
+        assert_eq!(first_name(&phone), "Ann");
+        assert_eq!(phone.lock().sim.hierarchy(), direct.hierarchy());
+
+        act(
+            &phone,
+            DeviceAction::Launch {
+                package: crate::apps::SETTINGS.into(),
+            },
+        );
+        let mut direct = phone.lock().sim.clone();
+        ok(
+            &phone,
+            "input touchscreen draganddrop 540 1900 540 900 1500",
+        );
+        direct
+            .act(&DeviceAction::Drag {
+                x1: 540,
+                y1: 1900,
+                x2: 540,
+                y2: 900,
+                duration_ms: 1500,
+            })
+            .unwrap();
+        assert_eq!(phone.lock().sim.hierarchy(), direct.hierarchy());
+        assert_eq!(phone.run("input draganddrop 1 2 3").exit, 1);
+        ok(&phone, "input trackball roll 1 -1");
+        ok(&phone, "input press");
     }
 }

@@ -4,10 +4,11 @@
 //! client, `adb forward` included (`adbd`), the adb backend driving the
 //! virtual phone (`backend`), the binary's `run --phone adb` and `adb
 //! latency` (`cli`), and `device deploy|stop` and `run --on-device`
-//! (`device_deploy`), and two PyPI adb clients, adbutils and adb-shell, each
-//! call their READMEs show (`pyclients`). `rig` starts the server and the
-//! phone they share.
+//! (`device_deploy`), each action type on both backends (`actions`), and
+//! two PyPI adb clients, adbutils and adb-shell, each call their READMEs
+//! show (`pyclients`). `rig` starts the server and the phone they share.
 
+mod actions;
 mod adbd;
 mod backend;
 mod cli;
