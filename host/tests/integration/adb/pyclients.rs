@@ -11,8 +11,6 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use droidscore::vphone::VirtualPhone;
-
 use super::rig::{phone, sim_serve};
 use crate::support::{python3, TestEnv};
 
@@ -45,23 +43,9 @@ fn python_with_clients() -> &'static str {
     python
 }
 
-/// Calls whose FAIL is another branch's to fix, while it is unfixed: the key
-/// name in `input keyevent HOME` is the `input` command's (host/src/vphone/
-/// input.rs, issue 20's action-space work). Allowed only while the virtual
-/// phone itself still refuses `input keyevent HOME`; once it accepts it,
-/// a FAIL here fails the test like any other.
-fn pending_elsewhere() -> Vec<&'static str> {
-    let phone = VirtualPhone::new(Vec::new()).expect("a virtual phone");
-    if phone.run("input keyevent HOME").exit == 0 {
-        Vec::new()
-    } else {
-        vec!["keyevent('HOME')"]
-    }
-}
-
 /// Run `script` with `args` (and `vars` in its environment: the adb
-/// server's port and HOME), print its lines, and fail naming every FAIL
-/// (but the pending ones) or a script that printed nothing or crashed.
+/// server's port and HOME), print its lines, and fail naming every FAIL,
+/// or a script that printed nothing or crashed.
 fn run_calls(env: &TestEnv, script_name: &str, args: &[&str], vars: &[(&str, String)]) {
     let python = python_with_clients();
     let out = Command::new(python)
@@ -76,19 +60,12 @@ fn run_calls(env: &TestEnv, script_name: &str, args: &[&str], vars: &[(&str, Str
     println!("== {script_name}\n{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
     let passed = lines.iter().filter(|l| l.starts_with("PASS ")).count();
-    let pending = pending_elsewhere();
-    let (allowed, failed): (Vec<&str>, Vec<&str>) = lines
+    let failed: Vec<&str> = lines
         .iter()
+        .copied()
         .filter(|l| l.starts_with("FAIL "))
-        .partition(|l| pending.iter().any(|p| l[5..].starts_with(&format!("{p}:"))));
-    for line in &allowed {
-        println!("ALLOWED (input.rs does not yet take key names): {line}");
-    }
-    println!(
-        "{script_name}: {passed} passed, {} failed, {} allowed",
-        failed.len(),
-        allowed.len()
-    );
+        .collect();
+    println!("{script_name}: {passed} passed, {} failed", failed.len());
     assert!(
         passed > 0,
         "{script_name} printed no PASS line; stderr:\n{stderr}"
@@ -106,7 +83,7 @@ fn run_calls(env: &TestEnv, script_name: &str, args: &[&str], vars: &[(&str, Str
         "{script_name}: a line that is neither PASS nor FAIL:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(
-        out.status.success() || !allowed.is_empty(),
+        out.status.success(),
         "{script_name} exited {:?}; stderr:\n{stderr}",
         out.status
     );
