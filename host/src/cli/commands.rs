@@ -748,9 +748,13 @@ fn report_cmd(args: ReportArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::BadInput(e.to_string()))?;
         let merged = crate::store::merge(&store, &sources)?;
         eprintln!(
-            "merged {} store(s) into {}: {merged:?}",
+            "merged {} store(s) into {}: {} episodes added, {} already there; {} runs new, {} joined",
             sources.len(),
-            args.store.display()
+            args.store.display(),
+            merged.episodes_added,
+            merged.episodes_already_present,
+            merged.runs_added,
+            merged.runs_joined,
         );
     }
     let pick = |id: Option<&String>| -> Result<String, CliError> {

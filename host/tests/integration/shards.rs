@@ -167,6 +167,10 @@ fn shards_from_kubernetes_and_slurm_variables_merge_into_the_unsharded_run() {
             .ok();
         let err = text(&o.stderr);
         assert!(err.contains("merged 2 store(s) into"), "{err}");
+        assert!(
+            err.contains(": 6 episodes added, 0 already there; 1 runs new, 1 joined"),
+            "{err}"
+        );
         let comparison: Value = serde_json::from_slice(&o.stdout).unwrap();
         let rows = comparison["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 4, "overall and three tasks: {comparison}");
