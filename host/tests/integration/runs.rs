@@ -123,9 +123,11 @@ fn run(
         .ok()
 }
 
-type Row = (String, u32, String, u32, u32, String);
+/// Each episode's key and verdict (task, repeat, status, steps, invalid
+/// steps, reason), in key order.
+pub(super) type Row = (String, u32, String, u32, u32, String);
 
-fn rows(store: &Path, run: &str) -> Vec<Row> {
+pub(super) fn rows(store: &Path, run: &str) -> Vec<Row> {
     let store = droidscore::store::Store::open_existing(store).unwrap();
     let mut rows: Vec<Row> = store
         .episodes(run)

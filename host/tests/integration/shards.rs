@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::runs::{solve_wifi, user_text, DONE};
+use super::runs::{rows as verdicts, solve_wifi, user_text, DONE};
 use super::scripted_server::{runtime, Reply, ScriptedServer};
 use super::support::{root, text, TestEnv};
 
@@ -58,28 +58,6 @@ fn run(
 
 /// A job runner's name and the environment of each of its two workers.
 type Workers<'a> = (&'a str, [Vec<(&'a str, &'a str)>; 2]);
-
-/// Each episode's key and verdict, in key order.
-fn verdicts(store: &Path, run: &str) -> Vec<(String, u32, String, u32, u32, String)> {
-    let store = droidscore::store::Store::open_existing(store).unwrap();
-    let mut rows: Vec<_> = store
-        .episodes(run)
-        .unwrap()
-        .into_iter()
-        .map(|e| {
-            (
-                e.task,
-                e.repeat,
-                format!("{:?}", e.status),
-                e.steps,
-                e.invalid_steps,
-                e.reason,
-            )
-        })
-        .collect();
-    rows.sort();
-    rows
-}
 
 fn recorded_shard(store: &Path, run: &str) -> Value {
     let store = droidscore::store::Store::open_existing(store).unwrap();
