@@ -77,6 +77,10 @@ pub fn run(
                 steps += 1;
             }
             Decision::Complete => break End::Complete,
+            Decision::Finish(text) => {
+                answer = Some(text);
+                break End::Complete;
+            }
             Decision::Infeasible(why) => break End::Infeasible(why),
             Decision::Idle => {}
             Decision::Answer(text) => answer = Some(text),

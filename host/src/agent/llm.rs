@@ -22,6 +22,7 @@ use tokio::runtime::Handle;
 
 use super::action::{parse_action, resolve, screen_size};
 use super::dialogue::Dialogue;
+use super::format::Session;
 use super::llm_config::LlmConfig;
 use super::schema::Constrain;
 use super::transport::{InfraError, Transport};
@@ -66,6 +67,8 @@ pub struct LlmAgent {
     transport: Transport,
     handle: Handle,
     dialogue: Dialogue,
+    /// A vision format's episode (`--agent-format` other than androidworld).
+    session: Option<Session>,
     log: Vec<StepLog>,
     calls: u64,
     retries: u32,
@@ -92,8 +95,10 @@ impl LlmAgent {
             seed: config.seed,
             rate_limit_wait: config.rate_limit_wait,
         };
+        let session = Session::new(config.format);
         Ok(LlmAgent {
             config,
+            session,
             transport,
             handle,
             dialogue: Dialogue::new(),
@@ -123,6 +128,9 @@ impl LlmAgent {
     /// moves on so the next episode's jitter differs.
     pub fn reset(&mut self, seed: u64) {
         self.dialogue.reset();
+        if let Some(session) = &mut self.session {
+            session.reset();
+        }
         self.log.clear();
         self.calls = 0;
         self.infra = None;
@@ -150,9 +158,28 @@ impl LlmAgent {
         } else {
             obs.screenshot.as_deref()
         };
-        let body = self
-            .dialogue
-            .request(&self.config, goal, &obs.xml, &els, screen, screenshot);
+        let body = match (&mut self.session, screenshot) {
+            (None, _) => {
+                self.dialogue
+                    .request(&self.config, goal, &obs.xml, &els, screen, screenshot)
+            }
+            (Some(session), Some(png)) => serde_json::json!({
+                "model": self.config.model,
+                "messages": session.messages(goal, screen, png),
+                "temperature": self.config.temperature,
+                "max_tokens": self.config.max_tokens,
+                "seed": self.config.seed,
+            }),
+            (Some(session), None) => {
+                // The run refuses --no-image with a vision format; a phone
+                // that gave no screenshot fails every step alike.
+                let why = format!(
+                    "--agent-format {} reads the screenshot, and the phone gave none",
+                    session.format()
+                );
+                return (Decision::Fatal(why), log);
+            }
+        };
         self.calls += 1;
         let completion = self
             .handle
@@ -194,6 +221,22 @@ impl LlmAgent {
         log.completion_tokens = completion.completion_tokens;
         log.raw_output = completion.content;
 
+        if let Some(session) = &mut self.session {
+            return match session.parse(&log.raw_output, screen) {
+                Ok(parsed) => {
+                    log.action = Some(parsed.call);
+                    log.tap = parsed.tap;
+                    session.answered(&log.raw_output, None);
+                    (parsed.decision, log)
+                }
+                Err(e) => {
+                    let reason = e.to_string();
+                    log.invalid_reason = Some(reason.clone());
+                    session.answered(&log.raw_output, Some(reason));
+                    (Decision::Idle, log)
+                }
+            };
+        }
         let resolved = parse_action(&log.raw_output).and_then(|action| {
             log.action = Some(action.to_json());
             resolve(&action, &els, screen).map(|r| (action, r))

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::format::AgentFormat;
 use super::schema::Constrain;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +33,8 @@ pub struct LlmConfig {
     /// How long a call may wait on HTTP 429 `Retry-After`s, from its first
     /// attempt (`--rate-limit-wait`; see `transport`).
     pub rate_limit_wait: Duration,
+    /// The prompt and the answer's grammar (`--agent-format`).
+    pub format: AgentFormat,
 }
 
 impl LlmConfig {
@@ -50,6 +53,22 @@ impl LlmConfig {
             constrain: Constrain::Off,
             ca_cert: None,
             rate_limit_wait: Duration::from_secs(300),
+            format: AgentFormat::AndroidWorld,
+        }
+    }
+
+    /// The same endpoint asked in `format`, with that format's default
+    /// token budget.
+    pub fn with_format(self, format: AgentFormat) -> Self {
+        let max_tokens = if format.is_vision() {
+            super::format::VISION_MAX_TOKENS
+        } else {
+            self.max_tokens
+        };
+        LlmConfig {
+            format,
+            max_tokens,
+            ..self
         }
     }
 

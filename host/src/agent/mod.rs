@@ -2,10 +2,12 @@
 //! Built in: `reference` (the task's reference solution, resolved against
 //! each screen), `noop` (declares the task complete without acting),
 //! `random` (a seeded random baseline) and `llm` (any OpenAI-compatible chat
-//! endpoint answering in AndroidWorld's JSON action schema, `action`).
+//! endpoint answering in AndroidWorld's JSON action schema, `action`, or in
+//! a model's own format, `format`).
 
 pub mod action;
 pub mod dialogue;
+pub mod format;
 pub mod http_client;
 mod llm;
 mod llm_config;
@@ -20,6 +22,7 @@ pub mod translate;
 mod transport;
 
 pub use action::{parse_action, resolve, Action, ActionError, Resolved};
+pub use format::AgentFormat;
 pub use llm::{LlmAgent, LlmError, StepLog};
 pub use llm_config::LlmConfig;
 pub use prompt::{element_lines, system_prompt};
@@ -41,6 +44,9 @@ pub enum Decision {
     Open(Intent),
     /// The agent says the task is done.
     Complete,
+    /// The agent says the task is done and answers the user's question in
+    /// one step (UI-TARS's `finished(content=…)`).
+    Finish(String),
     /// The agent says the task cannot be done, and why.
     Infeasible(String),
     /// The agent answers the user's question (`answer`): kept for the
@@ -80,7 +86,8 @@ pub trait Agent {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepNote {
     pub raw_output: String,
-    /// The parsed action (AndroidWorld schema) as JSON, when it parsed.
+    /// The parsed action as JSON, when it parsed: AndroidWorld's schema, or
+    /// the call as the agent format wrote it.
     pub action: Option<serde_json::Value>,
     pub invalid_reason: Option<String>,
     pub prompt_tokens: Option<u64>,

@@ -81,7 +81,7 @@ pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
                 Action::Scroll { direction, index }
             }
         },
-        Decision::Complete => Action::Status { complete: true },
+        Decision::Complete | Decision::Finish(_) => Action::Status { complete: true },
         Decision::Infeasible(_) => Action::Status { complete: false },
         Decision::Idle => Action::Wait,
         Decision::Answer(text) => Action::Answer(text.clone()),

@@ -1,7 +1,7 @@
 //! What each subcommand does: load, call the library, print data on stdout.
 
 use super::error::Kept;
-use super::shared::{json, load, out};
+use super::shared::{json, load, out, ConstrainArg};
 use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, TasksCommand, UiArgs,
@@ -174,7 +174,7 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
                             played + 1
                         )))
                     }
-                    crate::agent::Decision::Complete => break,
+                    crate::agent::Decision::Complete | crate::agent::Decision::Finish(_) => break,
                     _ => {}
                 }
                 // A scroll to find a target is not a step of the solution.
@@ -296,6 +296,16 @@ const NOT_COMPARED: &[&str] = &[
     "ca_cert",
 ];
 
+/// A key of a recorded run's config, or for a key added to the config since
+/// (`--agent-format`, the token budget), what a run recorded before it had.
+fn recorded(config: &serde_json::Value, key: &str) -> Option<serde_json::Value> {
+    config.get(key).cloned().or_else(|| match key {
+        "agent_format" => Some(crate::agent::AgentFormat::AndroidWorld.name().into()),
+        "max_tokens" => Some(LlmConfig::new("", "").max_tokens.into()),
+        _ => None,
+    })
+}
+
 /// Start a new run in the store, or pick up the one `--resume` names.
 fn start_run(
     store: &Store,
@@ -318,14 +328,12 @@ fn start_run(
             .into_iter()
             .flatten()
             .filter(|(k, v)| {
-                !NOT_COMPARED.contains(&k.as_str()) && run.config.get(k.as_str()) != Some(v)
+                !NOT_COMPARED.contains(&k.as_str()) && recorded(&run.config, k).as_ref() != Some(v)
             })
             .map(|(k, v)| {
                 format!(
                     "{k} was {} (now {v})",
-                    run.config
-                        .get(k.as_str())
-                        .unwrap_or(&serde_json::Value::Null)
+                    recorded(&run.config, k).unwrap_or(serde_json::Value::Null)
                 )
             })
             .collect();
@@ -445,11 +453,36 @@ impl Served {
 
 /// `--constrain`, else `schema` for a server droidscore started (it decodes
 /// under the schema) and `off` for any other endpoint.
+/// A vision `--agent-format` answers in its own grammar, never under the
+/// AndroidWorld schema.
 fn constrain(args: &RunArgs, served: bool) -> crate::agent::Constrain {
     match (args.constrain, served) {
         (Some(c), _) => c.into(),
+        (None, _) if args.agent_format.is_vision() => crate::agent::Constrain::Off,
         (None, true) => crate::agent::Constrain::Schema,
         (None, false) => crate::agent::Constrain::Off,
+    }
+}
+
+/// A vision `--agent-format` refused where it cannot work: without the
+/// screenshot it reads, or under the AndroidWorld schema.
+fn check_agent_format(args: &RunArgs, served: Option<&Served>) -> Result<(), CliError> {
+    let format = args.agent_format;
+    if !format.is_vision() {
+        return Ok(());
+    }
+    let why = if args.no_image {
+        Some("reads the screenshot alone: drop --no-image")
+    } else if served.is_some_and(Served::text_only) {
+        Some("reads the screenshot, and the server's model is text only: give --base-url of a vision model")
+    } else if args.constrain == Some(ConstrainArg::Schema) {
+        Some("answers in its own grammar, not AndroidWorld's schema: drop --constrain schema")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(CliError::BadInput(format!("--agent-format {format} {why}"))),
+        None => Ok(()),
     }
 }
 
@@ -474,7 +507,8 @@ fn llm_config(args: &RunArgs, served: Option<&Served>) -> Result<LlmConfig, CliE
     config.constrain = constrain(args, served.is_some());
     config.ca_cert = args.ca_cert.clone();
     config.rate_limit_wait = std::time::Duration::from_secs(args.rate_limit_wait);
-    Ok(config)
+    check_agent_format(args, served)?;
+    Ok(config.with_format(args.agent_format))
 }
 
 /// `--shard`, else the one a Kubernetes Indexed Job's or a Slurm array's
@@ -617,6 +651,8 @@ fn run_suite(args: RunArgs) -> Result<(), CliError> {
     }
     if let Some(llm) = &llm {
         config["constrain"] = llm.constrain.name().into();
+        config["agent_format"] = llm.format.name().into();
+        config["max_tokens"] = llm.max_tokens.into();
         // How long to wait on a 429 and which CA to trust change no verdict
         // (NOT_COMPARED); recorded for the reader.
         config["rate_limit_wait_s"] = args.rate_limit_wait.into();

@@ -349,6 +349,14 @@ pub struct RunArgs {
     /// Send no screenshot, only the element list (text-only models).
     #[arg(long)]
     pub no_image: bool,
+    /// The prompt and the answer grammar the model was trained on:
+    /// `androidworld` (AndroidWorld's JSON action over the element list),
+    /// `ui-tars` (UI-TARS-1.5), `qwen-mobile-use` (Qwen2.5-VL),
+    /// `qwen3-mobile-use` (Qwen3-VL), `agentcpm-gui` (AgentCPM-GUI). All but
+    /// `androidworld` read the screenshot alone, and need a model that reads
+    /// images and `--constrain off`.
+    #[arg(long, value_name = "NAME", default_value = "androidworld")]
+    pub agent_format: crate::agent::AgentFormat,
     /// Send each step's action schema as `response_format` (`schema`) or
     /// not (`off`). Default: `schema` for the model server droidscore
     /// starts (locally or `--on-device`), `off` for a `--base-url`.

@@ -10,8 +10,8 @@ use super::stats::{pass_hat_k, Rate};
 use super::usage::UsageStats;
 use crate::store::{EpisodeRecord, EpisodeStatus, RunRecord, StepUsage};
 
-/// `agent llm, model M (local), constrain schema, device model smollm2-135m,
-/// weights packed; /health: …`: what in a run's config and provenance says
+/// `agent llm, model M (local), agent format androidworld, constrain
+/// schema, device model smollm2-135m, weights packed; /health: …`: what in a run's config and provenance says
 /// how its answers were produced. Keys the run does not have are left out.
 fn setup(run: &RunRecord) -> String {
     let c = &run.config;
@@ -34,6 +34,7 @@ fn setup(run: &RunRecord) -> String {
         }
     }
     for (key, name) in [
+        ("agent_format", "agent format"),
         ("constrain", "constrain"),
         ("device_model", "device model"),
         ("device_weights", "device weights"),

@@ -93,6 +93,10 @@ fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
             serde_json::json!({"action_type": "status", "goal_status": "complete"}),
             None,
         ),
+        Decision::Finish(text) => (
+            serde_json::json!({"action_type": "status", "goal_status": "complete", "answer": text}),
+            None,
+        ),
         Decision::Infeasible(why) => (
             serde_json::json!({"action_type": "status", "goal_status": "infeasible", "reason": why}),
             None,

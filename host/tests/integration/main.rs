@@ -1,6 +1,7 @@
 //! The host crate's one integration-test binary: the CLI as a user runs it,
 //! snapshots of every simulator screen, oracle verdicts over fixture states,
-//! the LLM agent against a scripted OpenAI-compatible server, the HTML
+//! the LLM agent against a scripted OpenAI-compatible server (in
+//! AndroidWorld's format and in each model's own, `formats`), the HTML
 //! report of such a run, `droidscore bench` against fake probes, the run
 //! store under signals and read-only or full file systems, and (under
 //! `adb/`) everything that needs the real `adb`. Every test builds on
@@ -12,6 +13,7 @@ mod adb_backend;
 mod bench;
 mod bench_probes;
 mod cli;
+mod formats;
 mod html_report;
 mod llm;
 mod local_server;

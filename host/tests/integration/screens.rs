@@ -112,6 +112,7 @@ fn trace(
             Decision::ActAll(actions) => actions.iter().for_each(|a| phone.act(a).unwrap()),
             Decision::Idle | Decision::Answer(_) => {}
             Decision::Complete
+            | Decision::Finish(_)
             | Decision::Infeasible(_)
             | Decision::Infra(_)
             | Decision::Fatal(_) => break,
