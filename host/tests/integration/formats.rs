@@ -7,7 +7,6 @@
 //! looking at the screenshot would point.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use droidscore::agent::format::{Geometry, Space};
@@ -17,7 +16,7 @@ use droidscore::sim::SimPhone;
 use droidscore::uiautomator::elements;
 use serde_json::Value;
 
-use super::runs::rows;
+use super::runs::{last_line, rows, suite_of};
 use super::scripted_server::{runtime, Reply, ScriptedServer};
 use super::support::{root, TestEnv};
 
@@ -170,24 +169,11 @@ fn server(rt: &tokio::runtime::Runtime, format: AgentFormat) -> ScriptedServer {
     )
 }
 
-fn suite(dir: &Path) -> std::path::PathBuf {
-    let suite = dir.join("suite");
-    std::fs::create_dir_all(&suite).unwrap();
-    for id in ["wifi_on", "bluetooth_on"] {
-        std::fs::copy(
-            root().join(format!("tasks/{id}.toml")),
-            suite.join(format!("{id}.toml")),
-        )
-        .unwrap();
-    }
-    suite
-}
-
 #[test]
 fn a_run_in_each_models_own_format_is_scored_exactly() {
     let rt = runtime();
     let dir = TestEnv::new("formats");
-    let suite = suite(dir.path());
+    let suite = suite_of(dir.path(), &["wifi_on", "bluetooth_on"]);
     let mut ui_tars_url = String::new();
     for format in AgentFormat::ALL.into_iter().filter(|f| f.is_vision()) {
         let server = server(&rt, format);
@@ -202,11 +188,7 @@ fn a_run_in_each_models_own_format_is_scored_exactly() {
             .args(["--suite", suite.to_str().unwrap()])
             .args(["--store", store.to_str().unwrap(), "--run-id", "r"])
             .ok();
-        let last = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_string();
+        let last = last_line(&out);
         assert!(
             last.starts_with("agent llm: 1/2 episodes succeeded"),
             "{format}: {last}"

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::runs::{index_of, solve_wifi, user_text, DONE};
+use super::runs::{index_of, solve_wifi, suite_of, user_text, DONE};
 use super::scripted_server::{runtime, Reply, ScriptedServer};
-use super::support::{root, text, TestEnv};
+use super::support::{text, TestEnv};
 
 /// Solves Wi-Fi from the element list. For Bluetooth it first answers with
 /// broken JSON wrapped in markup (which must come out escaped), then opens
@@ -55,15 +55,7 @@ fn the_html_report_shows_each_screenshot_tap_and_escaped_model_words() {
     let rt = runtime();
     let server = ScriptedServer::start_policy(&rt, Arc::new(policy));
     let dir = TestEnv::new("html");
-    let suite = dir.join("suite");
-    std::fs::create_dir_all(&suite).unwrap();
-    for id in ["wifi_on", "bluetooth_on"] {
-        std::fs::copy(
-            root().join(format!("tasks/{id}.toml")),
-            suite.join(format!("{id}.toml")),
-        )
-        .unwrap();
-    }
+    let suite = suite_of(dir.path(), &["wifi_on", "bluetooth_on"]);
     let store = dir.join("runs.sqlite");
     dir.droidscore()
         .args(["run", "--base-url", &server.base_url, "--model", "scripted"])

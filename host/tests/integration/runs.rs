@@ -80,9 +80,14 @@ fn policy(body: &Value) -> Reply {
 }
 
 fn suite(dir: &Path) -> std::path::PathBuf {
+    suite_of(dir, &["wifi_on", "bluetooth_on", "airplane_on"])
+}
+
+/// `dir/suite`, holding these tasks' files.
+pub(super) fn suite_of(dir: &Path, ids: &[&str]) -> std::path::PathBuf {
     let suite = dir.join("suite");
     std::fs::create_dir_all(&suite).unwrap();
-    for id in ["wifi_on", "bluetooth_on", "airplane_on"] {
+    for id in ids {
         std::fs::copy(
             root().join(format!("tasks/{id}.toml")),
             suite.join(format!("{id}.toml")),
@@ -123,6 +128,15 @@ fn run(
         .ok()
 }
 
+/// The last line a command printed on stdout (a run's success line).
+pub(super) fn last_line(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string()
+}
+
 /// Each episode's key and verdict (task, repeat, status, steps, invalid
 /// steps, reason), in key order.
 pub(super) type Row = (String, u32, String, u32, u32, String);
@@ -157,11 +171,7 @@ fn a_model_run_is_scored_exactly_and_the_same_through_jobs_and_shards() {
 
     let one = dir.join("one.sqlite");
     let out = run(&dir, &server, &suite, &one, &["--run-id", "one"]);
-    let last = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .last()
-        .unwrap_or("")
-        .to_string();
+    let last = last_line(&out);
     assert!(
         last.starts_with("agent llm: 2/6 episodes succeeded (33.3%)"),
         "{last}"
