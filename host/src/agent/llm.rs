@@ -165,7 +165,7 @@ impl LlmAgent {
             }
             (Some(session), Some(png)) => serde_json::json!({
                 "model": self.config.model,
-                "messages": session.messages(goal, screen, png),
+                "messages": session.messages(goal, image_size(png, screen), png),
                 "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens,
                 "seed": self.config.seed,
@@ -204,6 +204,17 @@ impl LlmAgent {
                              run with --constrain off)"
                         ))
                     }
+                    InfraError::Status {
+                        status, message, ..
+                    } if self.session.is_some() && refuses_images(*status, message) => {
+                        Decision::Fatal(format!(
+                            "{e} (--agent-format {} sends up to {} screenshots a request: \
+                             start vLLM with --limit-mm-per-prompt '{{\"image\": {}}}')",
+                            self.config.format,
+                            super::format::max_images(self.config.format),
+                            super::format::max_images(self.config.format),
+                        ))
+                    }
                     InfraError::Status { status, .. } if (400..500).contains(status) => {
                         Decision::Fatal(e.to_string())
                     }
@@ -222,7 +233,10 @@ impl LlmAgent {
         log.raw_output = completion.content;
 
         if let Some(session) = &mut self.session {
-            return match session.parse(&log.raw_output, screen) {
+            // The model pointed at the screenshot: its size, not the
+            // hierarchy's (a dialog's window is smaller than the screen).
+            let image = image_size(screenshot.unwrap_or_default(), screen);
+            return match session.parse(&log.raw_output, image) {
                 Ok(parsed) => {
                     log.action = Some(parsed.call);
                     log.tap = parsed.tap;
@@ -260,6 +274,21 @@ impl LlmAgent {
     }
 }
 
+/// The screenshot's size from its header, else the hierarchy's.
+fn image_size(png: &[u8], screen: (i32, i32)) -> (i32, i32) {
+    match crate::phone::png_size(png) {
+        Some((w, h)) if w > 0 && h > 0 => (w as i32, h as i32),
+        _ => screen,
+    }
+}
+
+/// Whether an HTTP error is the server refusing a request's images: vLLM
+/// takes one image a prompt unless started with `--limit-mm-per-prompt`.
+fn refuses_images(status: u16, message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    (400..500).contains(&status) && message.contains("at most") && message.contains("image")
+}
+
 /// Whether an HTTP error is the endpoint refusing `response_format` (a
 /// server without structured output, or one that cannot compile the schema).
 fn refuses_response_format(status: u16, message: &str) -> bool {
@@ -292,5 +321,28 @@ impl Agent for LlmAgent {
             completion_tokens: log.completion_tokens,
             latency_ms: Some(log.latency.as_secs_f64() * 1e3),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vision_answer_maps_onto_the_screenshot_not_the_hierarchy() {
+        // A dialog's dump covers less than the screen; the model saw all of it.
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend(1080u32.to_be_bytes());
+        png.extend(2400u32.to_be_bytes());
+        assert_eq!(image_size(&png, (900, 700)), (1080, 2400));
+        assert_eq!(image_size(b"not a png", (900, 700)), (900, 700));
+    }
+
+    #[test]
+    fn a_server_taking_fewer_images_is_told_apart() {
+        let vllm = "At most 1 image(s) may be provided in one request.";
+        assert!(refuses_images(400, vllm));
+        assert!(!refuses_images(500, vllm));
+        assert!(!refuses_images(400, "model not found"));
     }
 }

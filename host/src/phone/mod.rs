@@ -31,6 +31,25 @@ pub struct Observation {
     pub timing: Option<ObserveTiming>,
 }
 
+/// Width and height from a PNG's IHDR chunk: the screenshot's own size.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+#[cfg(test)]
+#[test]
+fn png_size_reads_the_ihdr_chunk() {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend(1080u32.to_be_bytes());
+    png.extend(2400u32.to_be_bytes());
+    assert_eq!(png_size(&png), Some((1080, 2400)));
+    assert_eq!(png_size(b"GIF89a"), None);
+}
+
 /// How long one observation took over adb, milliseconds, by part.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ObserveTiming {

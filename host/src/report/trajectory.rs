@@ -40,15 +40,6 @@ fn rank(s: EpisodeStatus) -> u8 {
     }
 }
 
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(png: &[u8]) -> Option<(u32, u32)> {
-    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
-        return None;
-    }
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    Some((be(&png[16..20]), be(&png[20..24])))
-}
-
 /// The first lines of the step's element list, or why there are none.
 fn element_lines(step: &StepRecord) -> String {
     let xml = match gunzip(&step.ui_dump_gz) {
@@ -82,7 +73,7 @@ fn screen(step: &StepRecord) -> String {
         base64::engine::general_purpose::STANDARD.encode(png),
         step.index
     );
-    if let (Some((x, y)), Some((w, h))) = (step.tap, png_size(png)) {
+    if let (Some((x, y)), Some((w, h))) = (step.tap, crate::phone::png_size(png)) {
         // Percentages of the natural size place the marker at any display width.
         out += &format!(
             "<span class=\"tap\" title=\"tap at {x}, {y}\" style=\"left:{:.2}%;top:{:.2}%\"></span>",
@@ -236,14 +227,5 @@ mod tests {
         assert!(html.contains(&escape(first)), "{first}");
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; tap &quot;Settings&quot;"));
         assert!(html.contains("812.2 ms · tokens 1234 prompt / – completion · tap at (540, 1200)"));
-    }
-
-    #[test]
-    fn png_size_reads_the_ihdr_chunk() {
-        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-        png.extend(1080u32.to_be_bytes());
-        png.extend(2400u32.to_be_bytes());
-        assert_eq!(png_size(&png), Some((1080, 2400)));
-        assert_eq!(png_size(b"GIF89a"), None);
     }
 }

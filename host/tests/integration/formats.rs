@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use droidscore::agent::format::{Geometry, Space};
 use droidscore::agent::AgentFormat;
 use droidscore::phone::{DeviceAction, Phone};
 use droidscore::sim::SimPhone;
@@ -22,13 +21,20 @@ use super::support::{root, TestEnv};
 
 const SCREEN: (i32, i32) = (1080, 2400);
 
-/// The model's coordinates of screen pixel `(x, y)` in `format`.
+/// The model's coordinates of screen pixel `(x, y)` in `format`, from the
+/// authors' own figures rather than the code under test: Qwen2.5-VL's
+/// cookbook prints 1092x2408 for a 1080x2400 screenshot (UI-TARS-1.5 uses
+/// the same resize), Qwen3-VL's maps `x / 999`, AgentCPM-GUI's `x / 1000`.
 fn model_point(format: AgentFormat, (x, y): (i32, i32)) -> (i64, i64) {
-    let g = Geometry::new(format.space().unwrap(), SCREEN);
-    let scale = |v: i32, screen: i32, model: u32| {
-        (f64::from(v) * f64::from(model) / f64::from(screen)).round() as i64
+    let (w, h) = match format {
+        AgentFormat::UiTars | AgentFormat::QwenMobileUse => (1092.0, 2408.0),
+        AgentFormat::Qwen3MobileUse => (999.0, 999.0),
+        AgentFormat::AgentCpmGui => (1000.0, 1000.0),
+        AgentFormat::AndroidWorld => unreachable!("not a vision format"),
     };
-    (scale(x, SCREEN.0, g.model.0), scale(y, SCREEN.1, g.model.1))
+    let scale =
+        |v: i32, screen: i32, model: f64| (f64::from(v) * model / f64::from(screen)).round() as i64;
+    (scale(x, SCREEN.0, w), scale(y, SCREEN.1, h))
 }
 
 /// One step of the Wi-Fi solution, as each format writes it.
@@ -296,25 +302,4 @@ fn a_vision_format_without_its_screenshot_or_under_a_schema_is_refused() {
         stderr.contains("unknown agent format \"uitars\""),
         "{stderr}"
     );
-}
-
-/// The relative spaces are the formats' own: a unit check that the test's
-/// inverse map agrees with the parser's forward one.
-#[test]
-fn the_scripts_points_map_back_onto_the_screen() {
-    for format in AgentFormat::ALL.into_iter().filter(|f| f.is_vision()) {
-        let g = Geometry::new(format.space().unwrap(), SCREEN);
-        for at in [(0, 0), (540, 1200), (1079, 2399)] {
-            let (x, y) = model_point(format, at);
-            let back = g.to_screen(x as f64, y as f64).unwrap();
-            assert!(
-                (back.0 - at.0).abs() <= 1 && (back.1 - at.1).abs() <= 1,
-                "{format}: {at:?} -> ({x}, {y}) -> {back:?}"
-            );
-        }
-        assert!(matches!(
-            format.space(),
-            Some(Space::Resized { .. } | Space::Relative(_))
-        ));
-    }
 }

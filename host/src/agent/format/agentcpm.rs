@@ -3,12 +3,15 @@
 //! `eval/utils/evaluator.py`).
 //!
 //! Prompt: a system prompt in Chinese, as the model was trained with, in the
-//! authors' four sections (role, task, rules, the answer's JSON schema; the
-//! sentences are ours), with `thought` required, and a user turn
-//! `<Question>{goal}</Question>` then the screenshot. The authors' scripts
-//! send one screen and no history, and so do we: the model decides from the
-//! current screen alone. (They also shrink the screenshot to 1120 pixels on
-//! its long side first; the coordinates are relative, so we send it as taken.)
+//! authors' four sections (role, task, rules, the answer's JSON schema: the
+//! keys, types and values are theirs, the sentences ours), with `thought`
+//! required; then a user turn `<Question>{goal}</Question>` and the
+//! screenshot. Earlier steps come first as turns of their own (the question
+//! with its screen, the answer), as the authors' README describes a
+//! multi-turn history; the last [`MAX_IMAGES`] screens keep their image.
+//! (The authors' evaluation scripts are single-step; they also shrink the
+//! screenshot to 1120 pixels on its long side first; the coordinates are
+//! relative, so we send it as taken.)
 //!
 //! Answer: one compact JSON object, keys `thought`, `POINT` (`[x, y]` on a
 //! 0..1000 grid), `to` (`up`/`down`/`left`/`right`, the way the finger
@@ -33,27 +36,40 @@ use crate::phone::{DeviceAction, Key};
 
 pub const SPACE: Space = Space::Relative(1000);
 
-/// The schema the system prompt shows (`thought` required), compact.
+/// Screenshots in one request, the current one included: the last turns
+/// keep theirs, earlier ones only their question and answer. (The authors'
+/// README allows a history of turns; the cap is ours, so that a request
+/// stays near the image budget of one screen.)
+pub const MAX_IMAGES: usize = 3;
+
+/// The answer's schema as the system prompt shows it (`thought` required):
+/// the authors' keys, types and values; the descriptions are ours.
 fn schema() -> Value {
-    let point = json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 1000}, "minItems": 2, "maxItems": 2});
+    let location = json!({
+        "type": "array",
+        "description": "屏幕上的一个点 [x, y]：x 从左往右、y 从上往下，按屏幕的宽和高换算到 0 至 1000",
+        "items": {"type": "integer", "minimum": 0, "maximum": 1000},
+        "minItems": 2,
+        "maxItems": 2,
+    });
     json!({
         "type": "object",
-        "description": "执行操作并决定当前任务状态",
+        "description": "这一步的操作，以及任务此刻的状态",
         "additionalProperties": false,
         "required": ["thought"],
         "properties": {
-            "thought": {"type": "string", "description": "推理过程"},
-            "POINT": {"$ref": "#/$defs/Location", "description": "点击屏幕上的指定位置"},
-            "to": {"description": "移动，组合手势参数", "oneOf": [
-                {"enum": ["up", "down", "left", "right"], "description": "从当前点（POINT）出发，执行滑动手势操作，方向包括向上、向下、向左、向右"},
-                {"$ref": "#/$defs/Location", "description": "移动到某个位置"}
+            "thought": {"type": "string", "description": "这一步的思考：屏幕上有什么，为什么这样操作"},
+            "POINT": {"$ref": "#/$defs/Location", "description": "要点击的位置（或长按、滑动的起点）"},
+            "to": {"description": "滑动：手指从 POINT 出发的方向，或手指移到的位置", "oneOf": [
+                {"enum": ["up", "down", "left", "right"], "description": "手指移动的方向"},
+                {"$ref": "#/$defs/Location", "description": "手指移到的位置"}
             ]},
-            "duration": {"type": "integer", "description": "动作执行的时间或等待时间，毫秒", "minimum": 0, "default": 200},
-            "PRESS": {"type": "string", "description": "触发特殊按键，HOME为回到主页按钮，BACK为返回按钮，ENTER为回车按钮", "enum": ["HOME", "BACK", "ENTER"]},
-            "TYPE": {"type": "string", "description": "输入文本"},
-            "STATUS": {"type": "string", "description": "当前任务的状态", "enum": ["continue", "finish", "satisfied", "impossible", "interrupt", "need_feedback"], "default": "continue"}
+            "duration": {"type": "integer", "description": "按住或等待的毫秒数；默认 200，超过 200 即长按", "minimum": 0, "default": 200},
+            "PRESS": {"type": "string", "description": "按系统键：HOME 回到桌面，BACK 返回上一页，ENTER 回车", "enum": ["HOME", "BACK", "ENTER"]},
+            "TYPE": {"type": "string", "description": "在当前输入框里输入的文字"},
+            "STATUS": {"type": "string", "description": "任务状态：continue 继续；finish 已完成；satisfied 用户的要求已满足；impossible 无法完成；interrupt 需要中断；need_feedback 需要用户回答", "enum": ["continue", "finish", "satisfied", "impossible", "interrupt", "need_feedback"], "default": "continue"}
         },
-        "$defs": {"Location": point}
+        "$defs": {"Location": location}
     })
 }
 
@@ -66,8 +82,8 @@ pub fn system_prompt() -> String {
          根据用户的任务和当前屏幕截图，输出下一步要执行的操作。\n\
          \n\
          # Rule\n\
-         - 以紧凑JSON格式输出\n\
-         - 输出操作必须遵循Schema约束\n\
+         - 只输出一个紧凑的JSON对象，不加空格\n\
+         - 这个对象必须符合下面的Schema\n\
          \n\
          # Schema\n\
          {}",
@@ -75,16 +91,30 @@ pub fn system_prompt() -> String {
     )
 }
 
-/// The request's messages: the system prompt, then the goal and the current
-/// screen (no history, as the authors' scripts).
-pub fn messages(goal: &str, _turns: &[Turn], screenshot: &[u8]) -> Vec<Value> {
-    vec![
-        json!({"role": "system", "content": system_prompt()}),
-        json!({"role": "user", "content": [
-            {"type": "text", "text": format!("<Question>{goal}</Question>\n当前屏幕截图：")},
-            {"type": "image_url", "image_url": {"url": data_url(screenshot)}},
+fn question(goal: &str, screenshot: Option<&[u8]>) -> Value {
+    let text =
+        json!({"type": "text", "text": format!("<Question>{goal}</Question>\n当前屏幕截图：")});
+    match screenshot {
+        Some(png) => json!({"role": "user", "content": [
+            text,
+            {"type": "image_url", "image_url": {"url": data_url(png)}},
         ]}),
-    ]
+        None => json!({"role": "user", "content": [text]}),
+    }
+}
+
+/// The request's messages: the system prompt, then each earlier turn (the
+/// goal and its screen, the answer), then the goal and the current screen.
+pub fn messages(goal: &str, turns: &[Turn], screenshot: &[u8]) -> Vec<Value> {
+    let mut out = vec![json!({"role": "system", "content": system_prompt()})];
+    let imaged = turns.len().saturating_sub(MAX_IMAGES - 1);
+    for (i, turn) in turns.iter().enumerate() {
+        let png = (i >= imaged).then_some(turn.screenshot.as_slice());
+        out.push(question(goal, png));
+        out.push(json!({"role": "assistant", "content": turn.answer}));
+    }
+    out.push(question(goal, Some(screenshot)));
+    out
 }
 
 const KEYS: &[&str] = &[

@@ -149,6 +149,7 @@ pub fn parse_call(text: &str) -> Result<Call, CallError> {
             let value = c.value()?;
             args.push((key, value));
             c.skip_space();
+            let before = c.at;
             match c.bump() {
                 Some(',') => {
                     c.skip_space();
@@ -160,7 +161,7 @@ pub fn parse_call(text: &str) -> Result<Call, CallError> {
                 }
                 Some(')') => break,
                 _ => {
-                    c.at -= 1.min(c.at);
+                    c.at = before;
                     return c.fail("expected `,` or `)`");
                 }
             }

@@ -10,8 +10,10 @@
 //!   way, and the prompt names the resized size, as Qwen2.5-VL's
 //!   `mobile_agent` cookbook does. A server configured with other pixel
 //!   limits sees another size: the answer's points then drift.
-//! - `Relative(n)`: `0..=n` on each axis whatever the image's size (Qwen3-VL
-//!   and AgentCPM-GUI use 1000).
+//! - `Relative(n)`: `x / n` of the width, `y / n` of the height, whatever
+//!   the image's size (Qwen3-VL's cookbook uses 999, AgentCPM-GUI 1000). A
+//!   999 grid takes 1000 too, the edge of Qwen3-VL's native grid, which a
+//!   third-party AndroidWorld harness divides by.
 //!
 //! A point outside the space is an invalid answer, never clamped into it: a
 //! model that points off its image has not pointed at the screen.
@@ -40,6 +42,8 @@ pub struct Geometry {
     /// The range of the model's coordinates (width, height): the resized
     /// image's size, or `n` by `n` for a relative space.
     pub model: (u32, u32),
+    /// The largest coordinate taken on each axis.
+    pub limit: (u32, u32),
 }
 
 impl Geometry {
@@ -56,13 +60,22 @@ impl Geometry {
             }
             Space::Relative(n) => (n, n),
         };
-        Geometry { screen, model }
+        let limit = match space {
+            Space::Relative(n) => (n.max(1000), n.max(1000)),
+            Space::Resized { .. } => model,
+        };
+        Geometry {
+            screen: (screen.0.max(1), screen.1.max(1)),
+            model,
+            limit,
+        }
     }
 
     /// The screen pixel under the model's point `(x, y)`.
     pub fn to_screen(&self, x: f64, y: f64) -> Result<(i32, i32), FormatError> {
         let (mw, mh) = (f64::from(self.model.0), f64::from(self.model.1));
-        if !(x.is_finite() && y.is_finite()) || x < 0.0 || y < 0.0 || x > mw || y > mh {
+        let (lw, lh) = (f64::from(self.limit.0), f64::from(self.limit.1));
+        if !(x.is_finite() && y.is_finite()) || x < 0.0 || y < 0.0 || x > lw || y > lh {
             return Err(FormatError::OffImage {
                 x,
                 y,
@@ -248,5 +261,8 @@ pub fn towards(from: (i32, i32), direction: &str, screen: (i32, i32)) -> Option<
         "right" => (x + dx, y),
         _ => return None,
     };
-    Some((to.0.clamp(0, screen.0 - 1), to.1.clamp(0, screen.1 - 1)))
+    Some((
+        to.0.clamp(0, (screen.0 - 1).max(0)),
+        to.1.clamp(0, (screen.1 - 1).max(0)),
+    ))
 }

@@ -10,7 +10,7 @@
 //! - `qwen-mobile-use`: Qwen2.5-VL's `mobile_use` tool call, coordinates in
 //!   the resized image's pixels (`qwen`).
 //! - `qwen3-mobile-use`: Qwen3-VL's `mobile_use` tool call, coordinates on
-//!   a 0..1000 grid (`qwen`).
+//!   a 0..999 grid (`qwen`).
 //! - `agentcpm-gui`: AgentCPM-GUI's compact JSON action, 0..1000 (`agentcpm`).
 //!
 //! The vision formats read only the screenshot: no element list, no
@@ -96,6 +96,17 @@ impl FromStr for AgentFormat {
                 let known: Vec<&str> = AgentFormat::ALL.iter().map(|f| f.name()).collect();
                 format!("unknown agent format {s:?}; known: {}", known.join(", "))
             })
+    }
+}
+
+/// The most screenshots one request of `format` carries (the current one
+/// included): what a server must be set to take (vLLM's
+/// `--limit-mm-per-prompt`).
+pub fn max_images(format: AgentFormat) -> usize {
+    match format {
+        AgentFormat::AndroidWorld | AgentFormat::QwenMobileUse | AgentFormat::Qwen3MobileUse => 1,
+        AgentFormat::UiTars => ui_tars::MAX_IMAGES,
+        AgentFormat::AgentCpmGui => agentcpm::MAX_IMAGES,
     }
 }
 

@@ -187,22 +187,21 @@ fn tool_call(raw: &str) -> Option<&str> {
     Some(rest[..rest.find("</tool_call>").unwrap_or(rest.len())].trim())
 }
 
-/// How an earlier step is recalled in the task progress.
+/// How an earlier step is recalled in the task progress: Qwen3-VL's
+/// `Action:` sentence (looked for before the tool call), Qwen2.5-VL's tool
+/// call as the model wrote it, on one line.
 fn recall(format: AgentFormat, turn: &Turn) -> String {
+    let answer = &turn.answer;
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     match format {
         AgentFormat::Qwen3MobileUse => {
-            let said = turn
-                .answer
+            let before = &answer[..answer.find("<tool_call>").unwrap_or(answer.len())];
+            let said = before
                 .rfind("Action:")
-                .map(|at| &turn.answer[at + "Action:".len()..])
-                .map(|rest| &rest[..rest.find("<tool_call>").unwrap_or(rest.len())])
-                .unwrap_or("");
-            said.replace(['\n', '"'], " ").trim().to_owned()
+                .map_or("", |at| &before[at + "Action:".len()..]);
+            one_line(&said.replace('"', ""))
         }
-        _ => match tool_call(&turn.answer).map(serde_json::from_str::<Value>) {
-            Some(Ok(v)) => v.to_string(),
-            _ => turn.answer.replace('\n', " ").trim().to_owned(),
-        },
+        _ => one_line(tool_call(answer).unwrap_or(answer)),
     }
 }
 
@@ -329,7 +328,10 @@ fn decide(args: &Map<String, Value>, g: Geometry) -> Result<Decision, FormatErro
             "Back" => key(Key::Back),
             "Home" => key(Key::Home),
             "Enter" => key(Key::Enter),
-            "Menu" => Decision::Act(DeviceAction::Keycode { code: 82 }),
+            // "the application background menu": the recent apps.
+            "Menu" => Decision::Act(DeviceAction::Keycode {
+                code: keycode::parse("KEYCODE_APP_SWITCH").unwrap_or(187),
+            }),
             other => {
                 return Err(FormatError::BadValue {
                     field: "button",

@@ -242,6 +242,10 @@ fn qwen_mobile_use_reads_both_models_actions_in_their_spaces() {
         (q25, tool_call(r#"{"action": "click", "coordinate": [546, 1204]}"#), tap(540, 1200)),
         (q3, format!("Thought: x.\nAction: \"Tap the centre\"\n{}", tool_call(r#"{"action": "click", "coordinate": [499.5, 499.5]}"#)), tap(540, 1200)),
         (q3, tool_call(r#"{"action": "long_press", "coordinate": [999, 0], "time": 2}"#), Decision::Act(DeviceAction::LongPress { x: 1079, y: 0 })),
+        // 1000, the edge of Qwen3-VL's native grid, is the last pixel too.
+        (q3, tool_call(r#"{"action": "click", "coordinate": [1000, 1000]}"#), tap(1079, 2399)),
+        // Menu: "the application background menu", the recent apps.
+        (q25, tool_call(r#"{"action": "system_button", "button": "Menu"}"#), Decision::Act(DeviceAction::Keycode { code: 187 })),
         (q25, tool_call(r#"{"action": "swipe", "coordinate": [546, 1806], "coordinate2": [546, 602]}"#), swipe(540, 1800, 540, 600, 500)),
         (q25, tool_call(r#"{"action": "type", "text": "hello"}"#), Decision::Act(DeviceAction::Text { text: "hello".into() })),
         (q25, tool_call(r#"{"action": "key", "text": "volume_up"}"#), Decision::Act(DeviceAction::Keycode { code: 24 })),
@@ -454,7 +458,7 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
     );
     assert!(
         text.contains(
-            r#"Step 1: {"name":"mobile_use","arguments":{"action":"open","text":"Clock"}}; "#
+            r#"Step 1: {"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}}; "#
         ),
         "{text}"
     );
@@ -480,19 +484,71 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
     );
     assert!(text.contains("Task progress (You have done the following operation on the current device): Step 1: Open the Clock app; .\n"), "{text}");
 
+    // AgentCPM-GUI: each earlier turn as its own question and answer, the
+    // last screens with their image.
     let mut c = Session::new(AgentFormat::AgentCpmGui).unwrap();
-    request(&mut c, "Open the clock", SCREEN, &png);
-    c.answered(r#"{"PRESS":"HOME"}"#, None);
+    for i in 0..4 {
+        let body = request(&mut c, "Open the clock", SCREEN, &png);
+        assert_eq!(images(&body), (i + 1).min(agentcpm::MAX_IMAGES), "step {i}");
+        c.answered(r#"{"PRESS":"HOME"}"#, None);
+    }
     let body = request(&mut c, "Open the clock", SCREEN, &png);
-    assert_eq!(
-        images(&body),
-        1,
-        "AgentCPM-GUI sees the current screen only"
-    );
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles.len(), 1 + 4 * 2 + 1);
+    assert_eq!(roles[1..3], ["user", "assistant"]);
+    assert_eq!(max_images(AgentFormat::AgentCpmGui), agentcpm::MAX_IMAGES);
     let text = texts(&body);
     assert!(
         text.contains("<Question>Open the clock</Question>\n当前屏幕截图："),
         "{text}"
     );
     assert!(text.contains("\"required\":[\"thought\"]"), "{text}");
+    assert!(text.contains("0 至 1000"), "the grid is named: {text}");
+}
+
+#[test]
+fn ui_tars_history_puts_its_points_back_in_box_tokens() {
+    let config_free = |s: &mut Session| request(s, "Go back.", SCREEN, b"png");
+    let mut s = Session::new(AgentFormat::UiTars).unwrap();
+    config_free(&mut s);
+    s.answered(
+        "Thought: a.\nAction: drag(start_box='(1,2)', end_box='<|box_start|>(3,4)<|box_end|>')",
+        None,
+    );
+    let body = config_free(&mut s);
+    let said = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        said,
+        "Thought: a.\nAction: drag(start_box='<|box_start|>(1,2)<|box_end|>', end_box='<|box_start|>(3,4)<|box_end|>')"
+    );
+}
+
+#[test]
+fn a_blank_line_inside_typed_text_is_text_and_an_empty_screen_does_not_panic() {
+    assert_eq!(
+        decision(AgentFormat::UiTars, "Action: type(content='a\n\nb')"),
+        Decision::Act(DeviceAction::Text {
+            text: "a\n\nb".into()
+        })
+    );
+    // A screen of no size (an empty dump, no screenshot): the answer maps
+    // onto pixel 0 instead of panicking.
+    let s = Session::new(AgentFormat::AgentCpmGui).unwrap();
+    let p = s.parse(r#"{"POINT":[500,500],"to":"up"}"#, (0, 0)).unwrap();
+    assert_eq!(p.decision, swipe(0, 0, 0, 0, 300));
+    let s = Session::new(AgentFormat::UiTars).unwrap();
+    assert!(s.parse("Action: scroll(direction='down')", (0, 0)).is_ok());
 }

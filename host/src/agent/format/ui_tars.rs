@@ -21,11 +21,18 @@
 //! as the authors' parser does. `type` content ending in a newline (or the
 //! two characters `\n`) submits: the text, then Enter.
 //!
-//! `scroll(direction=…)` shows more on the `direction` side, as the prompt
-//! says (the content moves; the finger the other way), from `start_box`, a
-//! third of the screen. UI-TARS-desktop's adb operator moves the finger in
-//! `direction` instead; AgentCPM-GUI's converter of UI-TARS answers agrees
-//! with the prompt, and so do we. `finished(content='…')` ends the episode
+//! `scroll(direction=…)` shows more on the `direction` side, as UI-TARS's
+//! computer-use prompt says of its `scroll` (the mobile prompt says
+//! nothing; ours adds that comment to the line): the finger moves the other
+//! way, from `start_box`, a third of the screen. UI-TARS-desktop's adb
+//! operator moves the finger in `direction` instead; AgentCPM-GUI's
+//! converter of UI-TARS answers agrees with the computer-use prompt, and so
+//! do we.
+//!
+//! History: each earlier answer goes back with its points in box tokens,
+//! `start_box='<|box_start|>(x,y)<|box_end|>'`, as the authors'
+//! `add_box_token` rewrites them (a server that drops special tokens
+//! returns them bare). `finished(content='…')` ends the episode
 //! with `content` as the answer; `wait()` and `call_user()` (the desktop
 //! grammar's) are read as a wait and as infeasible.
 
@@ -70,7 +77,7 @@ pub fn prompt(goal: &str) -> String {
          click(start_box='<|box_start|>(x1,y1)<|box_end|>')\n\
          long_press(start_box='<|box_start|>(x1,y1)<|box_end|>')\n\
          type(content='') # end `content` with \"\\n\" to submit it\n\
-         scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')\n\
+         scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left') # shows more on the `direction` side\n\
          open_app(app_name='')\n\
          drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')\n\
          press_home()\n\
@@ -101,9 +108,37 @@ pub fn messages(goal: &str, turns: &[Turn], screenshot: &[u8]) -> Vec<Value> {
         if i >= imaged {
             out.push(image_turn(&turn.screenshot));
         }
-        out.push(json!({"role": "assistant", "content": turn.answer}));
+        out.push(json!({"role": "assistant", "content": add_box_tokens(&turn.answer)}));
     }
     out.push(image_turn(screenshot));
+    out
+}
+
+/// `start_box='(x,y)'` and `end_box='(x,y)'` of an answer in box tokens,
+/// as UI-TARS was trained to read its own earlier answers.
+fn add_box_tokens(answer: &str) -> String {
+    let mut out = String::with_capacity(answer.len() + 32);
+    let mut rest = answer;
+    while let Some(at) = ["start_box='", "end_box='"]
+        .iter()
+        .filter_map(|k| rest.find(k).map(|i| (i, k.len())))
+        .min()
+    {
+        let (i, len) = at;
+        out.push_str(&rest[..i + len]);
+        rest = &rest[i + len..];
+        let Some(end) = rest.find('\'') else { break };
+        let value = &rest[..end];
+        if value.starts_with('(') && !value.contains("<|box_start|>") {
+            out.push_str("<|box_start|>");
+            out.push_str(value);
+            out.push_str("<|box_end|>");
+        } else {
+            out.push_str(value);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -272,13 +307,15 @@ pub fn parse(raw: &str, g: Geometry) -> Result<Parsed, FormatError> {
         expected: "`Action:` line",
     })?;
     let text = normalise(text);
+    // Calls are separated by a blank line after their `)`, as the
+    // authors split them; a blank line inside typed content is content.
     let calls: Vec<&str> = text
-        .split("\n\n")
+        .split(")\n\n")
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .collect();
     let one = match calls[..] {
-        [one] => one,
+        [_] => text.trim(),
         [] => {
             return Err(FormatError::NoCall {
                 expected: "call after `Action:`",
