@@ -27,9 +27,8 @@
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    key, shown, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space,
+    key, shown, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
-use super::Turn;
 use crate::agent::prompt::data_url;
 use crate::agent::Decision;
 use crate::phone::{DeviceAction, Key};

@@ -128,6 +128,17 @@ pub fn smart_resize(
     (hb as u32, wb as u32)
 }
 
+/// One past step of a vision format's episode.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The model's answer as received.
+    pub answer: String,
+    /// The screenshot it answered (PNG).
+    pub screenshot: Vec<u8>,
+    /// Why the answer was not performed, when it was not.
+    pub error: Option<String>,
+}
+
 /// An answer read in a model's own format.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parsed {

@@ -28,7 +28,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-pub use common::{smart_resize, FormatError, Geometry, Parsed, Space};
+pub use common::{smart_resize, FormatError, Geometry, Parsed, Space, Turn};
 
 /// `--agent-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,17 +110,6 @@ pub fn max_images(format: AgentFormat) -> usize {
     }
 }
 
-/// One past step of a vision format's episode.
-#[derive(Debug, Clone)]
-pub struct Turn {
-    /// The model's answer as received.
-    pub answer: String,
-    /// The screenshot it answered (PNG).
-    pub screenshot: Vec<u8>,
-    /// Why the answer was not performed, when it was not.
-    pub error: Option<String>,
-}
-
 /// A vision format's episode: what it sent and what came back, from which
 /// each request is built as the format's authors build theirs.
 #[derive(Debug, Clone)]
@@ -157,8 +146,11 @@ impl Session {
         let geometry = self.geometry(screen);
         match self.format {
             AgentFormat::UiTars => ui_tars::messages(goal, &self.turns, screenshot),
-            AgentFormat::QwenMobileUse | AgentFormat::Qwen3MobileUse => {
-                qwen::messages(self.format, goal, &self.turns, screenshot, geometry)
+            AgentFormat::QwenMobileUse => {
+                qwen::messages(qwen::Version::V2_5, goal, &self.turns, screenshot, geometry)
+            }
+            AgentFormat::Qwen3MobileUse => {
+                qwen::messages(qwen::Version::V3, goal, &self.turns, screenshot, geometry)
             }
             AgentFormat::AgentCpmGui => agentcpm::messages(goal, &self.turns, screenshot),
             AgentFormat::AndroidWorld => unreachable!("AndroidWorld has no session"),

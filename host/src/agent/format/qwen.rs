@@ -37,9 +37,8 @@
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    key, launch, shown, snippet, swipe, type_text, FormatError, Geometry, Parsed, Space,
+    key, launch, shown, snippet, swipe, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
-use super::{AgentFormat, Turn};
 use crate::agent::prompt::data_url;
 use crate::agent::Decision;
 use crate::phone::{keycode, DeviceAction, Key};
@@ -50,6 +49,13 @@ pub const SPACE_2_5: Space = Space::Resized {
     max_pixels: 16384 * 28 * 28,
 };
 pub const SPACE_3: Space = Space::Relative(999);
+
+/// Which model's cookbook: the two differ in actions, grid and prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V2_5,
+    V3,
+}
 
 const ACTIONS_2_5: &[&str] = &[
     "key",
@@ -92,18 +98,18 @@ fn action_line(action: &str) -> &'static str {
 }
 
 /// The `mobile_use` function as the tools block declares it.
-fn tool(format: AgentFormat, (width, height): (u32, u32)) -> Value {
-    let actions = match format {
-        AgentFormat::Qwen3MobileUse => ACTIONS_3,
-        _ => ACTIONS_2_5,
+fn tool(version: Version, (width, height): (u32, u32)) -> Value {
+    let actions = match version {
+        Version::V3 => ACTIONS_3,
+        Version::V2_5 => ACTIONS_2_5,
     };
     let list: Vec<String> = actions
         .iter()
         .map(|a| format!("* {}", action_line(a)))
         .collect();
-    let text_for = match format {
-        AgentFormat::Qwen3MobileUse => "Required only by `action=type` and `action=answer`.",
-        _ => "Required only by `action=key`, `action=type`, and `action=open`.",
+    let text_for = match version {
+        Version::V3 => "Required only by `action=type` and `action=answer`.",
+        Version::V2_5 => "Required only by `action=key`, `action=type`, and `action=open`.",
     };
     let coordinate = |only: &str| {
         json!({
@@ -153,7 +159,7 @@ fn tool(format: AgentFormat, (width, height): (u32, u32)) -> Value {
 
 /// The system message: the tools block of Qwen-Agent's Nous template, with
 /// Qwen2.5-VL's preamble or Qwen3-VL's response format.
-pub fn system_prompt(format: AgentFormat, model: (u32, u32)) -> String {
+pub fn system_prompt(version: Version, model: (u32, u32)) -> String {
     let tools = format!(
         "# Tools\n\n\
          You may call one or more functions to assist with the user query.\n\n\
@@ -161,10 +167,10 @@ pub fn system_prompt(format: AgentFormat, model: (u32, u32)) -> String {
          <tools>\n{}\n</tools>\n\n\
          For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n\
          <tool_call>\n{{\"name\": <function-name>, \"arguments\": <args-json-object>}}\n</tool_call>",
-        tool(format, model)
+        tool(version, model)
     );
-    match format {
-        AgentFormat::Qwen3MobileUse => format!(
+    match version {
+        Version::V3 => format!(
             "\n\n{tools}\n\n\
              # Response format\n\n\
              Each step, answer with:\n\
@@ -176,7 +182,7 @@ pub fn system_prompt(format: AgentFormat, model: (u32, u32)) -> String {
              - One sentence each for Thought and Action.\n\
              - To finish, call action=terminate."
         ),
-        _ => format!("You are a helpful assistant.\n\n{tools}"),
+        Version::V2_5 => format!("You are a helpful assistant.\n\n{tools}"),
     }
 }
 
@@ -190,25 +196,25 @@ fn tool_call(raw: &str) -> Option<&str> {
 /// How an earlier step is recalled in the task progress: Qwen3-VL's
 /// `Action:` sentence (looked for before the tool call), Qwen2.5-VL's tool
 /// call as the model wrote it, on one line.
-fn recall(format: AgentFormat, turn: &Turn) -> String {
+fn recall(version: Version, turn: &Turn) -> String {
     let answer = &turn.answer;
     let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    match format {
-        AgentFormat::Qwen3MobileUse => {
+    match version {
+        Version::V3 => {
             let before = &answer[..answer.find("<tool_call>").unwrap_or(answer.len())];
             let said = before
                 .rfind("Action:")
                 .map_or("", |at| &before[at + "Action:".len()..]);
             one_line(&said.replace('"', ""))
         }
-        _ => one_line(tool_call(answer).unwrap_or(answer)),
+        Version::V2_5 => one_line(tool_call(answer).unwrap_or(answer)),
     }
 }
 
 /// The request's messages: the system prompt, then one user turn with the
 /// task, the progress and the screenshot.
 pub fn messages(
-    format: AgentFormat,
+    version: Version,
     goal: &str,
     turns: &[Turn],
     screenshot: &[u8],
@@ -217,18 +223,18 @@ pub fn messages(
     let progress: String = turns
         .iter()
         .enumerate()
-        .map(|(i, t)| format!("Step {}: {}; ", i + 1, recall(format, t)))
+        .map(|(i, t)| format!("Step {}: {}; ", i + 1, recall(version, t)))
         .collect();
-    let text = match format {
-        AgentFormat::Qwen3MobileUse => format!(
+    let text = match version {
+        Version::V3 => format!(
             "The user query: {goal}.\nTask progress (You have done the following operation on the current device): {progress}.\n"
         ),
-        _ => format!(
+        Version::V2_5 => format!(
             "The user query:  {goal}\nTask progress (You have done the following operation on the current device): {progress}"
         ),
     };
     vec![
-        json!({"role": "system", "content": system_prompt(format, g.model)}),
+        json!({"role": "system", "content": system_prompt(version, g.model)}),
         json!({"role": "user", "content": [
             {"type": "text", "text": text},
             {"type": "image_url", "image_url": {"url": data_url(screenshot)}},

@@ -40,9 +40,8 @@ use serde_json::{json, Map, Value};
 
 use super::call::{parse_call, Call};
 use super::common::{
-    key, launch, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space,
+    key, launch, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
-use super::Turn;
 use crate::agent::action::DRAG_MS;
 use crate::agent::prompt::data_url;
 use crate::agent::Decision;
