@@ -227,7 +227,7 @@ pub fn app_package(name: &str) -> Option<&'static str> {
 /// At most this many characters of an offending snippet go into a message.
 const SNIPPET_CHARS: usize = 120;
 
-fn snippet(s: &str) -> String {
+pub(super) fn snippet(s: &str) -> String {
     match s.char_indices().nth(SNIPPET_CHARS) {
         Some((i, _)) => format!("`{}…`", &s[..i]),
         None => format!("`{s}`"),

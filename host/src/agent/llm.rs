@@ -158,6 +158,9 @@ impl LlmAgent {
         } else {
             obs.screenshot.as_deref()
         };
+        // A vision model points at the screenshot: its size, not the
+        // hierarchy's (a dialog's window is smaller than the screen).
+        let image = image_size(screenshot.unwrap_or_default(), screen);
         let body = match (&mut self.session, screenshot) {
             (None, _) => {
                 self.dialogue
@@ -165,7 +168,7 @@ impl LlmAgent {
             }
             (Some(session), Some(png)) => serde_json::json!({
                 "model": self.config.model,
-                "messages": session.messages(goal, image_size(png, screen), png),
+                "messages": session.messages(goal, image, png),
                 "temperature": self.config.temperature,
                 "max_tokens": self.config.max_tokens,
                 "seed": self.config.seed,
@@ -207,12 +210,13 @@ impl LlmAgent {
                     InfraError::Status {
                         status, message, ..
                     } if self.session.is_some() && refuses_images(*status, message) => {
-                        Decision::Fatal(format!(
-                            "{e} (--agent-format {} sends up to {} screenshots a request: \
-                             start vLLM with --limit-mm-per-prompt '{{\"image\": {}}}')",
+                        let (format, n) = (
                             self.config.format,
                             super::format::max_images(self.config.format),
-                            super::format::max_images(self.config.format),
+                        );
+                        Decision::Fatal(format!(
+                            "{e} (--agent-format {format} sends up to {n} screenshots a request: \
+                             start vLLM with --limit-mm-per-prompt '{{\"image\": {n}}}')"
                         ))
                     }
                     InfraError::Status { status, .. } if (400..500).contains(status) => {
@@ -233,20 +237,15 @@ impl LlmAgent {
         log.raw_output = completion.content;
 
         if let Some(session) = &mut self.session {
-            // The model pointed at the screenshot: its size, not the
-            // hierarchy's (a dialog's window is smaller than the screen).
-            let image = image_size(screenshot.unwrap_or_default(), screen);
+            session.answered(&log.raw_output);
             return match session.parse(&log.raw_output, image) {
                 Ok(parsed) => {
                     log.action = Some(parsed.call);
                     log.tap = parsed.tap;
-                    session.answered(&log.raw_output, None);
                     (parsed.decision, log)
                 }
                 Err(e) => {
-                    let reason = e.to_string();
-                    log.invalid_reason = Some(reason.clone());
-                    session.answered(&log.raw_output, Some(reason));
+                    log.invalid_reason = Some(e.to_string());
                     (Decision::Idle, log)
                 }
             };

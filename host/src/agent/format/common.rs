@@ -135,8 +135,6 @@ pub struct Turn {
     pub answer: String,
     /// The screenshot it answered (PNG).
     pub screenshot: Vec<u8>,
-    /// Why the answer was not performed, when it was not.
-    pub error: Option<String>,
 }
 
 /// An answer read in a model's own format.
@@ -205,15 +203,8 @@ pub enum FormatError {
     Several(usize),
 }
 
-/// At most this many characters of an offending snippet go into a message.
-const SNIPPET_CHARS: usize = 120;
-
-pub fn snippet(s: &str) -> String {
-    match s.char_indices().nth(SNIPPET_CHARS) {
-        Some((i, _)) => format!("`{}…`", &s[..i]),
-        None => format!("`{s}`"),
-    }
-}
+/// An offending answer's start, quoted, as AndroidWorld's parser quotes it.
+pub(super) use crate::agent::action::snippet;
 
 /// A JSON value as a message names it.
 pub fn shown(v: &Value) -> String {

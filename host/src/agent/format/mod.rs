@@ -157,7 +157,7 @@ impl Session {
         }
     }
 
-    pub fn geometry(&self, screen: (i32, i32)) -> Geometry {
+    fn geometry(&self, screen: (i32, i32)) -> Geometry {
         Geometry::new(
             self.format.space().expect("a vision format has a space"),
             screen,
@@ -178,13 +178,13 @@ impl Session {
         }
     }
 
-    /// The answer to the request in flight, and why it was not performed
-    /// when it was not.
-    pub fn answered(&mut self, answer: &str, error: Option<String>) {
+    /// The answer to the request in flight, performed or not: the formats'
+    /// prompts have no place for why an answer was invalid, so the model
+    /// sees only its own answer in the history.
+    pub fn answered(&mut self, answer: &str) {
         self.turns.push(Turn {
             answer: answer.to_owned(),
             screenshot: self.pending.take().unwrap_or_default(),
-            error,
         });
     }
 }

@@ -422,7 +422,7 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
     for i in 0..6 {
         let body = request(&mut s, "Turn on Wi-Fi.", SCREEN, &png);
         assert_eq!(images(&body), (i + 1).min(ui_tars::MAX_IMAGES), "step {i}");
-        s.answered(&format!("Thought: t{i}\nAction: press_back()"), None);
+        s.answered(&format!("Thought: t{i}\nAction: press_back()"));
     }
     let body = request(&mut s, "Turn on Wi-Fi.", SCREEN, &png);
     let text = texts(&body);
@@ -446,7 +446,7 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
 
     let mut q = Session::new(AgentFormat::QwenMobileUse).unwrap();
     request(&mut q, "Open the clock", SCREEN, &png);
-    q.answered(&tool_call(r#"{"action": "open", "text": "Clock"}"#), None);
+    q.answered(&tool_call(r#"{"action": "open", "text": "Clock"}"#));
     let text = texts(&request(&mut q, "Open the clock", SCREEN, &png));
     assert!(
         text.starts_with("You are a helpful assistant.\n\n# Tools\n"),
@@ -465,13 +465,10 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
 
     let mut q3 = Session::new(AgentFormat::Qwen3MobileUse).unwrap();
     request(&mut q3, "Open the clock", SCREEN, &png);
-    q3.answered(
-        &format!(
-            "Thought: a.\nAction: \"Open the Clock app\"\n{}",
-            tool_call(r#"{"action": "wait"}"#)
-        ),
-        None,
-    );
+    q3.answered(&format!(
+        "Thought: a.\nAction: \"Open the Clock app\"\n{}",
+        tool_call(r#"{"action": "wait"}"#)
+    ));
     let text = texts(&request(&mut q3, "Open the clock", SCREEN, &png));
     assert!(text.starts_with("\n\n# Tools\n"), "{text}");
     assert!(
@@ -490,7 +487,7 @@ fn requests_carry_each_formats_prompt_history_and_screens() {
     for i in 0..4 {
         let body = request(&mut c, "Open the clock", SCREEN, &png);
         assert_eq!(images(&body), (i + 1).min(agentcpm::MAX_IMAGES), "step {i}");
-        c.answered(r#"{"PRESS":"HOME"}"#, None);
+        c.answered(r#"{"PRESS":"HOME"}"#);
     }
     let body = request(&mut c, "Open the clock", SCREEN, &png);
     let roles: Vec<&str> = body["messages"]
@@ -518,7 +515,6 @@ fn ui_tars_history_puts_its_points_back_in_box_tokens() {
     config_free(&mut s);
     s.answered(
         "Thought: a.\nAction: drag(start_box='(1,2)', end_box='<|box_start|>(3,4)<|box_end|>')",
-        None,
     );
     let body = config_free(&mut s);
     let said = body["messages"]
