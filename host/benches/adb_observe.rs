@@ -9,15 +9,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use droidscore::adb::{AdbOptions, AdbPhone};
-use droidscore::phone::{DeviceAction, Phone};
 use droidscore::task;
-use droidscore::vphone::{InProcess, VirtualPhone};
+use droidscore_phone::adb::{AdbOptions, AdbPhone};
+use droidscore_phone::vphone::{InProcess, VirtualPhone};
+use droidscore_phone::{DeviceAction, Phone};
 
 fn observe(c: &mut Criterion) {
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
     let tasks = task::load_dir(&suite).unwrap();
-    let vp = Arc::new(VirtualPhone::new(tasks).unwrap());
+    let vp = Arc::new(VirtualPhone::new(droidscore::task::SuiteSetups(tasks)).unwrap());
     let mut phone =
         AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
     phone

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::{Agent, Decision, LlmAgent, LlmConfig};
-use droidscore::apps::PhoneSetup;
-use droidscore::phone::{DeviceAction, Phone};
-use droidscore::sim::SimPhone;
+use droidscore_phone::apps::PhoneSetup;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::{DeviceAction, Phone};
 use scripted_server::{Reply, ScriptedServer};
 
 /// Requests the server can answer before it runs out (criterion's sample count

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::Solver;
-use droidscore::apps::{PhoneSetup, SeedRecord};
 use droidscore::episode;
-use droidscore::phone::{DeviceAction, Intent, Phone};
-use droidscore::records::Table;
-use droidscore::sim::SimPhone;
 use droidscore::task;
-use droidscore::uiautomator::Selector;
+use droidscore_phone::apps::{PhoneSetup, SeedRecord};
+use droidscore_phone::records::Table;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::Selector;
+use droidscore_phone::{DeviceAction, Intent, Phone};
 
 fn internet_screen() -> (SimPhone, DeviceAction) {
     let mut phone = SimPhone::new(PhoneSetup::default()).unwrap();

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use droidscore::uiautomator::{elements, parse, parse_xml, to_xml};
+use droidscore_phone::uiautomator::{elements, parse, parse_xml, to_xml};
 
 fn largest_fixture() -> (String, Vec<u8>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/dumps");

@@ -7,8 +7,8 @@
 //!
 //!   cargo run --release -p droidscore --example sim_memory -- TASK VARIANT N
 
-use droidscore::phone::{DeviceAction, Phone};
-use droidscore::sim::SimPhone;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::{DeviceAction, Phone};
 
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("Linux /proc");

@@ -4,13 +4,13 @@
 //! and true under the reference solution.
 
 use crate::agent::{Noop, Solver};
-use crate::apps::SetupError;
 use crate::episode::{self, Episode};
 use crate::oracle::{Baseline, Outcome};
-use crate::phone::PhoneError;
-use crate::sim::SimPhone;
 use crate::task::{Instance, Step, Task};
-use crate::uiautomator::Selector;
+use droidscore_phone::apps::SetupError;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::Selector;
+use droidscore_phone::PhoneError;
 
 /// One row of the check table.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -258,7 +258,7 @@ answer = "{number}"
         let task = template("answers");
         let inst = &task.variants[0];
         let number = inst.params["number"].clone();
-        let spelled = crate::records::digits(&number);
+        let spelled = droidscore_phone::records::digits(&number);
         for (answer, success) in [(spelled.as_str(), true), ("+1 650-555-0100", false)] {
             let solution = vec![Step {
                 answer: Some(answer.to_string()),

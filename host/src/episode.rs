@@ -5,8 +5,8 @@
 
 use crate::agent::{Agent, Decision};
 use crate::oracle::{Baseline, Outcome, Verdict};
-use crate::phone::{Phone, PhoneError};
 use crate::task::{Done, Instance};
+use droidscore_phone::{Phone, PhoneError};
 
 /// How the agent's run ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -45,7 +45,7 @@ pub const PHONE_GONE: i32 = 13;
 /// ended: SIGINT or SIGTERM (130 or 143) interrupted `run`, which stopped
 /// between two commits and kept its finished episodes for `--resume`, or
 /// `bench run`, which killed the running arm first.
-pub const SIGNALLED: i32 = droidscore_bench::runner::SIGNALLED;
+pub const SIGNALLED: i32 = droidscore_harness::runner::SIGNALLED;
 
 /// Every code below [`SIGNALLED`], with the words README gives it.
 pub const ALL: &[(i32, &str)] = &[

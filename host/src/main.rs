@@ -8,7 +8,7 @@ fn main() {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("DROIDSCORE_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    // Before any HTTP client is built (here or in droidscore-bench).
+    // Before any HTTP client is built (here or in droidscore-harness).
     droidscore::agent::http_client::install_crypto_provider();
     let cli = droidscore::cli::Cli::parse();
     if let Err(e) = droidscore::cli::run(cli) {

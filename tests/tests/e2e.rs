@@ -9,11 +9,11 @@ use std::path::Path;
 use droidscore::agent::Solver;
 use droidscore::episode;
 use droidscore::oracle::Outcome;
-use droidscore::phone::{
+use droidscore::task::{self, Task};
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::{
     Capabilities, DeviceAction, Intent, Observation, Phone, PhoneError, SettingKey,
 };
-use droidscore::sim::SimPhone;
-use droidscore::task::{self, Task};
 
 /// The simulator seen through a real phone's keyhole.
 struct RealLike(SimPhone);
@@ -41,8 +41,8 @@ impl Phone for RealLike {
     /// A phone's content providers give its records (`content query`).
     fn records(
         &mut self,
-        table: droidscore::records::Table,
-    ) -> Result<Vec<droidscore::records::Record>, PhoneError> {
+        table: droidscore_phone::records::Table,
+    ) -> Result<Vec<droidscore_phone::records::Record>, PhoneError> {
         self.0.records(table)
     }
 }

@@ -35,7 +35,7 @@
 //! - `press_keyboard` with `keycode` `KEYCODE_*`: `input keyevent` of that
 //!   key (`adb_utils.press_keyboard_generic`); `json_action` checks the
 //!   `KEYCODE_` prefix. The name must be one Android knows
-//!   ([`crate::phone::keycode`]).
+//!   ([`droidscore_phone::keycode`]).
 //! - `input_text` with `clear_text: true`: the field is emptied before
 //!   typing (AndroidWorld sends Ctrl+A then Delete).
 //! - `unknown`: a step that does nothing (AndroidWorld prints "no action
@@ -61,9 +61,9 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::Decision;
-use crate::apps::APPS;
-use crate::phone::{keycode, DeviceAction, Key};
-use crate::uiautomator::{Bounds, Element};
+use droidscore_phone::apps::APPS;
+use droidscore_phone::uiautomator::{Bounds, Element};
+use droidscore_phone::{keycode, DeviceAction, Key};
 
 /// Where a click, long press or text entry lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +212,7 @@ const KNOWN_FIELDS: &[&str] = &[
 pub const DRAG_MS: u32 = 1500;
 
 fn app_names() -> String {
-    crate::apps::app_labels().join(", ")
+    droidscore_phone::apps::app_labels().join(", ")
 }
 
 /// The package an app name opens: the launcher's labels (case and surrounding
@@ -683,7 +683,7 @@ pub struct Resolved {
 }
 
 /// The screen size a hierarchy covers: the union of its root nodes' bounds.
-pub fn screen_size(h: &crate::uiautomator::Hierarchy) -> (i32, i32) {
+pub fn screen_size(h: &droidscore_phone::uiautomator::Hierarchy) -> (i32, i32) {
     h.nodes.iter().fold((0, 0), |(w, hgt), n| {
         (w.max(n.bounds.right), hgt.max(n.bounds.bottom))
     })

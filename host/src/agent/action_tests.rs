@@ -334,7 +334,7 @@ fn long_snippets_are_clipped_in_messages() {
 }
 
 fn el(index: usize, bounds: Bounds) -> Element {
-    crate::uiautomator::test_element(index, "Button", &format!("e{index}"), bounds)
+    droidscore_phone::uiautomator::Element::plain(index, "Button", &format!("e{index}"), bounds)
 }
 
 const SCREEN: (i32, i32) = (1080, 2400);

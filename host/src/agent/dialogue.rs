@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::action::Action;
 use super::llm_config::LlmConfig;
 use super::prompt::{self, HistoryEntry};
-use crate::uiautomator::Element;
+use droidscore_phone::uiautomator::Element;
 
 fn digest(xml: &str) -> u64 {
     let mut h = DefaultHasher::new();

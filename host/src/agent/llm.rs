@@ -27,8 +27,8 @@ use super::llm_config::LlmConfig;
 use super::schema::Constrain;
 use super::transport::{InfraError, Transport};
 use super::{Agent, Decision, StepNote};
-use crate::phone::Observation;
-use crate::uiautomator::elements;
+use droidscore_phone::uiautomator::elements;
+use droidscore_phone::Observation;
 
 /// Why an agent could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -275,7 +275,7 @@ impl LlmAgent {
 
 /// The screenshot's size from its header, else the hierarchy's.
 fn image_size(png: &[u8], screen: (i32, i32)) -> (i32, i32) {
-    match crate::phone::png_size(png) {
+    match droidscore_phone::png_size(png) {
         Some((w, h)) if w > 0 && h > 0 => (w as i32, h as i32),
         _ => screen,
     }

@@ -31,7 +31,7 @@ pub use reference::Solver;
 pub use schema::Constrain;
 pub use transport::InfraError;
 
-use crate::phone::{DeviceAction, Intent, Observation};
+use droidscore_phone::{DeviceAction, Intent, Observation};
 
 /// What an agent decides after looking at the screen.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,7 @@ use droidscore_contract::health::{Health, HealthError};
 use sha2::{Digest, Sha256};
 
 use super::local::{get_json, GetError};
-use crate::phone::{DeployTarget, PhoneError};
+use droidscore_phone::{DeployTarget, PhoneError};
 
 /// Where everything goes on the phone: the one directory `adb shell` may
 /// write and execute from.

@@ -28,15 +28,15 @@
 
 use std::fmt::Write as _;
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::action::{Action, Target};
+use super::format::data_url;
 use super::llm_config::LlmConfig;
 use super::schema::{action_schema, response_format, Constrain};
-use crate::apps::app_labels;
-use crate::phone::keycode;
-use crate::uiautomator::{push_state, quote_into, Element};
+use droidscore_phone::apps::app_labels;
+use droidscore_phone::keycode;
+use droidscore_phone::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.
 pub const HISTORY_STEPS: usize = 4;
@@ -332,12 +332,6 @@ pub fn request_body(
         body["response_format"] = response_format(action_schema(elements, screen));
     }
     body
-}
-
-pub fn data_url(png: &[u8]) -> String {
-    let mut url = String::from("data:image/png;base64,");
-    base64::engine::general_purpose::STANDARD.encode_string(png, &mut url);
-    url
 }
 
 #[cfg(test)]

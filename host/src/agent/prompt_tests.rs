@@ -4,12 +4,12 @@
 use super::*;
 use crate::agent::dialogue::Dialogue;
 use crate::agent::prompt_stats::{estimate_tokens, prompt_text, CHARS_PER_TOKEN, TEMPLATE_TOKENS};
-use crate::phone::DeviceAction;
-use crate::uiautomator::{elements, Bounds};
+use droidscore_phone::uiautomator::{elements, Bounds};
+use droidscore_phone::DeviceAction;
 
 fn el(index: usize, class: &str, label: &str) -> Element {
     let bounds = Bounds::new(0, 200 + 150 * index as i32, 1080, 350 + 150 * index as i32);
-    crate::uiautomator::test_element(index, class, label, bounds)
+    droidscore_phone::uiautomator::Element::plain(index, class, label, bounds)
 }
 
 fn sample_elements() -> Vec<Element> {
@@ -149,7 +149,7 @@ fn typical_requests(constrain: Constrain) -> Vec<Value> {
         .variant("base")
         .unwrap()
         .clone();
-    let mut phone = crate::test_phone::for_instance(&inst);
+    let mut phone = crate::test_support::with_setup(inst.setup(0));
     let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
     config.constrain = constrain;
     let mut dialogue = Dialogue::new();

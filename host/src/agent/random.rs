@@ -9,8 +9,8 @@
 use super::action::{resolve, screen_size, Action, Direction, Target};
 use super::transport::splitmix64;
 use super::{Agent, Decision};
-use crate::phone::Observation;
-use crate::uiautomator::elements;
+use droidscore_phone::uiautomator::elements;
+use droidscore_phone::Observation;
 
 #[derive(Debug, Clone)]
 pub struct RandomAgent {
@@ -81,11 +81,11 @@ impl Agent for RandomAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::PhoneSetup;
-    use crate::phone::Phone;
+    use droidscore_phone::apps::PhoneSetup;
+    use droidscore_phone::Phone;
 
     fn phone() -> Box<dyn Phone> {
-        crate::test_phone::with_setup(PhoneSetup::default())
+        crate::test_support::with_setup(PhoneSetup::default())
     }
 
     #[test]

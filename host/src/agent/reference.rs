@@ -4,9 +4,9 @@
 //! reordered rows; a node that never appears ends the run as infeasible.
 
 use super::{Agent, Decision};
-use crate::phone::{scroll_action, DeviceAction, Intent, Observation};
 use crate::task::Step;
-use crate::uiautomator::{Hierarchy, Node, Selector};
+use droidscore_phone::uiautomator::{Hierarchy, Node, Selector};
+use droidscore_phone::{scroll_action, DeviceAction, Intent, Observation};
 
 /// Scroll attempts per direction before a step is declared unreachable.
 const MAX_SCROLLS: u32 = 10;

@@ -27,8 +27,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::apps::app_labels;
-use crate::phone::keycode;
+use droidscore_phone::apps::app_labels;
+use droidscore_phone::keycode;
 
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.

@@ -15,8 +15,8 @@ use super::*;
 use crate::agent::action::{parse_action, resolve, screen_size};
 use crate::agent::translate::as_action;
 use crate::agent::{Agent, Decision, Solver};
-use crate::phone::Observation;
-use crate::uiautomator::{elements, Bounds, Element};
+use droidscore_phone::uiautomator::{elements, Bounds, Element};
+use droidscore_phone::Observation;
 
 /// Whether `v` is valid under `schema`; the error says where it is not.
 fn check(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
@@ -123,7 +123,7 @@ fn check(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
 }
 
 fn el(index: usize, class: &str, label: &str, bounds: Bounds) -> Element {
-    crate::uiautomator::test_element(index, class, label, bounds)
+    droidscore_phone::uiautomator::Element::plain(index, class, label, bounds)
 }
 
 fn screen_of(n: usize) -> Vec<Element> {
@@ -305,7 +305,7 @@ fn every_reference_action_of_the_suite_is_valid_under_its_steps_schema() {
     let (mut episodes, mut actions) = (0, 0);
     for task in &tasks {
         for inst in &task.variants {
-            let mut phone = crate::test_phone::for_instance(inst);
+            let mut phone = crate::test_support::with_setup(inst.setup(0));
             let mut agent = Checked {
                 solver: Solver::new(inst.solution.clone()),
                 failures: Vec::new(),

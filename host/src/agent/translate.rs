@@ -12,9 +12,9 @@
 
 use super::action::{Action, Direction, Target};
 use super::Decision;
-use crate::apps::APPS;
-use crate::phone::{keycode, DeviceAction, Key};
-use crate::uiautomator::Element;
+use droidscore_phone::apps::APPS;
+use droidscore_phone::uiautomator::Element;
+use droidscore_phone::{keycode, DeviceAction, Key};
 
 /// The element whose centre is the point, as the model would name it.
 fn target(x: i32, y: i32, elements: &[Element]) -> Target {

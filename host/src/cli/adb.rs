@@ -6,12 +6,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{CliError, DeviceArgs, LatencyArgs, ServeArgs};
-use crate::adb::{self, AdbOptions, AdbPhone, Deadlines, ServerTransport};
-use crate::adbd::{faults::Faults, Server};
-use crate::phone::{ObserveTiming, Phone};
 use crate::report::stats::{spread, Spread};
 use crate::task;
-use crate::vphone::VirtualPhone;
+use droidscore_phone::adb::{self, AdbOptions, AdbPhone, Deadlines, ServerTransport};
+use droidscore_phone::adbd::{faults::Faults, Server};
+use droidscore_phone::vphone::VirtualPhone;
+use droidscore_phone::{ObserveTiming, Phone};
 
 /// The serials to drive: the one named, every attached device for `all`, or
 /// the only one attached.
@@ -21,7 +21,7 @@ pub fn serials(device: &DeviceArgs) -> Result<Vec<String>, CliError> {
     }
     let server = adb::server_address();
     let listed = adb::devices(server).map_err(|e| {
-        CliError::Phone(crate::phone::PhoneError::Device(format!(
+        CliError::Phone(droidscore_phone::PhoneError::Device(format!(
             "{e} (is the adb server running? `adb start-server`)"
         )))
     })?;
@@ -38,7 +38,7 @@ pub fn serials(device: &DeviceArgs) -> Result<Vec<String>, CliError> {
             .join(", ")
     };
     match (device.serial.as_deref(), ready.len()) {
-        (_, 0) => Err(CliError::Phone(crate::phone::PhoneError::Device(format!(
+        (_, 0) => Err(CliError::Phone(droidscore_phone::PhoneError::Device(format!(
             "no adb device in state `device`{}",
             if listed.is_empty() {
                 String::new()
@@ -70,7 +70,9 @@ pub fn phones(device: &DeviceArgs) -> Result<Vec<AdbPhone>, CliError> {
                 AdbOptions::default(),
             )
             .map_err(|e| {
-                CliError::Phone(crate::phone::PhoneError::Device(format!("{serial}: {e}")))
+                CliError::Phone(droidscore_phone::PhoneError::Device(format!(
+                    "{serial}: {e}"
+                )))
             })
         })
         .collect()
@@ -92,7 +94,7 @@ pub fn device_wait(device: &DeviceArgs) -> Duration {
 /// `droidscore sim serve`: until killed.
 pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
-    let phone = VirtualPhone::new(tasks)?;
+    let phone = VirtualPhone::new(task::SuiteSetups(tasks))?;
     if let Some(task) = &args.task {
         phone.load(task, &args.variant, args.seed)?;
     }
@@ -116,7 +118,7 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     };
     let served = if faults.any() {
         eprintln!("with faults: {faults:?}");
-        crate::adbd::faults::serve(server, Arc::new(phone), faults)
+        droidscore_phone::adbd::faults::serve(server, Arc::new(phone), faults)
     } else {
         server.serve(Arc::new(phone))
     };

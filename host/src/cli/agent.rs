@@ -18,9 +18,9 @@ use crate::agent::action::screen_size;
 use crate::agent::dialogue::Dialogue;
 use crate::agent::translate::as_action;
 use crate::agent::{prompt_stats, Agent, Decision, LlmConfig, Solver};
-use crate::phone::Observation;
-use crate::sim::SimPhone;
-use crate::uiautomator::elements;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::elements;
+use droidscore_phone::Observation;
 
 #[derive(Debug, Subcommand)]
 pub enum AgentCommand {

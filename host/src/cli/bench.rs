@@ -9,10 +9,10 @@ use clap::{Args, Subcommand};
 
 use super::shared::out;
 use super::CliError;
-use droidscore_bench::check::{self, Expectations};
-use droidscore_bench::probes::{init_memory, ledger};
-use droidscore_bench::runner::{ArmRun, Observer};
-use droidscore_bench::{self as bench, cpu, output};
+use droidscore_harness::check::{self, Expectations};
+use droidscore_harness::probes::{init_memory, ledger};
+use droidscore_harness::runner::{ArmRun, Observer};
+use droidscore_harness::{self as bench, cpu, output};
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {

@@ -6,17 +6,18 @@ use super::{
     AgentKind, CheckArgs, Cli, CliError, Command, DumpArgs, ListArgs, PhoneKind, ReportArgs,
     RunArgs, SimCommand, TasksCommand, UiArgs,
 };
-use crate::adb::{AdbBackend, ServingBackend};
 use crate::agent::local::LocalServer;
 use crate::agent::on_device::OnDevice;
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 
-use crate::apps::SetupError;
-use crate::phone::{Backend, DeviceAction, Intent, Phone};
-use crate::sim::{SimBackend, SimPhone};
+use crate::run::backend::{AdbBackend, Backend, ServingBackend, SimBackend};
 use crate::store::{EpisodeKey, RunRecord, Store};
 use crate::task::{self, Instance, Task};
-use crate::{check, report, uiautomator};
+use crate::{check, report};
+use droidscore_phone::apps::SetupError;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator;
+use droidscore_phone::{DeviceAction, Intent, Phone};
 use std::collections::BTreeSet;
 
 pub fn run(cli: Cli) -> Result<(), CliError> {

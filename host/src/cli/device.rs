@@ -5,15 +5,17 @@
 use std::time::Duration;
 
 use super::{CliError, DeployArgs, DeviceArgs, StopArgs};
-use crate::adb::AdbPhone;
 use crate::agent::on_device::{self, DeployError, DeployOptions, OnDevice};
+use droidscore_phone::adb::AdbPhone;
 
 impl From<DeployError> for CliError {
     fn from(e: DeployError) -> Self {
         match e {
             DeployError::BadInput(why) => CliError::BadInput(why),
             DeployError::Phone(e) => CliError::Phone(e),
-            DeployError::NotReady(why) => CliError::Phone(crate::phone::PhoneError::Device(why)),
+            DeployError::NotReady(why) => {
+                CliError::Phone(droidscore_phone::PhoneError::Device(why))
+            }
         }
     }
 }

@@ -7,13 +7,13 @@
 //! line that names the file or flag and says what went wrong.
 
 use crate::agent::LlmError;
-use crate::apps::SetupError;
-use crate::phone::PhoneError;
 use crate::run::{RunError, UnknownVariant};
 use crate::store::StoreError;
 use crate::task::TaskError;
-use droidscore_bench::probes::ProbeError;
-use droidscore_bench::BenchError;
+use droidscore_harness::probes::ProbeError;
+use droidscore_harness::BenchError;
+use droidscore_phone::apps::SetupError;
+use droidscore_phone::PhoneError;
 
 /// The error beneath a [`CliError`] that names no type of its own.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -40,7 +40,7 @@ pub enum CliError {
     UnknownVariant(#[from] UnknownVariant),
     /// `sim serve --task`/`--variant` that the suite does not have.
     #[error(transparent)]
-    SimLoad(#[from] crate::vphone::LoadError),
+    SimLoad(#[from] droidscore_phone::vphone::LoadError),
     /// A task's setup or the simulator's refused (bad input).
     #[error(transparent)]
     Setup(#[from] SetupError),

@@ -1,10 +1,10 @@
 //! The state an episode starts from, for `unchanged` constraints: which keys
-//! are watched, how one key is read, and the values read at the start.
+//! are watched and the values read at the start.
 
 use std::collections::BTreeMap;
 
-use crate::apps::SettingsApp;
-use crate::phone::{Phone, PhoneError, SettingKey};
+use droidscore_phone::apps::SettingsApp;
+use droidscore_phone::{read_key, Phone, PhoneError};
 
 /// State read at the start of an episode, for `unchanged` constraints.
 #[derive(Debug, Clone, Default)]
@@ -28,15 +28,6 @@ pub fn watched_keys(phone: &dyn Phone) -> Vec<String> {
     keys.sort();
     keys.dedup();
     keys
-}
-
-/// Read one state key: `ns/key` through `settings get`, `app/…` as app data.
-pub fn read_key(phone: &mut dyn Phone, key: &str) -> Result<Option<String>, PhoneError> {
-    if key.starts_with("app/") {
-        return phone.read_app(key);
-    }
-    let setting: SettingKey = key.parse()?;
-    phone.read_setting(&setting)
 }
 
 impl Baseline {

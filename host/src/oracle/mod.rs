@@ -7,11 +7,11 @@ mod baseline;
 mod predicate;
 mod verdict;
 
-pub use baseline::{read_key, watched_keys, Baseline};
+pub use baseline::{watched_keys, Baseline};
 pub use predicate::{Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
 pub use verdict::{CheckResult, Outcome, Verdict};
 
-use crate::phone::Phone;
+use droidscore_phone::Phone;
 
 /// A task file's `oracle` that cannot be checked; shown after `oracle`, so
 /// each message starts with the check's index and field.
@@ -111,7 +111,7 @@ impl Oracle {
     }
 
     /// The record tables the checks read.
-    pub fn tables(&self) -> Vec<crate::records::Table> {
+    pub fn tables(&self) -> Vec<droidscore_phone::records::Table> {
         let mut tables: Vec<_> = self
             .predicates
             .iter()

@@ -3,11 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use super::baseline::{read_key, Baseline};
+use super::baseline::Baseline;
 use super::verdict::{CheckResult, Outcome};
-use crate::phone::{scroll_action, Intent, Phone, SettingKey};
-use crate::records::{fold, same_number, Filter, FilterError, Table};
-use crate::uiautomator::{Node, Selector};
+use droidscore_phone::read_key;
+use droidscore_phone::records::{fold, same_number, Filter, FilterError, Table};
+use droidscore_phone::uiautomator::{Node, Selector};
+use droidscore_phone::{scroll_action, Intent, Phone, SettingKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -162,7 +163,7 @@ pub enum PredicateError {
     NotAppKey(String),
     /// A `setting` key that is not `namespace/name`.
     #[error("key: {0}")]
-    SettingKey(#[source] crate::phone::SettingKeyError),
+    SettingKey(#[source] droidscore_phone::SettingKeyError),
     #[error("select: missing")]
     NoSelect,
     #[error("count: give count or absent, not both")]
@@ -536,7 +537,7 @@ const MAX_PAGES: usize = 16;
 /// two pages counts once. A match cut off by the list's top or bottom edge is
 /// left for the page where it shows whole; nodes outside the list are counted
 /// on the first page only.
-fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, crate::phone::PhoneError> {
+fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, droidscore_phone::PhoneError> {
     scroll_to_start(phone)?;
     let mut seen = BTreeSet::new();
     let mut offset: i64 = 0;
@@ -583,7 +584,7 @@ fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, crate::phone:
     Ok(seen.len())
 }
 
-fn scroll_to_start(phone: &mut dyn Phone) -> Result<(), crate::phone::PhoneError> {
+fn scroll_to_start(phone: &mut dyn Phone) -> Result<(), droidscore_phone::PhoneError> {
     let mut last = phone.observe(false)?;
     for _ in 0..MAX_PAGES {
         let Some(list) = last.hierarchy.first_scrollable() else {
@@ -637,7 +638,7 @@ fn identity(node: &Node) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::{Alarm, PhoneSetup};
+    use droidscore_phone::apps::{Alarm, PhoneSetup};
 
     /// Regression: counting by content alone merged identical alarms, and a card
     /// cut off at the list's edge was counted again where it showed whole.
@@ -659,7 +660,7 @@ mod tests {
             enabled: true,
             label: String::new(),
         });
-        let mut phone = crate::test_phone::with_setup(PhoneSetup {
+        let mut phone = crate::test_support::with_setup(PhoneSetup {
             alarms,
             ..PhoneSetup::default()
         });

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::escape::escape;
 use crate::store::{gunzip, EpisodeRecord, EpisodeStatus, StepRecord};
-use crate::uiautomator;
+use droidscore_phone::uiautomator;
 
 /// An episode with its steps, as read from the run store.
 #[derive(Debug, Clone)]
@@ -73,7 +73,7 @@ fn screen(step: &StepRecord) -> String {
         base64::engine::general_purpose::STANDARD.encode(png),
         step.index
     );
-    if let (Some((x, y)), Some((w, h))) = (step.tap, crate::phone::png_size(png)) {
+    if let (Some((x, y)), Some((w, h))) = (step.tap, droidscore_phone::png_size(png)) {
         // Percentages of the natural size place the marker at any display width.
         out += &format!(
             "<span class=\"tap\" title=\"tap at {x}, {y}\" style=\"left:{:.2}%;top:{:.2}%\"></span>",

@@ -18,13 +18,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use super::backend::{Backend, Prepared};
 use super::interrupt::{signal_name, Interrupt};
 use super::plan::Planned;
 use super::record::{EpisodeKey, Recording};
 use crate::agent::Agent;
 use crate::episode::{self, Episode};
 use crate::oracle::Outcome;
-use crate::phone::{Backend, Prepared};
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
 use crate::task::Instance;
 
@@ -400,8 +400,8 @@ pub fn execute(
 mod tests {
     use super::*;
     use crate::agent::Solver;
-    use crate::phone::{Phone, PhoneError};
     use crate::store::test_support::{self, ScratchDir};
+    use droidscore_phone::{Phone, PhoneError};
     use std::sync::Arc;
 
     /// A backend of the kind a new phone would add: here it fails to prepare
@@ -424,23 +424,23 @@ mod tests {
     }
 
     impl Phone for ReadsLost {
-        fn capabilities(&self) -> crate::phone::Capabilities {
+        fn capabilities(&self) -> droidscore_phone::Capabilities {
             self.inner.capabilities()
         }
-        fn observe(&mut self, shot: bool) -> Result<crate::phone::Observation, PhoneError> {
+        fn observe(&mut self, shot: bool) -> Result<droidscore_phone::Observation, PhoneError> {
             self.inner.observe(shot)
         }
-        fn act(&mut self, action: &crate::phone::DeviceAction) -> Result<(), PhoneError> {
+        fn act(&mut self, action: &droidscore_phone::DeviceAction) -> Result<(), PhoneError> {
             self.inner.act(action)
         }
         fn read_setting(
             &mut self,
-            _: &crate::phone::SettingKey,
+            _: &droidscore_phone::SettingKey,
         ) -> Result<Option<String>, PhoneError> {
             self.lost = Some("phone S lost: closed".into());
             Err(PhoneError::Device("phone S lost: closed".into()))
         }
-        fn open(&mut self, intent: &crate::phone::Intent) -> Result<(), PhoneError> {
+        fn open(&mut self, intent: &droidscore_phone::Intent) -> Result<(), PhoneError> {
             self.inner.open(intent)
         }
         fn lost(&self) -> Option<&str> {
@@ -457,11 +457,11 @@ mod tests {
                 self.failures -= 1;
                 return Err(PhoneError::Device("phone S: unplugged".into()));
             }
-            self.phone = crate::test_phone::for_instance(instance);
+            self.phone = crate::test_support::with_setup(instance.setup(0));
             if self.reads_lost {
                 let inner = std::mem::replace(
                     &mut self.phone,
-                    crate::test_phone::with_setup(Default::default()),
+                    crate::test_support::with_setup(Default::default()),
                 );
                 self.phone = Box::new(ReadsLost { inner, lost: None });
             }
@@ -595,7 +595,7 @@ mod tests {
 
     pub(super) fn scripted(failures: u32, skip: Option<&str>, back: bool) -> Scripted {
         Scripted {
-            phone: crate::test_phone::with_setup(Default::default()),
+            phone: crate::test_support::with_setup(Default::default()),
             failures,
             skip: skip.map(str::to_string),
             back,

@@ -1,6 +1,7 @@
 //! Running a suite: the plan (episodes, seeds, shards, resume), executing it
 //! (and stopping early on a signal), and the provenance stamped on every run.
 
+pub mod backend;
 mod execute;
 mod interrupt;
 mod plan;

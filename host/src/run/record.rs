@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::agent::{Agent, Decision};
-use crate::phone::{DeviceAction, Observation};
 use crate::store::{gzip, sha256_hex, StepRecord};
+use droidscore_phone::{DeviceAction, Observation};
 
 /// Which episode the steps belong to.
 #[derive(Debug, Clone)]

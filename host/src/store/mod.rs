@@ -8,7 +8,7 @@
 
 mod codec;
 #[cfg(test)]
-mod crash_test;
+mod crash_tests;
 mod db;
 mod error;
 mod merge;

@@ -119,5 +119,5 @@ pub struct StepRecord {
     /// Time the agent took to decide, milliseconds (model latency for an endpoint).
     pub latency_ms: f64,
     /// How long the observation took and where the time went (adb phones).
-    pub observe: Option<crate::phone::ObserveTiming>,
+    pub observe: Option<droidscore_phone::ObserveTiming>,
 }

@@ -96,7 +96,7 @@ pub(crate) fn steps(episode: &EpisodeRecord, count: u32) -> Vec<StepRecord> {
                 cached_tokens: (index > 0).then_some(1100),
                 completion_tokens: (!invalid).then_some(17),
                 latency_ms: 812.5,
-                observe: (!invalid).then_some(crate::phone::ObserveTiming {
+                observe: (!invalid).then_some(droidscore_phone::ObserveTiming {
                     dump_ms: 1210.5,
                     dump_attempts: 2,
                     read_ms: 31.25,

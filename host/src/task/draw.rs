@@ -248,7 +248,7 @@ fn one(d: &Draw, rng: &mut ChaCha8Rng) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::Table;
+    use droidscore_phone::records::Table;
 
     fn none() -> BTreeMap<String, String> {
         BTreeMap::new()
@@ -359,7 +359,9 @@ mod tests {
     /// target could be a world contact and a do-nothing agent pass.
     #[test]
     fn the_pools_avoid_the_worlds_names_and_numbers() {
-        let world = crate::apps::PhoneSetup::default().records().unwrap();
+        let world = droidscore_phone::apps::PhoneSetup::default()
+            .records()
+            .unwrap();
         let names: Vec<String> = world
             .rows(Table::Contacts)
             .iter()
@@ -390,7 +392,7 @@ mod tests {
             assert!(world
                 .rows(Table::Contacts)
                 .iter()
-                .all(|r| !crate::records::same_number(&r.text("number"), &number)));
+                .all(|r| !droidscore_phone::records::same_number(&r.text("number"), &number)));
         }
     }
 }

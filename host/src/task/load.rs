@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::draw::{self, DrawError, ParamSpec};
 use super::{Done, Draws, Instance, Step, Task};
-use crate::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
+use droidscore_phone::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
 
 /// A task file (or directory) that could not be loaded: its path, and what
 /// is wrong with it.

@@ -5,19 +5,21 @@
 
 mod draw;
 mod load;
+mod on_phone;
 mod step;
 mod suite;
 
 pub use draw::{DrawError, ParamSpec};
 pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
+pub use on_phone::SuiteSetups;
 pub use step::Step;
 pub use suite::{Suite, EMBEDDED};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::apps::{Alarm, PhoneSetup, SeedRecord, Variant};
 use crate::oracle::Oracle;
+use droidscore_phone::apps::{Alarm, PhoneSetup, SeedRecord, Variant};
 
 /// When an episode's success is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

@@ -1,8 +1,8 @@
 //! Steps of a reference solution, written with selectors so they survive
 //! variants: "tap the clickable row whose title is Wi-Fi or WLAN", not "tap (540, 812)".
 
-use crate::phone::Key;
-use crate::uiautomator::Selector;
+use droidscore_phone::uiautomator::Selector;
+use droidscore_phone::Key;
 
 /// One step. Exactly one of the action fields is set (checked at load).
 #[derive(Debug, Clone, Default, serde::Deserialize)]

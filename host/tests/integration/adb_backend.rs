@@ -5,20 +5,21 @@
 
 use std::sync::Arc;
 
-use droidscore::adb::{AdbOptions, AdbPhone, Prepared};
 use droidscore::agent::{Noop, Solver};
 use droidscore::episode;
-use droidscore::phone::{DeviceAction, Phone, PhoneError};
-use droidscore::sim::SimPhone;
+use droidscore::run::backend::{prepare_adb_phone, Prepared};
 use droidscore::task::{load_dir, Instance, Task};
-use droidscore::vphone::{InProcess, VirtualPhone};
+use droidscore_phone::adb::{AdbOptions, AdbPhone};
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::vphone::{InProcess, VirtualPhone};
+use droidscore_phone::{DeviceAction, Phone, PhoneError};
 
 fn tasks() -> Vec<Task> {
     load_dir(&crate::support::root().join("tasks")).unwrap()
 }
 
 fn adb_phone(tasks: &[Task]) -> (Arc<VirtualPhone>, AdbPhone) {
-    let vp = Arc::new(VirtualPhone::new(tasks.to_vec()).unwrap());
+    let vp = Arc::new(VirtualPhone::new(droidscore::task::SuiteSetups(tasks.to_vec())).unwrap());
     let phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
     (vp, phone)
 }
@@ -37,7 +38,7 @@ fn every_variant_scores_the_same_through_the_adb_backend_except_flip_history_whi
         let name = format!("{}/{}", inst.task, inst.variant.id);
         let mut sim = SimPhone::new(inst.setup(0)).unwrap();
         let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
-        match phone.prepare(inst, 0).unwrap() {
+        match prepare_adb_phone(&mut phone, inst, 0).unwrap() {
             Prepared::Skip(why) => {
                 assert!(inst.oracle.needs_flip_history(), "{name} skipped: {why}");
                 assert!(why.contains("flip history"), "{name}: {why}");
@@ -73,7 +74,7 @@ fn a_do_nothing_agent_passes_nothing_through_the_adb_backend() {
     let tasks = tasks();
     let (_vp, mut phone) = adb_phone(&tasks);
     for inst in tasks.iter().flat_map(|t| &t.variants) {
-        if phone.prepare(inst, 0).unwrap() != Prepared::Ready {
+        if prepare_adb_phone(&mut phone, inst, 0).unwrap() != Prepared::Ready {
             continue;
         }
         let ep = episode::run(&mut phone, &mut Noop, inst).unwrap();
@@ -90,7 +91,7 @@ fn observing_never_changes_the_phones_state() {
     let tasks = tasks();
     let (vp, mut phone) = adb_phone(&tasks);
     let inst = tasks[0].variants[0].clone();
-    phone.prepare(&inst, 0).unwrap();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
     phone
         .act(&DeviceAction::Launch {
             package: inst.app.clone(),
@@ -152,14 +153,14 @@ fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step()
     let (vp, mut phone) = adb_phone(&tasks);
     let hostile = "'; touch \"$CANARY\"; echo ' $(id) `id` && | \\ * %";
     let inst = typing(&tasks, hostile);
-    phone.prepare(&inst, 0).unwrap();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     let alarms = phone.read_app("app/alarms").unwrap().unwrap();
     assert!(alarms.contains(&format!("{hostile:?}")), "{alarms} {ep:?}");
 
     // Without ADBKeyBoard, non-ASCII is a refusal recorded on the step.
     let inst = typing(&tasks, "Café");
-    phone.prepare(&inst, 0).unwrap();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     assert!(
         ep.refused
@@ -178,7 +179,7 @@ fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step()
     vp.run("droidscore-sim adbkeyboard on");
     let mut phone =
         AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
-    phone.prepare(&inst, 0).unwrap();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     assert!(ep.refused.is_empty(), "{:?}", ep.refused);
     assert!(phone
@@ -199,7 +200,7 @@ fn an_unknown_app_or_intent_is_a_refusal_not_a_phone_failure() {
         .unwrap_err();
     assert!(matches!(err, PhoneError::UnknownPackage(_)) && err.is_refusal());
     let err = phone
-        .open(&droidscore::phone::Intent(
+        .open(&droidscore_phone::Intent(
             "android.intent.action.NO_SUCH".into(),
         ))
         .unwrap_err();
@@ -209,7 +210,7 @@ fn an_unknown_app_or_intent_is_a_refusal_not_a_phone_failure() {
 /// The virtual phone posing as a real one: the backend cannot load variants
 /// there, so it sets the initial state itself or skips with the reason.
 fn real_like(tasks: &[Task]) -> (Arc<VirtualPhone>, AdbPhone) {
-    let vp = Arc::new(VirtualPhone::new(tasks.to_vec()).unwrap());
+    let vp = Arc::new(VirtualPhone::new(droidscore::task::SuiteSetups(tasks.to_vec())).unwrap());
     vp.run("droidscore-sim pose-as-phone on");
     let phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
     assert!(!phone.is_virtual());
@@ -229,9 +230,12 @@ fn instance<'a>(tasks: &'a [Task], task: &str, variant: &str) -> &'a Instance {
 fn on_a_real_phone_ui_variants_and_alarm_lists_are_skipped_and_base_variants_set_their_state() {
     let tasks = tasks();
     let (vp, mut phone) = real_like(&tasks);
-    let skip = |phone: &mut AdbPhone, task: &str, variant: &str| match phone
-        .prepare(instance(&tasks, task, variant), 0)
-        .unwrap()
+    let skip = |phone: &mut AdbPhone, task: &str, variant: &str| match prepare_adb_phone(
+        phone,
+        instance(&tasks, task, variant),
+        0,
+    )
+    .unwrap()
     {
         Prepared::Skip(why) => why,
         Prepared::Ready => panic!("{task}/{variant} was not skipped"),
@@ -245,7 +249,10 @@ fn on_a_real_phone_ui_variants_and_alarm_lists_are_skipped_and_base_variants_set
     // through `svc wifi disable`) on a phone where Wi-Fi was on.
     vp.run("svc wifi enable");
     let inst = instance(&tasks, "wifi_on", "base");
-    assert_eq!(phone.prepare(inst, 0).unwrap(), Prepared::Ready);
+    assert_eq!(
+        prepare_adb_phone(&mut phone, inst, 0).unwrap(),
+        Prepared::Ready
+    );
     assert_eq!(
         String::from_utf8(vp.run("settings get global wifi_on").stdout).unwrap(),
         "0\n"
@@ -260,10 +267,7 @@ fn an_initial_value_the_phone_does_not_take_skips_the_episode_naming_it() {
     let (vp, mut phone) = real_like(&tasks);
     vp.run("svc wifi enable");
     vp.run("droidscore-sim ignore-writes global/wifi_on");
-    let why = match phone
-        .prepare(instance(&tasks, "wifi_on", "base"), 0)
-        .unwrap()
-    {
+    let why = match prepare_adb_phone(&mut phone, instance(&tasks, "wifi_on", "base"), 0).unwrap() {
         Prepared::Skip(why) => why,
         Prepared::Ready => panic!("ran from a state that was not set"),
     };
@@ -276,7 +280,7 @@ fn an_initial_value_the_phone_does_not_take_skips_the_episode_naming_it() {
 #[test]
 fn with_read_back_typing_is_checked_against_the_focused_field() {
     let tasks = tasks();
-    let vp = Arc::new(VirtualPhone::new(tasks.clone()).unwrap());
+    let vp = Arc::new(VirtualPhone::new(droidscore::task::SuiteSetups(tasks.clone())).unwrap());
     let options = AdbOptions {
         read_back_text: true,
         ..AdbOptions::default()
@@ -284,13 +288,13 @@ fn with_read_back_typing_is_checked_against_the_focused_field() {
     let mut phone = AdbPhone::new(Box::new(InProcess::new(vp.clone())), options).unwrap();
     // Typed into the label field: read back, it is there.
     let inst = typing(&tasks, "Swim");
-    phone.prepare(&inst, 0).unwrap();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
     let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
     assert!(ep.refused.is_empty(), "{:?}", ep.refused);
     // Typed with no field focused (the launcher): nothing took it, so the step is refused.
     phone
         .act(&DeviceAction::Key {
-            key: droidscore::phone::Key::Home,
+            key: droidscore_phone::Key::Home,
         })
         .unwrap();
     let err = phone

@@ -239,7 +239,7 @@ fn first_allowed_cpu() -> usize {
         .lines()
         .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
         .expect("Cpus_allowed_list in /proc/self/status");
-    droidscore_bench::cpu::parse_core_list(list.trim()).unwrap()[0]
+    droidscore_harness::cpu::parse_core_list(list.trim()).unwrap()[0]
 }
 
 #[test]
@@ -547,7 +547,7 @@ fn provenance_is_stamped_into_the_summary() {
     let spec = std::fs::read(dir.path().join("arms.json")).unwrap();
     assert_eq!(
         p["spec_sha256"],
-        droidscore_bench::provenance::sha256_hex(&spec)
+        droidscore_harness::provenance::sha256_hex(&spec)
     );
     assert!(p["cpu_count"].as_u64().unwrap() >= 1);
     assert!(p["kernel"].as_str().unwrap().contains('.'));

@@ -130,8 +130,8 @@ print('touched', flush=True)\nsys.stdin.readline()\n";
     let mut p = Scripted::start(script, &[]);
     let pid = p.child.id();
     p.expect("mapped");
-    let mapped = droidscore_bench::smaps::tree_resident(pid);
-    let vm_size = droidscore_bench::smaps::status(pid).unwrap()["VmSize"];
+    let mapped = droidscore_harness::smaps::tree_resident(pid);
+    let vm_size = droidscore_harness::smaps::status(pid).unwrap()["VmSize"];
     assert!(
         vm_size >= 256 * 1024,
         "the mapping exists: VmSize {vm_size} KiB"
@@ -143,7 +143,7 @@ print('touched', flush=True)\nsys.stdin.readline()\n";
     );
     p.go();
     p.expect("touched");
-    let touched = droidscore_bench::smaps::tree_resident(pid);
+    let touched = droidscore_harness::smaps::tree_resident(pid);
     assert!(
         touched.rss_anon_kib >= 256 * 1024,
         "all 256 MiB touched, RssAnon {} KiB",
@@ -212,7 +212,7 @@ fn mincore_sees_a_file_read_back_and_one_dropped_from_the_page_cache() {
     std::fs::write(&path, vec![1u8; 4 << 20]).unwrap();
     std::fs::File::open(&path).unwrap().sync_all().unwrap();
     let _ = std::fs::read(&path).unwrap();
-    let warm = droidscore_bench::sys::page_cache_residency(&path).unwrap();
+    let warm = droidscore_harness::sys::page_cache_residency(&path).unwrap();
     assert_eq!(warm.pages, (4u64 << 20).div_ceil(warm.page_size));
     assert_eq!(warm.resident_pages, warm.pages, "{warm:?}");
     let fs = Command::new("stat")
@@ -234,10 +234,10 @@ fn mincore_sees_a_file_read_back_and_one_dropped_from_the_page_cache() {
         .status()
         .unwrap();
     assert!(dropped.success());
-    let cold = droidscore_bench::sys::page_cache_residency(&path).unwrap();
+    let cold = droidscore_harness::sys::page_cache_residency(&path).unwrap();
     assert!(cold.resident_pages < cold.pages / 2, "on {fs}: {cold:?}");
     let _ = std::fs::read(&path).unwrap();
-    let warm = droidscore_bench::sys::page_cache_residency(&path).unwrap();
+    let warm = droidscore_harness::sys::page_cache_residency(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert_eq!(warm.resident_pages, warm.pages, "{warm:?}");
 }

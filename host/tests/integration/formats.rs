@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use droidscore::agent::AgentFormat;
-use droidscore::phone::{DeviceAction, Phone};
-use droidscore::sim::SimPhone;
-use droidscore::uiautomator::elements;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::elements;
+use droidscore_phone::{DeviceAction, Phone};
 use serde_json::Value;
 
 use super::runs::{last_line, rows, suite_of};

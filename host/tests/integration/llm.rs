@@ -7,10 +7,10 @@ use std::time::Duration;
 use droidscore::agent::element_lines;
 use droidscore::agent::{Constrain, InfraError, LlmAgent, LlmConfig};
 use droidscore::episode::{self, End, Episode};
-use droidscore::phone::Phone;
-use droidscore::sim::SimPhone;
 use droidscore::task::{load_dir, Instance};
-use droidscore::uiautomator::elements;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::elements;
+use droidscore_phone::Phone;
 use serde_json::Value;
 use tokio::runtime::Runtime;
 
@@ -66,7 +66,7 @@ fn click(phone: &mut SimPhone, label: &str) -> String {
     let obs = phone.observe(false).unwrap();
     let (x, y) = elements(&obs.hierarchy)[i].center;
     phone
-        .act(&droidscore::phone::DeviceAction::Tap { x, y })
+        .act(&droidscore_phone::DeviceAction::Tap { x, y })
         .unwrap();
     format!("Action: {{\"action_type\": \"click\", \"index\": {i}}}")
 }
@@ -82,7 +82,7 @@ fn scripted_answers_turn_bluetooth_on_and_the_requests_carry_the_screen() {
     let mut shadow = SimPhone::new(inst.setup(0)).unwrap();
     let first_screen = element_lines(&elements(&shadow.observe(false).unwrap().hierarchy));
     shadow
-        .act(&droidscore::phone::DeviceAction::Launch {
+        .act(&droidscore_phone::DeviceAction::Launch {
             package: "com.android.settings".into(),
         })
         .unwrap();

@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 use droidscore::agent::{InfraError, LlmAgent, LlmConfig};
 use droidscore::episode::{self, End, Episode};
 use droidscore::exit;
-use droidscore::sim::SimPhone;
 use droidscore::task::{load_dir, Instance};
+use droidscore_phone::sim::SimPhone;
 use serde_json::Value;
 use tokio::runtime::Runtime;
 

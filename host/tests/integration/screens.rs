@@ -2,10 +2,10 @@
 //! readable diffs; the one-line form is the same tree) and the element list an
 //! agent reads. A change to any screen shows up here as a reviewed diff.
 
-use droidscore::apps::{Alarm, PhoneSetup, SettingsApp};
-use droidscore::phone::{DeviceAction, Intent, Phone};
-use droidscore::sim::SimPhone;
-use droidscore::uiautomator::{self, Selector, XmlStyle};
+use droidscore_phone::apps::{Alarm, PhoneSetup, SettingsApp};
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::{self, Selector, XmlStyle};
+use droidscore_phone::{DeviceAction, Intent, Phone};
 
 fn phone() -> SimPhone {
     let alarms = vec![
@@ -78,14 +78,14 @@ fn launcher_and_clock_screens() {
     );
     snapshot("clock-label-dialog", &mut p);
     p.act(&DeviceAction::Key {
-        key: droidscore::phone::Key::Back,
+        key: droidscore_phone::Key::Back,
     })
     .unwrap();
     tap(&mut p, &Selector::desc("Add alarm"));
     p.act(&DeviceAction::Text { text: "6".into() }).unwrap();
     snapshot("clock-time-picker", &mut p);
     p.act(&DeviceAction::Key {
-        key: droidscore::phone::Key::Back,
+        key: droidscore_phone::Key::Back,
     })
     .unwrap();
     tap(&mut p, &Selector::desc("Timer"));
@@ -156,7 +156,7 @@ fn same_task_variant_seed_and_actions_give_identical_xml_and_png_at_every_step()
 /// The data-defined apps (`fixtures/sim/apps/`), each at its root screen.
 #[test]
 fn every_data_defined_app_root() {
-    for app in droidscore::apps::defs::apps() {
+    for app in droidscore_phone::apps::defs::apps() {
         let mut p = phone();
         p.act(&DeviceAction::Launch {
             package: app.package.clone(),

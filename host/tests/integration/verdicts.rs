@@ -4,8 +4,8 @@
 
 use droidscore::agent::Solver;
 use droidscore::episode;
-use droidscore::sim::SimPhone;
 use droidscore::task::{self, Step};
+use droidscore_phone::sim::SimPhone;
 
 use super::support::root;
 

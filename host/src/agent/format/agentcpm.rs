@@ -26,12 +26,12 @@
 
 use serde_json::{json, Map, Value};
 
+use super::common::data_url;
 use super::common::{
     key, shown, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
-use crate::agent::prompt::data_url;
 use crate::agent::Decision;
-use crate::phone::{DeviceAction, Key};
+use droidscore_phone::{DeviceAction, Key};
 
 pub const SPACE: Space = Space::Relative(1000);
 

@@ -18,10 +18,11 @@
 //! A point outside the space is an invalid answer, never clamped into it: a
 //! model that points off its image has not pointed at the screen.
 
+use base64::Engine as _;
 use serde_json::Value;
 
 use crate::agent::Decision;
-use crate::phone::{DeviceAction, Key};
+use droidscore_phone::{DeviceAction, Key};
 
 /// Where a format's coordinates live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +198,7 @@ pub enum FormatError {
         width: u32,
         height: u32,
     },
-    #[error("unknown app {0:?}; known apps: {known}", known = crate::apps::app_labels().join(", "))]
+    #[error("unknown app {0:?}; known apps: {known}", known = droidscore_phone::apps::app_labels().join(", "))]
     UnknownApp(String),
     #[error("the answer holds {0} calls; give exactly one")]
     Several(usize),
@@ -267,4 +268,12 @@ pub fn towards(from: (i32, i32), direction: &str, screen: (i32, i32)) -> Option<
         to.0.clamp(0, (screen.0 - 1).max(0)),
         to.1.clamp(0, (screen.1 - 1).max(0)),
     ))
+}
+
+/// A screenshot as the `data:image/png;base64,` URL an OpenAI-compatible
+/// request carries.
+pub fn data_url(png: &[u8]) -> String {
+    let mut url = String::from("data:image/png;base64,");
+    base64::engine::general_purpose::STANDARD.encode_string(png, &mut url);
+    url
 }

@@ -28,7 +28,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-pub use common::{smart_resize, FormatError, Geometry, Parsed, Space, Turn};
+pub use common::{data_url, smart_resize, FormatError, Geometry, Parsed, Space, Turn};
 
 /// `--agent-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -195,4 +195,4 @@ impl Session {
 pub const VISION_MAX_TOKENS: u32 = 512;
 
 #[cfg(test)]
-mod tests;
+mod format_tests;

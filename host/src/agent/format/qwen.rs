@@ -36,12 +36,12 @@
 
 use serde_json::{json, Map, Value};
 
+use super::common::data_url;
 use super::common::{
     key, launch, shown, snippet, swipe, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
-use crate::agent::prompt::data_url;
 use crate::agent::Decision;
-use crate::phone::{keycode, DeviceAction, Key};
+use droidscore_phone::{keycode, DeviceAction, Key};
 
 pub const SPACE_2_5: Space = Space::Resized {
     factor: 28,

@@ -39,13 +39,13 @@
 use serde_json::{json, Map, Value};
 
 use super::call::{parse_call, Call};
+use super::common::data_url;
 use super::common::{
     key, launch, snippet, swipe, towards, type_text, FormatError, Geometry, Parsed, Space, Turn,
 };
 use crate::agent::action::DRAG_MS;
-use crate::agent::prompt::data_url;
 use crate::agent::Decision;
-use crate::phone::{DeviceAction, Key};
+use droidscore_phone::{DeviceAction, Key};
 
 pub const SPACE: Space = Space::Resized {
     factor: 28,

@@ -7,13 +7,14 @@
 //! every step both phones must show the same dump, and at the end hold the
 //! same records. Fails, not passes, without `adb`.
 
-use droidscore::adb::{AdbOptions, AdbPhone, ServerTransport};
 use droidscore::agent::{parse_action, resolve, Decision};
-use droidscore::phone::{Phone, Prepared};
-use droidscore::records::Table;
-use droidscore::sim::SimPhone;
+use droidscore::run::backend::{prepare_adb_phone, Prepared};
 use droidscore::task::{self, Task};
-use droidscore::uiautomator::{elements, Element};
+use droidscore_phone::adb::{AdbOptions, AdbPhone, ServerTransport};
+use droidscore_phone::records::Table;
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::uiautomator::{elements, Element};
+use droidscore_phone::Phone;
 
 use super::rig::phone;
 use crate::support::{root, TestEnv};
@@ -50,7 +51,7 @@ fn answer(step: &Step, els: &[Element]) -> String {
         .unwrap_or_else(|| {
             panic!(
                 "no element {label:?} on\n{}",
-                droidscore::uiautomator::render(els)
+                droidscore_phone::uiautomator::render(els)
             )
         });
     step.json
@@ -178,7 +179,7 @@ fn each_action_type_reaches_the_same_state_on_the_simulator_and_through_adb() {
     let mut table = String::from("scenario\tstep\tanswer\tsame dump\n");
     for (name, steps) in scenarios() {
         assert!(matches!(
-            over_adb.prepare(inst, 0).unwrap(),
+            prepare_adb_phone(&mut over_adb, inst, 0).unwrap(),
             Prepared::Ready
         ));
         let mut sim = SimPhone::new(inst.setup(0)).unwrap();

@@ -1,4 +1,4 @@
-//! Our adbd (`droidscore::adbd`) against the real adb client (Debian's
+//! Our adbd (`droidscore_phone::adbd`) against the real adb client (Debian's
 //! `adb`, 1:29.0.6), serving a [`FakeDevice`] so that what is pinned is the
 //! wire: `adb connect`, `devices -l`, `shell` (v2: stdout, stderr, exit
 //! status), `exec-out`, `push` and `pull`, then unplugging the phone; and
@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use droidscore::adb::{free_port, PrivateAdbServer, EMULATOR_PORTS};
-use droidscore::adbd::{Device, FakeDevice, Server, ShellOutput, SyncFail};
+use droidscore_phone::adb::{free_port, PrivateAdbServer, EMULATOR_PORTS};
+use droidscore_phone::adbd::{Device, FakeDevice, Server, ShellOutput, SyncFail};
 
 use crate::support::text;
 

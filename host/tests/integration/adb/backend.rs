@@ -8,18 +8,17 @@ use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use droidscore::adb::{
-    AdbBackend, AdbOptions, AdbPhone, Prepared, PrivateAdbServer, ServerTransport,
-};
-use droidscore::adbd::{Server, ServerHandle};
 use droidscore::agent::{Agent, Decision, Solver};
 use droidscore::episode;
-use droidscore::phone::{Backend, Observation};
+use droidscore::run::backend::{prepare_adb_phone, AdbBackend, Backend, Prepared};
 use droidscore::run::{execute, plan};
-use droidscore::sim::SimPhone;
 use droidscore::store::{RunRecord, Store};
 use droidscore::task::{self, Instance, Task};
-use droidscore::vphone::VirtualPhone;
+use droidscore_phone::adb::{AdbOptions, AdbPhone, PrivateAdbServer, ServerTransport};
+use droidscore_phone::adbd::{Server, ServerHandle};
+use droidscore_phone::sim::SimPhone;
+use droidscore_phone::vphone::VirtualPhone;
+use droidscore_phone::Observation;
 
 use crate::support::{root, TestEnv};
 
@@ -47,7 +46,7 @@ struct Rig {
 impl Rig {
     fn new() -> Rig {
         let adb = PrivateAdbServer::start().unwrap_or_else(|e| panic!("{e}"));
-        let phone = Arc::new(VirtualPhone::new(suite()).unwrap());
+        let phone = Arc::new(VirtualPhone::new(droidscore::task::SuiteSetups(suite())).unwrap());
         let server = Server::bind("127.0.0.1:0").unwrap();
         let serial = server.local_addr().to_string();
         assert!(!(5555..=5585).contains(&server.local_addr().port()));
@@ -137,7 +136,7 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
         let mut sim = SimPhone::new(inst.setup(0)).unwrap();
         let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
         let sim_says = if on_sim.success { "pass" } else { "fail" };
-        let adb_says = match phone.prepare(inst, 0).unwrap() {
+        let adb_says = match prepare_adb_phone(&mut phone, inst, 0).unwrap() {
             Prepared::Skip(why) => {
                 assert!(inst.oracle.needs_flip_history(), "{name}: {why}");
                 skipped.push(format!("{name}: {why}"));
@@ -177,7 +176,7 @@ fn hostile_text_goes_through_the_real_adb_server_as_one_literal_argument() {
         "a\\'b\"c\\\"d",
     ] {
         let out = phone
-            .shell(&format!("echo {}", droidscore::adb::quote(hostile)))
+            .shell(&format!("echo {}", droidscore_phone::adb::quote(hostile)))
             .unwrap();
         assert_eq!(out.status, 0);
         assert_eq!(out.stdout_text(), format!("{hostile}\n"));

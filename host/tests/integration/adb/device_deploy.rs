@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use droidscore::adb::{free_port, PrivateAdbServer};
 use droidscore::exit;
 use droidscore::store::Store;
+use droidscore_phone::adb::{free_port, PrivateAdbServer};
 
 use super::rig::{droidscore, phone};
 use crate::support::{TestCommand, TestEnv};

@@ -13,9 +13,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use droidscore::adb::{free_port, PrivateAdbServer};
 use droidscore::exit;
 use droidscore::store::{EpisodeStatus, Store};
+use droidscore_phone::adb::{free_port, PrivateAdbServer};
 
 use super::rig::{droidscore, sim_serve_with};
 use crate::support::{text, Served, TestCommand, TestEnv};

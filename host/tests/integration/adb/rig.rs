@@ -4,7 +4,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use droidscore::adb::{free_port, PrivateAdbServer};
+use droidscore_phone::adb::{free_port, PrivateAdbServer};
 
 use crate::support::{Served, TestCommand, TestEnv};
 

@@ -1,0 +1,28 @@
+//! The adb backend: phones driven through the adb server. `transport` reaches
+//! a phone (the trait, and `adb_client` behind it), `phone` is the `Phone`
+//! trait over it, `deploy` pushes files,
+//! forwards ports and runs background processes (`DeployTarget`);
+//! `private_server` runs adb's server on a port of its own for tests. `shell` quotes for the phone's `sh -c` and recovers exit codes
+//! from an echoed marker; `screencap` parses raw screenshots;
+//! `virtual_phone` names what a virtual phone answers to.
+
+mod deploy;
+mod phone;
+mod private_server;
+mod screencap;
+mod shell;
+mod transport;
+mod virtual_phone;
+
+pub use deploy::Background;
+pub use phone::{parse_foreground, AdbOptions, AdbPhone};
+pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};
+pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
+pub use shell::{
+    input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,
+};
+pub use transport::{
+    devices, server_address, split_marker_bytes, take_marker, AdbError, Deadlines, Listed,
+    ServerTransport, ShellResult, Transport,
+};
+pub use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};

@@ -1,0 +1,29 @@
+//! The simulator phone: Settings, Clock and the apps defined as data
+//! (Contacts, Phone, Messages, Calendar, Files) on a 1080×2400 screen, emitting
+//! real uiautomator XML and PNG screenshots, deterministic for a task, variant
+//! and seed.
+//!
+//! The apps it runs are data in `crate::apps`; `layout` turns state into a view tree,
+//! `query` reads what a data-defined screen shows from the records, `engine`
+//! runs its actions,
+//! `phone` runs it behind the `Phone` trait, `render` draws it, `row`
+//! says what a Settings row does.
+
+pub mod brightness;
+mod cmd;
+mod edit;
+mod engine;
+#[cfg(test)]
+mod flows;
+pub mod layout;
+mod phone;
+mod query;
+pub mod render;
+mod row;
+mod state;
+mod view;
+
+pub use cmd::{AppDialog, AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
+pub use phone::{SimPhone, DOUBLE_TAP_SLOP, DOUBLE_TAP_TIMEOUT};
+pub use state::State;
+pub use view::{Style, TextSize, View};

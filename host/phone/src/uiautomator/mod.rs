@@ -1,0 +1,21 @@
+//! uiautomator dumps: the node tree, parsing real `uiautomator dump` output,
+//! serialising back in uiautomator's exact form, selectors, and the element list
+//! an agent reads.
+
+mod attrs;
+mod elements;
+mod error;
+mod node;
+mod parse;
+mod select;
+mod serialize;
+
+pub use elements::{elements, push_state, quote_into, render, Element, MAX_LABEL_CHARS};
+pub use error::ParseError;
+pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
+pub use parse::{parse, parse_xml, Dump, DumpFailure, MAX_DEPTH};
+pub use select::{FullMatch, Selector, SelectorError};
+pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
+
+#[cfg(test)]
+mod fixtures_tests;

@@ -1,0 +1,605 @@
+//! The commands the virtual phone answers, each as an Android 14 phone
+//! answers it where the adb backend or a person reads the output: the
+//! success lines, the error lines, and — for `uiautomator dump` — the failures
+//! printed with exit status 0. Unknown commands get mksh's `inaccessible or
+//! not found` and status 127.
+
+use base64::Engine;
+
+use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
+use super::Setups;
+use crate::adb::APP_DATA_URI;
+use crate::adbd::ShellOutput;
+use crate::apps::ALARMS_KEY;
+use crate::sim::layout;
+use crate::uiautomator;
+use crate::{DeviceAction, Intent, Phone, PhoneError};
+
+/// Where `uiautomator dump` writes without a path.
+const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
+/// ADBKeyBoard's input method, as `ime list -s` lists it.
+const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+
+/// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
+pub(super) fn run(
+    inner: &mut Inner,
+    setups: &dyn Setups,
+    args: &[String],
+    stdin: &[u8],
+) -> ShellOutput {
+    let Some(name) = args.first() else {
+        return ShellOutput::ok(Vec::new());
+    };
+    let rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    match name.as_str() {
+        "echo" => echo(&rest),
+        "true" => ShellOutput::ok(Vec::new()),
+        "false" => ShellOutput::fail(1, ""),
+        "cat" => cat(inner, &rest, stdin),
+        "rm" => rm(inner, &rest),
+        "grep" => grep(&rest, stdin),
+        "sleep" => sleep(&rest),
+        "kill" => super::jobs::kill(inner, &rest),
+        "chmod" => super::jobs::chmod(inner, &rest),
+        "sha256sum" => super::jobs::sha256sum(inner, &rest),
+        "tail" => super::jobs::tail(inner, &rest, stdin),
+        "getprop" => getprop(inner, &rest),
+        "wm" => wm(&rest),
+        "uiautomator" => uiautomator_cmd(inner, &rest),
+        "screencap" => screencap(inner, &rest),
+        "input" => super::input::input(inner, &rest),
+        "settings" => settings(inner, &rest),
+        "svc" => svc(inner, &rest),
+        "cmd" => cmd(inner, &rest),
+        "am" => am(inner, &rest),
+        "monkey" => monkey(inner, &rest),
+        "dumpsys" => super::system::dumpsys(inner, &rest),
+        "ime" => ime(inner, &rest),
+        "pm" => super::system::pm(inner, &rest),
+        "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
+        "find" => super::records::find(inner, &rest),
+        "logcat" => logcat(&rest),
+        "droidscore-sim" => control(inner, setups, &rest),
+        other => ShellOutput::fail(
+            127,
+            format_args!("/system/bin/sh: {other}: inaccessible or not found"),
+        ),
+    }
+}
+
+/// `logcat [ARGS]`: the virtual phone keeps no log. `-c`/`--clear` clears
+/// nothing; every other form prints nothing and exits, where a phone's
+/// `logcat` without `-d` would go on waiting for lines.
+fn logcat(_args: &[&str]) -> ShellOutput {
+    ShellOutput::ok(Vec::new())
+}
+
+fn echo(args: &[&str]) -> ShellOutput {
+    let (newline, args) = match args.first() {
+        Some(&"-n") => (false, &args[1..]),
+        _ => (true, args),
+    };
+    let mut text = args.join(" ");
+    if newline {
+        text.push('\n');
+    }
+    ShellOutput::ok(text)
+}
+
+fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
+    if files.is_empty() {
+        return ShellOutput::ok(stdin.to_vec());
+    }
+    let mut out = Vec::new();
+    for f in files {
+        match inner
+            .files
+            .get(*f)
+            .cloned()
+            .or_else(|| super::jobs::proc_cmdline(inner, f))
+        {
+            Some(data) => out.extend_from_slice(&data),
+            None => {
+                let mut r =
+                    ShellOutput::fail(1, format_args!("cat: {f}: No such file or directory"));
+                r.stdout = out;
+                return r;
+            }
+        }
+    }
+    ShellOutput::ok(out)
+}
+
+fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let flags: String = args.iter().filter_map(|a| a.strip_prefix('-')).collect();
+    let force = flags.contains('f');
+    let recursive = flags.contains('r') || flags.contains('R');
+    for f in args.iter().filter(|a| !a.starts_with('-')) {
+        if recursive && inner.is_dir(f) {
+            let dir = format!("{}/", f.trim_end_matches('/'));
+            inner.files.retain(|path, _| !path.starts_with(&dir));
+            continue;
+        }
+        if inner.files.remove(*f).is_none() && !force {
+            return ShellOutput::fail(1, format_args!("rm: {f}: No such file or directory"));
+        }
+    }
+    ShellOutput::ok(Vec::new())
+}
+
+/// `grep [-E] PATTERN` over a pipe: the matching lines, status 1 for none.
+fn grep(args: &[&str], stdin: &[u8]) -> ShellOutput {
+    let Some(pattern) = args.iter().find(|a| !a.starts_with('-')) else {
+        return ShellOutput::fail(2, "usage: grep [-E] PATTERN");
+    };
+    let re = match regex::Regex::new(pattern) {
+        Ok(re) => re,
+        Err(e) => return ShellOutput::fail(2, format_args!("grep: bad regex: {e}")),
+    };
+    let text = String::from_utf8_lossy(stdin);
+    let lines: String = text
+        .lines()
+        .filter(|l| re.is_match(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let exit = if lines.is_empty() { 1 } else { 0 };
+    ShellOutput {
+        stdout: lines.into_bytes(),
+        stderr: Vec::new(),
+        exit,
+    }
+}
+
+fn sleep(args: &[&str]) -> ShellOutput {
+    match args.first().and_then(|s| s.parse::<f64>().ok()) {
+        // A virtual phone has no reason to hold a connection for long.
+        Some(s) if s >= 0.0 => {
+            std::thread::sleep(std::time::Duration::from_secs_f64(s.min(10.0)));
+            ShellOutput::ok(Vec::new())
+        }
+        _ => ShellOutput::fail(1, "sleep: bad number"),
+    }
+}
+
+const PROPS: &[(&str, &str)] = &[
+    (
+        "ro.build.fingerprint",
+        "droidscore/droidscore_sim/droidscore_sim:14/VIRTUAL/1:user/release-keys",
+    ),
+    ("ro.build.version.release", "14"),
+    ("ro.build.version.sdk", "34"),
+    ("ro.product.cpu.abi", "arm64-v8a"),
+    ("ro.product.device", MODEL),
+    ("ro.product.manufacturer", MANUFACTURER),
+    ("ro.product.model", MODEL),
+    ("ro.product.name", MODEL),
+];
+
+/// A write from outside the UI, unless this key's writes are ignored.
+fn write(inner: &mut Inner, key: &str, value: &str) {
+    if !inner.ignored_writes.contains(key) {
+        inner.sim.write_setting(key, value);
+    }
+}
+
+fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(&"ro.product.manufacturer") if inner.pose_as_phone => ShellOutput::ok("Google\n"),
+        Some(key) => {
+            let value = PROPS.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v);
+            ShellOutput::ok(format!("{value}\n"))
+        }
+        None => ShellOutput::ok(
+            PROPS
+                .iter()
+                .map(|(k, v)| format!("[{k}]: [{v}]\n"))
+                .collect::<String>(),
+        ),
+    }
+}
+
+fn wm(args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(&"size") => ShellOutput::ok(format!(
+            "Physical size: {}x{}\n",
+            layout::WIDTH,
+            layout::HEIGHT
+        )),
+        Some(&"density") => ShellOutput::ok("Physical density: 420\n"),
+        _ => ShellOutput::fail(255, "Unknown command"),
+    }
+}
+
+fn uiautomator_cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    if args.first() != Some(&"dump") {
+        return ShellOutput::fail(1, "Usage: uiautomator <subcommand> [options]");
+    }
+    // uiautomator prints its failures on stdout and exits 0.
+    if inner.fail_dumps > 0 {
+        inner.fail_dumps -= 1;
+        return ShellOutput::ok(match inner.failure {
+            DumpFailure::Idle => "ERROR: could not get idle state.\n",
+            DumpFailure::NullRoot => "ERROR: null root node returned by UiTestAutomationBridge.\n",
+        });
+    }
+    let path = args[1..]
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .copied()
+        .unwrap_or(DEFAULT_DUMP);
+    let xml = uiautomator::to_xml(&inner.sim.hierarchy());
+    let done = format!("UI hierchary dumped to: {path}\n");
+    if path == "/dev/tty" {
+        return ShellOutput::ok(format!("{xml}{done}"));
+    }
+    inner.files.insert(path.to_string(), xml.into_bytes());
+    ShellOutput::ok(done)
+}
+
+/// `screencap [-p] [FILE]`: raw (16-byte header, RGBA_8888) or PNG.
+fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let png = args.contains(&"-p");
+    let file = args.iter().find(|a| !a.starts_with('-'));
+    let bytes = if png || file.is_some_and(|f| f.ends_with(".png")) {
+        inner.sim.screenshot_png()
+    } else {
+        let rgb = inner.sim.screenshot_rgb();
+        let mut raw = Vec::with_capacity(16 + rgb.len() / 3 * 4);
+        for word in [rgb.width(), rgb.height(), 1, 0] {
+            raw.extend_from_slice(&word.to_le_bytes());
+        }
+        for px in rgb.pixels() {
+            raw.extend_from_slice(&[px[0], px[1], px[2], 255]);
+        }
+        raw
+    };
+    match file {
+        Some(f) => {
+            inner.files.insert(f.to_string(), bytes);
+            ShellOutput::ok(Vec::new())
+        }
+        None => ShellOutput::ok(bytes),
+    }
+}
+
+fn settings(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    const NAMESPACES: [&str; 3] = ["system", "secure", "global"];
+    match args {
+        ["get", ns, key] if NAMESPACES.contains(ns) => {
+            let value = inner.sim.state().get(&format!("{ns}/{key}")).unwrap_or("null");
+            ShellOutput::ok(format!("{value}\n"))
+        }
+        ["put", ns, key, value, ..] if NAMESPACES.contains(ns) => {
+            write(inner, &format!("{ns}/{key}"), value);
+            ShellOutput::ok(Vec::new())
+        }
+        ["delete", ns, key] if NAMESPACES.contains(ns) => {
+            write(inner, &format!("{ns}/{key}"), "null");
+            ShellOutput::ok("Deleted 1 rows\n")
+        }
+        ["list", ns] if NAMESPACES.contains(ns) => {
+            let prefix = format!("{ns}/");
+            ShellOutput::ok(inner
+                .sim
+                .state()
+                .values()
+                .iter()
+                .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|k| format!("{k}={v}\n")))
+                .collect::<String>())
+        }
+        _ => ShellOutput::fail(
+            1,
+            "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value",
+        ),
+    }
+}
+
+/// `svc wifi|bluetooth enable|disable`.
+fn svc(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let key = match args.first() {
+        Some(&"wifi") => "global/wifi_on",
+        Some(&"bluetooth") => "global/bluetooth_on",
+        _ => return ShellOutput::fail(1, "Available commands: svc wifi|bluetooth enable|disable"),
+    };
+    match args.get(1) {
+        Some(&"enable") => write(inner, key, "1"),
+        Some(&"disable") => write(inner, key, "0"),
+        _ => return ShellOutput::fail(1, format_args!("usage: svc {} [enable|disable]", args[0])),
+    }
+    ShellOutput::ok(Vec::new())
+}
+
+/// `cmd connectivity airplane-mode [enable|disable]`.
+fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args {
+        ["connectivity", "airplane-mode"] => {
+            let on = inner.sim.state().get("global/airplane_mode_on") == Some("1");
+            ShellOutput::ok(if on { "enabled\n" } else { "disabled\n" })
+        }
+        ["connectivity", "airplane-mode", "enable"] => {
+            write(inner, "global/airplane_mode_on", "1");
+            ShellOutput::ok(Vec::new())
+        }
+        ["connectivity", "airplane-mode", "disable"] => {
+            write(inner, "global/airplane_mode_on", "0");
+            ShellOutput::ok(Vec::new())
+        }
+        [service, ..] => ShellOutput::fail(255, format_args!("cmd: Can't find service: {service}")),
+        [] => ShellOutput::fail(
+            255,
+            "cmd: No service specified; use -l to list all running services.",
+        ),
+    }
+}
+
+/// `am start [-W] [-a ACTION] [-c CATEGORY] [-n COMPONENT]` and `am force-stop PKG`.
+fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args.first() {
+        Some(&"force-stop") => match args.get(1) {
+            Some(pkg) => {
+                inner.sim.force_stop(pkg);
+                ShellOutput::ok(Vec::new())
+            }
+            None => ShellOutput::fail(255, "Error: no package specified"),
+        },
+        Some(&"broadcast") => broadcast(inner, &args[1..]),
+        Some(&"start") => {
+            let mut intent = (None, None, None);
+            let mut it = args[1..].iter();
+            while let Some(flag) = it.next() {
+                match *flag {
+                    "-W" | "-S" => {}
+                    "-a" => intent.0 = it.next().copied(),
+                    "-c" => intent.1 = it.next().copied(),
+                    "-n" => intent.2 = it.next().copied(),
+                    // A data URI: the simulator has no app that views one,
+                    // so the action alone decides (and fails to resolve).
+                    "-d" => {
+                        it.next();
+                    }
+                    other => {
+                        return ShellOutput::fail(
+                            255,
+                            format_args!("Error: Unknown option: {other}"),
+                        )
+                    }
+                }
+            }
+            let (action, category, component) = intent;
+            let described = [("act", action), ("cat", category), ("cmp", component)]
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let name = match (component, category, action) {
+                (Some(c), _, _) => c.to_string(),
+                (None, Some("android.intent.category.HOME"), _) => {
+                    "android.intent.category.HOME".into()
+                }
+                (None, _, Some(a)) => a.to_string(),
+                _ => return ShellOutput::fail(255, "Error: Intent does not match any activities"),
+            };
+            match inner.sim.open(&Intent(name)) {
+                Ok(()) => ShellOutput::ok(format!("Starting: Intent {{ {described} }}\nStatus: ok\n")),
+                Err(PhoneError::UnknownIntent(_)) => ShellOutput {
+                    stdout: format!("Starting: Intent {{ {described} }}\n").into_bytes(),
+                    stderr: format!(
+                        "Error: Activity not started, unable to resolve Intent {{ {described} flg=0x10000000 }}\n"
+                    )
+                    .into_bytes(),
+                    exit: 1,
+                },
+                Err(e) => ShellOutput::fail(1, e),
+            }
+        }
+        _ => ShellOutput::fail(255, "usage: am [start|force-stop] ..."),
+    }
+}
+
+/// `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launch an app.
+fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let package = args
+        .iter()
+        .position(|a| *a == "-p")
+        .and_then(|i| args.get(i + 1));
+    let Some(package) = package else {
+        return ShellOutput::fail(1, "** Error: you must specify a package with -p");
+    };
+    match inner.sim.act(&DeviceAction::Launch {
+        package: package.to_string(),
+    }) {
+        Ok(()) => ShellOutput::ok("Events injected: 1\n## Network stats: elapsed time=12ms\n"),
+        Err(_) => ShellOutput {
+            stdout: b"** No activities found to run, monkey aborted.\n".to_vec(),
+            stderr: Vec::new(),
+            exit: 252,
+        },
+    }
+}
+
+fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    match args {
+        ["list", "-s"] | ["list", "-s", "-a"] => {
+            let mut list = "com.android.inputmethod.latin/.LatinIME\n".to_string();
+            if inner.adbkeyboard {
+                list.push_str(&format!("{ADBKEYBOARD_IME}\n"));
+            }
+            ShellOutput::ok(list)
+        }
+        _ => ShellOutput::fail(255, "usage: ime list -s"),
+    }
+}
+
+/// `content query|insert --uri content://droidscore.sim/app …`: the
+/// simulator's app data (decoy switches, the alarm list) as a provider.
+fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| *a == name)
+            .and_then(|i| args.get(i + 1).copied())
+    };
+    let uri = flag("--uri").unwrap_or("");
+    if uri != APP_DATA_URI {
+        return ShellOutput::fail(
+            1,
+            format_args!("Error while accessing provider:{}\njava.lang.IllegalArgumentException: Unknown authority", uri.trim_start_matches("content://").split('/').next().unwrap_or("")),
+        );
+    }
+    match args.first() {
+        Some(&"query") => {
+            let wanted = match flag("--where") {
+                Some(w) => match w.strip_prefix("name='").and_then(|w| w.strip_suffix('\'')) {
+                    Some(name) => Some(name.to_string()),
+                    None => {
+                        return ShellOutput::fail(
+                            1,
+                            "Error: only --where \"name='KEY'\" is supported",
+                        )
+                    }
+                },
+                None => None,
+            };
+            let projection: Vec<&str> = flag("--projection")
+                .map(|p| p.split(':').collect())
+                .unwrap_or_else(|| vec!["name", "value"]);
+            let mut rows = inner.sim.app_keys();
+            rows.sort();
+            rows.dedup();
+            let mut out = String::new();
+            let mut n = 0;
+            for key in rows
+                .iter()
+                .filter(|k| wanted.as_ref().is_none_or(|w| w == *k))
+            {
+                let Ok(Some(value)) = inner.sim.read_app(key) else {
+                    continue;
+                };
+                let cols: Vec<String> = projection
+                    .iter()
+                    .map(|c| match *c {
+                        "name" => format!("name={key}"),
+                        "value" => format!("value={value}"),
+                        other => format!("{other}=NULL"),
+                    })
+                    .collect();
+                out.push_str(&format!("Row: {n} {}\n", cols.join(", ")));
+                n += 1;
+            }
+            if n == 0 {
+                out.push_str("No result found.\n");
+            }
+            ShellOutput::ok(out)
+        }
+        Some(&"insert") | Some(&"update") => {
+            let mut name = None;
+            let mut value = None;
+            for (i, a) in args.iter().enumerate() {
+                if *a != "--bind" {
+                    continue;
+                }
+                let bind = args.get(i + 1).copied().unwrap_or("");
+                if let Some(v) = bind.strip_prefix("name:s:") {
+                    name = Some(v);
+                } else if let Some(v) = bind.strip_prefix("value:s:") {
+                    value = Some(v);
+                }
+            }
+            match (name, value) {
+                (Some(ALARMS_KEY), _) => ShellOutput::fail(1, "Error: app/alarms is read-only"),
+                (Some(n), Some(v)) if n.starts_with("app/") => {
+                    write(inner, n, v);
+                    ShellOutput::ok(Vec::new())
+                }
+                _ => ShellOutput::fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
+            }
+        }
+        _ => ShellOutput::fail(1, "usage: content [query|insert] --uri URI ..."),
+    }
+}
+
+/// `droidscore-sim …`: the virtual phone's own controls.
+fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput {
+    match args {
+        ["load", task, variant, seed, rest @ ..] if rest.len() <= 1 => {
+            let Ok(seed) = seed.parse() else {
+                return ShellOutput::fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
+            };
+            // The instance seed of a parameterised task (0 when not given).
+            let Ok(param_seed) = rest.first().map_or(Ok(0), |s| s.parse::<u64>()) else {
+                return ShellOutput::fail(2, format_args!("droidscore-sim: instance seed {:?} is not a number", rest[0]));
+            };
+            match instance_phone(setups, task, variant, seed, param_seed) {
+                Ok((sim, loaded)) => {
+                    inner.sim = sim;
+                    inner.loaded = Some(loaded);
+                    ShellOutput::ok(format!("loaded {task}/{variant} seed {seed} instance {param_seed}\n"))
+                }
+                Err(e) => ShellOutput::fail(1, format_args!("droidscore-sim: {e}")),
+            }
+        }
+        ["flips"] => ShellOutput::ok(serde_json::to_string(inner.sim.flip_history().unwrap_or_default())
+            .unwrap_or_default()
+            + "\n"),
+        ["state"] => ShellOutput::ok(serde_json::json!({
+            "loaded": inner.loaded,
+            "values": inner.sim.state().values(),
+            "alarms": inner.sim.state().alarms_digest(),
+        })
+        .to_string()
+            + "\n"),
+        ["fail-dumps", n, rest @ ..] => {
+            let Ok(n) = n.parse() else {
+                return ShellOutput::fail(2, "droidscore-sim: fail-dumps N [idle|null]");
+            };
+            inner.fail_dumps = n;
+            inner.failure = match rest.first() {
+                Some(&"null") => DumpFailure::NullRoot,
+                _ => DumpFailure::Idle,
+            };
+            ShellOutput::ok(Vec::new())
+        }
+        ["adbkeyboard", on] => {
+            inner.adbkeyboard = *on == "on";
+            ShellOutput::ok(Vec::new())
+        }
+        ["pose-as-phone", on] => {
+            inner.pose_as_phone = *on == "on";
+            ShellOutput::ok(Vec::new())
+        }
+        ["ignore-writes", key] => {
+            inner.ignored_writes.insert(key.to_string());
+            ShellOutput::ok(Vec::new())
+        }
+        ["jobs"] => ShellOutput::ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
+        _ => ShellOutput::fail(
+            2,
+            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
+        ),
+    }
+}
+
+/// `am broadcast -a ADB_INPUT_B64 --es msg B64`: ADBKeyBoard types the text
+/// when installed; without a receiver the broadcast goes nowhere, as on a phone.
+fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let action = args
+        .iter()
+        .position(|a| *a == "-a")
+        .and_then(|i| args.get(i + 1).copied())
+        .unwrap_or("");
+    let msg = args
+        .iter()
+        .position(|a| *a == "msg")
+        .and_then(|i| args.get(i + 1).copied());
+    let done = format!(
+        "Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+    );
+    if inner.adbkeyboard && action == "ADB_INPUT_B64" {
+        if let Some(text) = msg
+            .and_then(|m| base64::engine::general_purpose::STANDARD.decode(m).ok())
+            .and_then(|b| String::from_utf8(b).ok())
+        {
+            let _ = inner.sim.act(&DeviceAction::Text { text });
+        }
+    }
+    ShellOutput::ok(done)
+}

@@ -1,0 +1,287 @@
+//! The virtual phone: the simulator behind adbd's wire protocol, so the real
+//! `adb` binary — and through it our adb backend — drives it like a phone.
+//! `script` parses command lines, `commands` answers the commands a phone
+//! answers (`uiautomator dump`, `screencap`, `input`, `settings`, `am`, …),
+//! `system` the dumps and package lists adb clients parse (`dumpsys`, `pm`);
+//! anything else gets the error a phone's shell gives. It never runs a host
+//! command: every command is a function here.
+//!
+//! Control over the same shell, which a real phone does not have (`not
+//! found` there): `droidscore-sim load TASK VARIANT SEED` puts it in a task
+//! variant's initial state, `droidscore-sim flips` prints the flip history as
+//! JSON, `droidscore-sim fail-dumps N [idle|null]` makes the next N dumps fail
+//! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
+//! removes ADBKeyBoard, `droidscore-sim state` prints every state key,
+//! `droidscore-sim pose-as-phone on|off` makes `getprop` name another maker
+//! (so the adb backend treats it as a real phone), `droidscore-sim
+//! ignore-writes KEY` makes writes to KEY succeed without effect, and
+//! `droidscore-sim jobs` prints the background jobs as JSON.
+//!
+//! A background command (`nohup ./server … > log 2>&1 &`) is recorded as a
+//! job with a pid and never run: `kill`, `kill -0` and `/proc/PID/cmdline`
+//! answer from that record. Its log file is created empty, as the
+//! redirection creates it. The `tcp:PORT` service (what `adb forward`
+//! reaches) connects to PORT on this machine's loopback — the virtual
+//! phone's loopback is the host's — so a test can play the phone's server.
+
+mod commands;
+mod input;
+mod jobs;
+mod records;
+pub mod script;
+mod state;
+mod system;
+#[cfg(test)]
+pub(crate) mod test_support;
+
+pub use state::{DumpFailure, Job, Loaded, MANUFACTURER, MODEL};
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use crate::adbd::{Device, DirEntry, ShellOutput, SyncFail};
+use crate::apps::{PhoneSetup, SetupError};
+use crate::sim::SimPhone;
+use state::{instance_phone, Inner};
+pub use state::{LoadError, Setups};
+
+/// A simulator that answers adb shell commands.
+#[derive(Debug)]
+pub struct VirtualPhone {
+    setups: Box<dyn Setups>,
+    inner: Mutex<Inner>,
+}
+
+impl VirtualPhone {
+    /// A phone in the simulator's default state, with the task variants of
+    /// `setups` available to `droidscore-sim load`.
+    pub fn new(setups: impl Setups + 'static) -> Result<VirtualPhone, SetupError> {
+        Ok(VirtualPhone {
+            setups: Box::new(setups),
+            inner: Mutex::new(Inner {
+                sim: SimPhone::new(PhoneSetup::default())?,
+                loaded: None,
+                files: BTreeMap::new(),
+                modes: BTreeMap::new(),
+                mtimes: BTreeMap::new(),
+                booted: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as u32),
+                jobs: Vec::new(),
+                fail_dumps: 0,
+                failure: DumpFailure::Idle,
+                adbkeyboard: false,
+                pose_as_phone: false,
+                ignored_writes: Default::default(),
+            }),
+        })
+    }
+
+    /// Put the phone in a task variant's initial state, with `seed`.
+    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), LoadError> {
+        let (sim, loaded) = instance_phone(&*self.setups, task, variant, seed, 0)?;
+        let mut inner = self.lock();
+        inner.sim = sim;
+        inner.loaded = Some(loaded);
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic in one command must not take the phone down for the rest.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Run a command line as the phone's shell would.
+    pub fn run(&self, line: &str) -> ShellOutput {
+        let list = match script::parse(line) {
+            Ok(list) => list,
+            Err(e) => {
+                return ShellOutput {
+                    stdout: Vec::new(),
+                    stderr: format!("/system/bin/sh: {e}\n").into_bytes(),
+                    exit: 2,
+                }
+            }
+        };
+        let mut inner = self.lock();
+        let mut out = ShellOutput::default();
+        let mut status = 0u8;
+        // `adb shell` starts in `/`.
+        let mut cwd = String::from("/");
+        let mut last_background = None;
+        for (join, pipeline) in list {
+            let run = match join {
+                script::Join::Always => true,
+                script::Join::And => status == 0,
+                script::Join::Or => status != 0,
+            };
+            if !run {
+                continue;
+            }
+            if pipeline.background {
+                let expand = |w: &script::Word| w.expand(status, last_background);
+                let argv: Vec<String> = pipeline.commands[0].iter().map(expand).collect();
+                last_background = Some(jobs::start(
+                    &mut inner,
+                    &cwd,
+                    argv,
+                    &pipeline.redirects,
+                    expand,
+                ));
+                status = 0;
+                continue;
+            }
+            let mut stdin = Vec::new();
+            for words in &pipeline.commands {
+                let args: Vec<String> = words
+                    .iter()
+                    .map(|w| w.expand(status, last_background))
+                    .collect();
+                if args.first().map(String::as_str) == Some("exit") {
+                    let code = args.get(1).and_then(|c| c.parse().ok()).unwrap_or(status);
+                    out.exit = code;
+                    return out;
+                }
+                let result = if args.first().map(String::as_str) == Some("cd") {
+                    jobs::cd(&inner, &mut cwd, args.get(1).map(String::as_str))
+                } else {
+                    commands::run(&mut inner, &*self.setups, &args, &stdin)
+                };
+                out.stderr.extend(result.stderr);
+                status = result.exit;
+                stdin = result.stdout;
+            }
+            if out.stdout.is_empty() {
+                out.stdout = stdin;
+            } else {
+                out.stdout.extend(stdin);
+            }
+        }
+        out.exit = status;
+        out
+    }
+}
+
+impl Device for VirtualPhone {
+    fn banner(&self) -> String {
+        format!(
+            "device::ro.product.name={MODEL};ro.product.model={MODEL};ro.product.device={MODEL};features=shell_v2,cmd"
+        )
+    }
+
+    fn shell(&self, command: &str) -> ShellOutput {
+        self.run(command)
+    }
+
+    fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
+        let mut inner = self.lock();
+        if inner.is_dir(path) {
+            // adbd's open(2) of a directory for writing.
+            return Err("couldn't create file: Is a directory".into());
+        }
+        inner.files.insert(path.to_string(), data);
+        inner.modes.insert(path.to_string(), mode & 0o7777);
+        inner.mtimes.insert(path.to_string(), mtime);
+        Ok(())
+    }
+
+    fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
+        self.lock()
+            .files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| "No such file or directory".into())
+    }
+
+    fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
+        self.lock().stat(path)
+    }
+
+    fn list(&self, path: &str) -> Vec<DirEntry> {
+        let inner = self.lock();
+        let dir = path.trim_end_matches('/');
+        let Some(names) = inner.entries(path) else {
+            return Vec::new();
+        };
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let full = match name.as_str() {
+                    "." => dir.to_owned(),
+                    ".." => dir.rsplit_once('/').map_or("", |(up, _)| up).to_owned(),
+                    _ => format!("{dir}/{name}"),
+                };
+                let (mode, size, mtime) = inner.stat(&full)?;
+                Some(DirEntry {
+                    name,
+                    mode,
+                    size,
+                    mtime,
+                })
+            })
+            .collect()
+    }
+
+    /// The phone's loopback is this machine's: a forward to `tcp:PORT`
+    /// reaches whatever listens on 127.0.0.1:PORT here, as it reaches the
+    /// phone's own server on a real phone.
+    fn connect_tcp(&self, port: u16) -> std::io::Result<std::net::TcpStream> {
+        std::net::TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, port))
+    }
+}
+
+/// The virtual phone reached in-process, without adb: the adb backend's
+/// logic tested and benchmarked apart from the wire.
+#[derive(Debug, Clone)]
+pub struct InProcess {
+    pub phone: std::sync::Arc<VirtualPhone>,
+    pub serial: String,
+}
+
+impl InProcess {
+    pub fn new(phone: std::sync::Arc<VirtualPhone>) -> InProcess {
+        InProcess {
+            phone,
+            serial: "in-process".into(),
+        }
+    }
+}
+
+impl crate::adb::Transport for InProcess {
+    fn serial(&self) -> &str {
+        &self.serial
+    }
+
+    fn shell(&mut self, command: &str) -> Result<crate::adb::ShellResult, crate::adb::AdbError> {
+        let out = self.phone.run(&crate::adb::with_exit_marker(command));
+        let (stdout, status) = crate::adb::take_marker(out.stdout);
+        Ok(crate::adb::ShellResult {
+            stdout,
+            stderr: out.stderr,
+            status: status.unwrap_or(i32::from(out.exit)),
+        })
+    }
+
+    fn push(&mut self, data: &[u8], remote: &str) -> Result<(), crate::adb::AdbError> {
+        Device::push(&*self.phone, remote, 0o644, 0, data.to_vec())
+            .map_err(|SyncFail(why)| crate::adb::AdbError::Server(why))
+    }
+
+    fn forward(&mut self, local: &str, _remote: &str) -> Result<(), crate::adb::AdbError> {
+        Err(crate::adb::AdbError::Server(format!(
+            "cannot forward {local}: an in-process phone has no adb server"
+        )))
+    }
+
+    fn wait_for_device(
+        &mut self,
+        _within: std::time::Duration,
+    ) -> Result<(), crate::adb::AdbError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod input_tests;
+#[cfg(test)]
+mod shell_tests;

@@ -1,0 +1,156 @@
+//! Putting an adb phone in a task variant's initial state before an episode,
+//! or saying plainly why it cannot be: a variant that changes the app's UI
+//! (renamed, reordered, decoy rows) exists only on the simulator and the
+//! virtual phone; alarms cannot be written without root; an oracle that
+//! needs flip history cannot be scored from a phone's final state. Skipped
+//! episodes carry that reason; none is scored from a state it did not set.
+//!
+//! Settings go through the switch a user's phone uses where `settings put`
+//! alone would lie (`cmd connectivity airplane-mode`, `svc wifi|bluetooth`),
+//! and every value is read back: a value that did not take is a skip.
+
+use std::time::Duration;
+
+use droidscore_phone::adb::{quote, AdbPhone};
+use droidscore_phone::{read_key, DeviceAction, Key, Phone, PhoneError};
+
+use super::{Backend, Prepared};
+use crate::agent::on_device::Keeper;
+use crate::task::Instance;
+
+/// One adb phone as a run's backend: every episode on it starts with
+/// [`AdbPhone::prepare`]; after the phone is lost, the worker waits up to
+/// `device_wait` for it before the retry.
+#[derive(Debug)]
+pub struct AdbBackend {
+    pub phone: AdbPhone,
+    pub device_wait: Duration,
+}
+
+impl Backend for AdbBackend {
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        prepare_adb_phone(&mut self.phone, instance, seed)
+            .map_err(|e| PhoneError::Device(format!("phone {}: {e}", self.phone.serial())))
+    }
+
+    fn phone(&mut self) -> &mut dyn Phone {
+        &mut self.phone
+    }
+
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        self.phone.wait_for_device(self.device_wait)
+    }
+}
+
+/// An adb phone whose model server runs on it (`run --on-device`): after a
+/// failed attempt, the phone is waited for as [`AdbBackend`] does, then the
+/// server is checked and, once per run, started again.
+#[derive(Debug)]
+pub struct ServingBackend {
+    pub inner: AdbBackend,
+    pub server: Keeper,
+}
+
+impl Backend for ServingBackend {
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
+        self.inner.prepare(instance, seed)
+    }
+
+    fn phone(&mut self) -> &mut dyn Phone {
+        self.inner.phone()
+    }
+
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        self.inner.recover()?;
+        let mut say = |line: &str| eprintln!("{line}");
+        self.server
+            .check(&mut self.inner.phone, &mut say)
+            .map_err(|e| PhoneError::Device(e.to_string()))
+    }
+}
+
+/// Why this instance cannot run on a phone that is not the virtual phone,
+/// if it cannot.
+fn needs_simulator(instance: &Instance) -> Option<String> {
+    let v = &instance.variant;
+    let mut changes = Vec::new();
+    if !v.rename.is_empty() {
+        changes.push("renames controls");
+    }
+    if !v.reorder.is_empty() {
+        changes.push("reorders rows");
+    }
+    if !v.decoys.is_empty() {
+        changes.push("adds decoy rows");
+    }
+    if !changes.is_empty() {
+        return Some(format!(
+            "variant {:?} {} in the app's UI, which only the simulator or a virtual phone can do",
+            v.id,
+            changes.join(", ")
+        ));
+    }
+    let setup = instance.setup(0);
+    let reads_records = !instance.oracle.tables().is_empty() || instance.oracle.wants_answer();
+    if reads_records || !setup.records.is_empty() {
+        return Some("the task's records (the simulated world's contacts, messages, calls, events and files, and its own) are set up only on the simulator and the virtual phone: writing them over adb is not built yet, and SMS cannot be written from the shell at all (the provider ignores it)".into());
+    }
+    if !setup.alarms.is_empty() {
+        return Some("the initial alarm list cannot be written over adb without root (DeskClock's provider is not exported)".into());
+    }
+    None
+}
+
+/// Reset `phone` to `instance`'s initial state for one episode.
+pub fn prepare_adb_phone(
+    phone: &mut AdbPhone,
+    instance: &Instance,
+    seed: u64,
+) -> Result<Prepared, PhoneError> {
+    phone.begin_episode();
+    if instance.oracle.needs_flip_history() && !phone.capabilities().flip_history {
+        return Ok(Prepared::Skip(
+                "the oracle needs flip history (every state write, with its step), which only the in-process simulator records; the final state alone would pass an agent that flipped the wrong switch and back".into(),
+            ));
+    }
+    if phone.is_virtual() {
+        phone.load_variant(
+            &instance.task,
+            &instance.variant.id,
+            instance.param_seed,
+            seed,
+        )?;
+    } else if let Some(why) = needs_simulator(instance) {
+        return Ok(Prepared::Skip(why));
+    }
+    phone.act(&DeviceAction::Key { key: Key::Home })?;
+    phone.shell_ok(&format!("am force-stop {}", quote(&instance.app)))?;
+
+    let config = instance.setup(seed);
+    // Airplane mode first: turning it on turns radios off, which the
+    // Wi-Fi and Bluetooth values after it then override.
+    let mut initial: Vec<(&String, &String)> = config.initial.iter().collect();
+    initial.sort_by_key(|(k, _)| *k != "global/airplane_mode_on");
+    for (key, value) in &initial {
+        if let Some(why) = phone.write_value(key, value)? {
+            return Ok(Prepared::Skip(why));
+        }
+    }
+    for (key, value) in &initial {
+        let read = read_key(phone, key);
+        match read {
+            Ok(Some(v)) if v == **value => {}
+            Ok(other) => {
+                return Ok(Prepared::Skip(format!(
+                    "the initial state {key} = {value} did not take on this phone: it reads {}",
+                    other.as_deref().unwrap_or("null")
+                )))
+            }
+            // A phone gone mid-read is the phone failing, not the task.
+            Err(e) if phone.lost().is_some() => return Err(e),
+            Err(e) => return Ok(Prepared::Skip(format!("cannot read back {key}: {e}"))),
+        }
+    }
+    phone.refresh_app_keys()?;
+    Ok(Prepared::Ready)
+}

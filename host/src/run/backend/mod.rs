@@ -1,0 +1,40 @@
+//! Backends: where episodes run. A backend hands one worker a phone in a task
+//! instance's initial state for each episode — the simulator builds a fresh
+//! phone, adb resets the worker's own phone — or says plainly why this
+//! instance cannot run there. The runner holds backends only through this
+//! trait, so a new kind of phone needs no change there. `sim` is the
+//! simulator's, `adb` a phone's over adb (the virtual phone's too).
+
+mod adb;
+mod sim;
+
+pub use adb::{prepare_adb_phone, AdbBackend, ServingBackend};
+pub use sim::SimBackend;
+
+use droidscore_phone::{Phone, PhoneError};
+
+use crate::task::Instance;
+
+/// Whether an episode can run on the phone a backend prepared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prepared {
+    /// [`Backend::phone`] is in the instance's initial state.
+    Ready,
+    /// The episode is skipped; the reason is recorded with it.
+    Skip(String),
+}
+
+/// One worker's source of phones. Errors are infrastructure failures: the
+/// episode is retried once after [`Backend::recover`].
+pub trait Backend: Send {
+    /// Put a phone in `instance`'s initial state (its variant, initial
+    /// values and alarms, with `seed`) and on the home screen.
+    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError>;
+    /// The phone the last [`Prepared::Ready`] prepared, for the episode.
+    fn phone(&mut self) -> &mut dyn Phone;
+    /// After an infrastructure failure: wait (bounded) until the phone can
+    /// be used again, or say why it cannot.
+    fn recover(&mut self) -> Result<(), PhoneError> {
+        Ok(())
+    }
+}
