@@ -30,8 +30,8 @@ cargo fmt --all -- --check
 echo "== cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-# Among them tests/tests/imports/, the structure check: no two .rs files
-# of the workspace import each other (it names the pairs when some do).
+# Among them tests/tests/cycles/, the structure check: no .rs files of a
+# crate import each other in a cycle (it names each cycle when some do).
 echo "== cargo test --workspace"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
