@@ -126,25 +126,22 @@ pub const BACK: u32 = 4;
 pub const ENTER: u32 = 66;
 pub const DEL: u32 = 67;
 pub const MENU: u32 = 82;
-pub const MOVE_END: u32 = 123;
-pub const MOVE_HOME: u32 = 122;
+pub(crate) const MOVE_END: u32 = 123;
+pub(crate) const MOVE_HOME: u32 = 122;
 pub const FORWARD_DEL: u32 = 112;
-pub const DPAD_UP: u32 = 19;
-pub const DPAD_DOWN: u32 = 20;
-pub const DPAD_LEFT: u32 = 21;
-pub const DPAD_RIGHT: u32 = 22;
-pub const DPAD_CENTER: u32 = 23;
+pub(crate) const DPAD_LEFT: u32 = 21;
+pub(crate) const DPAD_RIGHT: u32 = 22;
 pub const TAB: u32 = 61;
 pub const SPACE: u32 = 62;
-pub const CTRL_LEFT: u32 = 113;
-pub const CTRL_RIGHT: u32 = 114;
+pub(crate) const CTRL_LEFT: u32 = 113;
+pub(crate) const CTRL_RIGHT: u32 = 114;
 pub const A: u32 = 29;
 
 /// The character a key types into a focused text field with no modifier
 /// held (the virtual keyboard's character map: letters lower case), for the
 /// keys `input keyevent` agents press to type: letters, digits, space and
 /// the punctuation keys.
-pub fn typed_char(code: u32) -> Option<char> {
+pub(crate) fn typed_char(code: u32) -> Option<char> {
     Some(match code {
         7..=16 => char::from(b'0' + (code - 7) as u8),
         29..=54 => char::from(b'a' + (code - 29) as u8),

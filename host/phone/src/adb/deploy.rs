@@ -16,7 +16,7 @@ pub struct Background {
 }
 
 /// The shell line that starts `argv` detached, output to `log`, and prints its pid.
-pub fn start_command(argv: &[&str], log: &str) -> String {
+pub(crate) fn start_command(argv: &[&str], log: &str) -> String {
     let words: Vec<String> = argv.iter().map(|a| quote(a)).collect();
     format!(
         "nohup {} > {} 2>&1 < /dev/null & echo $!",
@@ -29,7 +29,7 @@ pub fn start_command(argv: &[&str], log: &str) -> String {
 /// command before `;`, not `cd DIR && nohup … &`: `&` ends the whole and-or
 /// list, which would run in a background subshell whose pid (`$!`) is not
 /// the program's.
-pub fn start_command_in(dir: &str, argv: &[&str], log: &str) -> String {
+pub(crate) fn start_command_in(dir: &str, argv: &[&str], log: &str) -> String {
     format!("cd {}; {}", quote(dir), start_command(argv, log))
 }
 
@@ -110,12 +110,8 @@ impl AdbPhone {
         Ok(self.transport().forwards()?)
     }
 
-    /// Start `argv` in the background, detached from the adb shell.
-    pub fn start_background(&mut self, argv: &[&str], log: &str) -> Result<Background, PhoneError> {
-        self.start_background_line(&start_command(argv, log), argv, log)
-    }
-
-    /// [`Self::start_background`] in the working directory `dir`.
+    /// Start `argv` in the background, detached from the adb shell, in the
+    /// working directory `dir`.
     pub fn start_background_in(
         &mut self,
         dir: &str,
@@ -139,17 +135,6 @@ impl AdbPhone {
             pid,
             log: log.to_string(),
         })
-    }
-
-    /// Whether the background program is still running (`kill -0`).
-    pub fn is_running(&mut self, process: &Background) -> Result<bool, PhoneError> {
-        Ok(self.shell(&format!("kill -0 {}", process.pid))?.status == 0)
-    }
-
-    /// Stop the background program (`kill`); stopping one already gone is fine.
-    pub fn stop_background(&mut self, process: &Background) -> Result<(), PhoneError> {
-        self.shell(&format!("kill {}", process.pid))?;
-        Ok(())
     }
 }
 

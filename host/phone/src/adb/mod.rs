@@ -15,14 +15,16 @@ mod transport;
 mod virtual_phone;
 
 pub use deploy::Background;
-pub use phone::{parse_foreground, AdbOptions, AdbPhone};
+pub use phone::{AdbOptions, AdbPhone};
 pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};
-pub use screencap::{raw_to_png, RawScreencap, ScreencapError};
-pub use shell::{
-    input_text_command, quote, split_exit_marker, with_exit_marker, TextRefusal, EXIT_MARKER,
-};
+pub(crate) use screencap::raw_to_png;
+pub use screencap::{RawScreencap, ScreencapError};
+#[cfg(test)]
+pub(crate) use shell::split_exit_marker;
+pub(crate) use shell::with_exit_marker;
+pub use shell::{quote, TextRefusal};
+pub(crate) use transport::take_marker;
 pub use transport::{
-    devices, server_address, split_marker_bytes, take_marker, AdbError, Deadlines, Listed,
-    ServerTransport, ShellResult, Transport,
+    devices, server_address, AdbError, Deadlines, Listed, ServerTransport, ShellResult, Transport,
 };
-pub use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};
+pub(crate) use virtual_phone::{APP_DATA_URI, VIRTUAL_PHONE_MANUFACTURER};

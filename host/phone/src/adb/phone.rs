@@ -342,7 +342,7 @@ impl AdbPhone {
     }
 
     /// The text of the focused field, read back from a dump.
-    pub fn focused_text(&mut self) -> Result<Option<String>, PhoneError> {
+    pub(crate) fn focused_text(&mut self) -> Result<Option<String>, PhoneError> {
         let observation = self.observe(false)?;
         // The deepest focused node: a field inside a focused container.
         Ok(observation
@@ -356,7 +356,7 @@ impl AdbPhone {
 
 /// `mCurrentFocus=Window{5e1a9c0 u0 com.android.settings/…}` → the package;
 /// `mFocusedApp=ActivityRecord{… u0 pkg/.Act t12}` when focus is `null`.
-pub fn parse_foreground(dumpsys: &str) -> Option<String> {
+pub(crate) fn parse_foreground(dumpsys: &str) -> Option<String> {
     let component = |line: &str| -> Option<String> {
         let inner = line.split_once('{')?.1.trim_end_matches('}');
         let word = inner.split_whitespace().find(|w| w.contains('/'))?;

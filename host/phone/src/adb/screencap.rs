@@ -93,7 +93,7 @@ impl RawScreencap {
 }
 
 /// Raw screencap bytes → PNG bytes, encoded on the host.
-pub fn raw_to_png(bytes: &[u8]) -> Result<Vec<u8>, ScreencapError> {
+pub(crate) fn raw_to_png(bytes: &[u8]) -> Result<Vec<u8>, ScreencapError> {
     let shot = RawScreencap::parse(bytes)?;
     let mut png = std::io::Cursor::new(Vec::new());
     shot.image

@@ -32,7 +32,7 @@ pub enum TextRefusal {
 
 /// The shell command that types `text` into the focused field: `input text`
 /// with spaces written as `%s` (how `input text` spells a space), quoted.
-pub fn input_text_command(text: &str) -> Result<String, TextRefusal> {
+pub(crate) fn input_text_command(text: &str) -> Result<String, TextRefusal> {
     if text.contains("%s") {
         return Err(TextRefusal::PercentS);
     }
@@ -46,16 +46,17 @@ pub fn input_text_command(text: &str) -> Result<String, TextRefusal> {
 }
 
 /// Printed after a command with its exit status; `adb_client` returns no exit code.
-pub const EXIT_MARKER: &str = "__droidscore_exit=";
+pub(crate) const EXIT_MARKER: &str = "__droidscore_exit=";
 
 /// `cmd` followed by a line that reports its exit status.
-pub fn with_exit_marker(cmd: &str) -> String {
+pub(crate) fn with_exit_marker(cmd: &str) -> String {
     format!("{cmd}; echo \"{EXIT_MARKER}$?\"")
 }
 
 /// Split a command's output from the status its marker line reports. `None`
 /// when the marker is missing (the connection dropped before it came).
-pub fn split_exit_marker(output: &str) -> (&str, Option<i32>) {
+#[cfg(test)]
+pub(crate) fn split_exit_marker(output: &str) -> (&str, Option<i32>) {
     match output.rfind(EXIT_MARKER) {
         Some(at) => {
             let status = output[at + EXIT_MARKER.len()..].trim().parse().ok();

@@ -25,7 +25,7 @@ impl ShellResult {
     }
 
     /// Stdout then stderr, for messages.
-    pub fn all_text(&self) -> String {
+    pub(crate) fn all_text(&self) -> String {
         format!(
             "{}{}",
             String::from_utf8_lossy(&self.stdout),
@@ -129,7 +129,7 @@ pub trait Transport: Send {
 /// Only the tail is searched: the marker is the last thing the command line
 /// prints, so a marker-like text earlier in the output (a stream cut short
 /// after printing one) never counts.
-pub fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
+pub(crate) fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
     let marker = EXIT_MARKER.as_bytes();
     let tail_from = output.len().saturating_sub(marker.len() + 16);
     let found = output[tail_from..]
@@ -148,7 +148,7 @@ pub fn split_marker_bytes(output: &[u8]) -> (&[u8], Option<i32>) {
 }
 
 /// [`split_marker_bytes`] on an owned buffer, without copying the output.
-pub fn take_marker(mut output: Vec<u8>) -> (Vec<u8>, Option<i32>) {
+pub(crate) fn take_marker(mut output: Vec<u8>) -> (Vec<u8>, Option<i32>) {
     let (kept, status) = split_marker_bytes(&output);
     let kept = kept.len();
     output.truncate(kept);

@@ -5,7 +5,7 @@
 
 /// `ro.product.manufacturer` of a virtual phone, which can be put in any
 /// task variant's state.
-pub const VIRTUAL_PHONE_MANUFACTURER: &str = "droidscore";
+pub(crate) const VIRTUAL_PHONE_MANUFACTURER: &str = "droidscore";
 
 /// The content provider serving the simulator's app data.
-pub const APP_DATA_URI: &str = "content://droidscore.sim/app";
+pub(crate) const APP_DATA_URI: &str = "content://droidscore.sim/app";

@@ -16,7 +16,7 @@ pub struct FakeDevice {
 impl FakeDevice {
     /// What it says it is in its CNXN banner: the simulator's names, with
     /// shell v2.
-    pub const BANNER: &str = "device::ro.product.name=droidscore_sim;ro.product.model=droidscore_sim;ro.product.device=droidscore_sim;features=shell_v2,cmd";
+    pub(crate) const BANNER: &str = "device::ro.product.name=droidscore_sim;ro.product.model=droidscore_sim;ro.product.device=droidscore_sim;features=shell_v2,cmd";
 
     /// Every byte value once, in order: what `bytes` prints.
     pub fn all_bytes() -> Vec<u8> {
@@ -24,7 +24,8 @@ impl FakeDevice {
     }
 
     /// Puts a file at `path` as if pushed with `mode`.
-    pub fn put_file(&self, path: &str, mode: u32, data: &[u8]) {
+    #[cfg(test)]
+    pub(crate) fn put_file(&self, path: &str, mode: u32, data: &[u8]) {
         let mut files = self.files.lock().unwrap();
         files.insert(path.to_owned(), (mode, data.to_vec()));
     }

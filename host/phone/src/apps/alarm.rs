@@ -24,7 +24,7 @@ fn yes() -> bool {
 
 impl Alarm {
     /// The time as the Clock app shows it on a 24-hour phone: `07:30`.
-    pub fn time_text(&self) -> String {
+    pub(crate) fn time_text(&self) -> String {
         format!("{:02}:{:02}", self.hour, self.minute)
     }
 }

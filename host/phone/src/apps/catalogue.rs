@@ -2,11 +2,11 @@
 //! packages they launch, on the simulator and on a real phone alike.
 
 /// The Settings app.
-pub const SETTINGS: &str = "com.android.settings";
+pub(crate) const SETTINGS: &str = "com.android.settings";
 /// The Clock app (alarms).
-pub const CLOCK: &str = "com.google.android.deskclock";
+pub(crate) const CLOCK: &str = "com.google.android.deskclock";
 /// The home screen's launcher.
-pub const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
+pub(crate) const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
 
 /// Launcher icons: label, package. Settings and Clock are simulated in Rust,
 /// Phone, Messages, Contacts, Calendar and Files from `fixtures/sim/apps/`;

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use crate::records::{Filter, Table};
 
 /// Formats a template may apply: `{dtstart:time}`.
-pub const FORMATS: &[&str] = &[
+pub(crate) const FORMATS: &[&str] = &[
     "time",
     "date",
     "day",
@@ -418,12 +418,12 @@ pub fn apps() -> &'static [AppDef] {
 }
 
 /// The bundled app with this package, if any.
-pub fn app_for_package(package: &str) -> Option<&'static AppDef> {
+pub(crate) fn app_for_package(package: &str) -> Option<&'static AppDef> {
     apps().iter().find(|a| a.package == package)
 }
 
 /// The bundled app with this name (`contacts`), if any.
-pub fn app_named(name: &str) -> Option<&'static AppDef> {
+pub(crate) fn app_named(name: &str) -> Option<&'static AppDef> {
     apps().iter().find(|a| a.name == name)
 }
 
@@ -648,7 +648,7 @@ fn check_filter(table: Table, filter: &Filter) -> Result<(), String> {
 }
 
 /// The `{…}` holes of a template, without braces.
-pub fn holes(template: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn holes(template: &str) -> impl Iterator<Item = &str> {
     template
         .split('{')
         .skip(1)

@@ -16,7 +16,8 @@ mod world;
 
 pub use crate::records::SeedRecord;
 pub use alarm::{Alarm, ALARMS_KEY};
-pub use catalogue::{app_labels, APPS, CLOCK, LAUNCHER, SETTINGS};
+pub use catalogue::{app_labels, APPS};
+pub(crate) use catalogue::{CLOCK, LAUNCHER, SETTINGS};
 pub use settings::{DefinitionError, RowDef, RowProblem, ScreenDef, SettingsApp, UnknownRow};
 pub use setup::{PhoneSetup, SetupError};
 pub use variant::{Decoy, Reorder, Variant};

@@ -201,7 +201,7 @@ impl SettingsApp {
     }
 
     /// The screen an intent opens, if any.
-    pub fn screen_for_intent(&self, intent: &str) -> Option<&ScreenDef> {
+    pub(crate) fn screen_for_intent(&self, intent: &str) -> Option<&ScreenDef> {
         self.screen
             .iter()
             .find(|s| s.intents.iter().any(|i| i == intent))
@@ -244,7 +244,7 @@ impl SettingsApp {
     }
 
     /// Check that a variant names only screens and rows that exist.
-    pub fn check_variant(&self, variant: &Variant) -> Result<(), UnknownRow> {
+    pub(crate) fn check_variant(&self, variant: &Variant) -> Result<(), UnknownRow> {
         let screen = |id: &str| {
             self.screen(id)
                 .ok_or_else(|| UnknownRow::Screen(id.to_string()))

@@ -110,7 +110,7 @@ impl Cell {
 pub type Row = Vec<(String, Cell)>;
 
 /// What `content query` prints when there are no rows.
-pub const NO_RESULT: &str = "No result found.";
+pub(crate) const NO_RESULT: &str = "No result found.";
 /// The same, as the oldest `Content.java` misspells it for an empty cursor.
 const NO_RESULT_MISSPELT: &str = "No reuslt found.";
 /// The stderr line `Command.execute` prints before an exception's stack trace.
@@ -212,7 +212,7 @@ pub fn parse(output: &str, projection: &[&str]) -> Result<Vec<Row>, ContentError
 /// is split wrongly; [`parse`] with the projection does not have that problem
 /// and is the one to score with. Only the tests use it, to show that.
 #[cfg(test)]
-pub fn parse_unknown(output: &str) -> Result<Vec<Row>, ContentError> {
+pub(crate) fn parse_unknown(output: &str) -> Result<Vec<Row>, ContentError> {
     row_texts(output)?.iter().map(split_unknown).collect()
 }
 

@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use super::Record;
 
 /// Shared storage, as `find` and `stat` name its files.
-pub const STORAGE: &str = "/storage/emulated/0";
+pub(crate) const STORAGE: &str = "/storage/emulated/0";
 
 /// The directories a files check reads.
-pub const DIRS: [&str; 3] = ["Documents", "Download", "Pictures"];
+pub(crate) const DIRS: [&str; 3] = ["Documents", "Download", "Pictures"];
 
 /// The command that lists them: size, mtime (s) and path per line.
-pub fn list_command() -> String {
+pub(crate) fn list_command() -> String {
     let dirs: Vec<String> = DIRS.iter().map(|d| format!("{STORAGE}/{d}")).collect();
     format!(
         "find {} -type f -exec stat -c '%s %Y %n' {{}} +",
@@ -23,7 +23,7 @@ pub fn list_command() -> String {
 
 /// Records from [`list_command`]'s output (ids in listing order: files
 /// have none of their own, so a check on files never names `_id`).
-pub fn files_from_stat(stdout: &str) -> Vec<Record> {
+pub(crate) fn files_from_stat(stdout: &str) -> Vec<Record> {
     stdout
         .lines()
         .filter_map(|line| {

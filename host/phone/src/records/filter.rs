@@ -122,7 +122,7 @@ impl std::fmt::Display for Match {
 impl Filter {
     /// The same filter with every wanted value passed through `f` (the
     /// apps fill templates such as `{address}` in).
-    pub fn map_values(&self, f: impl Fn(&String) -> String) -> Filter {
+    pub(crate) fn map_values(&self, f: impl Fn(&String) -> String) -> Filter {
         Filter(
             self.0
                 .iter()
@@ -235,7 +235,7 @@ mod tests {
         let at: Filter = toml::from_str(r#"dtstart = { at = "tomorrow 14:00" }"#).unwrap();
         let event = record(&[(
             "dtstart",
-            &(super::super::NOW_MS + 38 * 3_600_000).to_string(),
+            &(super::super::time::NOW_MS + 38 * 3_600_000).to_string(),
         )]);
         assert!(
             at.accepts(&event),

@@ -19,10 +19,14 @@ mod filter;
 mod time;
 mod uri;
 
-pub use files::{files_from_stat, list_command, DIRS, STORAGE};
+pub(crate) use files::{files_from_stat, list_command, STORAGE};
 pub use filter::{digits, fold, same_number, Filter, FilterError, Match};
-pub use time::{civil, day_label, parse_when, Clock, WhenError, NOW_MS};
-pub use uri::{project, view_for_uri, Source, View};
+pub(crate) use time::{civil, day_label, parse_when};
+pub use time::{Clock, WhenError};
+pub(crate) use uri::{project, view_for_uri};
+pub use uri::{Source, View};
+#[cfg(test)]
+pub(crate) use {files::DIRS, time::NOW_MS};
 
 use std::collections::BTreeMap;
 
@@ -117,7 +121,7 @@ impl Table {
 
     /// Columns whose values are times (`date`, `dtstart`, …): a record may
     /// give them as `today 09:30`, `-2h`, … (see [`parse_when`]).
-    pub fn is_time(self, column: &str) -> bool {
+    pub(crate) fn is_time(self, column: &str) -> bool {
         matches!(
             (self, column),
             (Table::Sms | Table::Calls, "date")
@@ -257,7 +261,7 @@ impl Records {
 
     /// The SMS thread of `address` (digits compared): an existing thread's
     /// id, else a new one.
-    pub fn thread_for(&self, address: &str) -> u64 {
+    pub(crate) fn thread_for(&self, address: &str) -> u64 {
         let wanted = digits(address);
         let sms = self.rows(Table::Sms);
         if let Some(r) = sms.iter().find(|r| digits(&r.text("address")) == wanted) {

@@ -8,7 +8,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// 2026-11-30T00:00:00Z in milliseconds since the epoch (`date -u -d
 /// 2026-11-30T00:00:00Z +%s` prints 1795996800).
-pub const NOW_MS: i64 = 1_795_996_800_000;
+pub(crate) const NOW_MS: i64 = 1_795_996_800_000;
 
 const MINUTE: i64 = 60_000;
 const HOUR: i64 = 60 * MINUTE;
@@ -36,14 +36,14 @@ impl Default for Clock {
 
 impl Clock {
     /// The simulator's day at `minutes` past midnight.
-    pub fn at_minutes(minutes: u32) -> Clock {
+    pub(crate) fn at_minutes(minutes: u32) -> Clock {
         Clock {
             now_ms: NOW_MS + i64::from(minutes) * MINUTE,
         }
     }
 
     /// Midnight (UTC) of the day `now` falls in.
-    pub fn midnight(&self) -> i64 {
+    pub(crate) fn midnight(&self) -> i64 {
         self.now_ms.div_euclid(DAY) * DAY
     }
 
@@ -54,7 +54,7 @@ impl Clock {
 }
 
 /// See the module docs for the forms.
-pub fn parse_when(text: &str, clock: &Clock) -> Result<i64, WhenError> {
+pub(crate) fn parse_when(text: &str, clock: &Clock) -> Result<i64, WhenError> {
     let bad = || WhenError(text.to_string());
     let t = text.trim();
     if let Ok(ms) = t.parse::<i64>() {
@@ -113,7 +113,7 @@ fn hh_mm(text: &str) -> Option<i64> {
 }
 
 /// The parts of a time the apps show: (`2026-12-01`, `09:30`, weekday 0 = Monday).
-pub fn civil(ms: i64) -> (String, String, u32) {
+pub(crate) fn civil(ms: i64) -> (String, String, u32) {
     let secs = u64::try_from(ms.div_euclid(1000)).unwrap_or(0);
     let text =
         humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string();
@@ -125,7 +125,7 @@ pub fn civil(ms: i64) -> (String, String, u32) {
 }
 
 /// `Tue, Dec 1` for a time, as the Calendar and Messages apps label days.
-pub fn day_label(ms: i64) -> String {
+pub(crate) fn day_label(ms: i64) -> String {
     const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

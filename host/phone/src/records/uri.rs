@@ -35,7 +35,7 @@ pub enum View {
 
 /// The view a `--uri` names, if the simulator has it. A trailing `/` is
 /// ignored, as providers match their paths.
-pub fn view_for_uri(uri: &str) -> Option<View> {
+pub(crate) fn view_for_uri(uri: &str) -> Option<View> {
     Some(match uri.trim_end_matches('/') {
         "content://com.android.contacts/contacts" => View::Contacts,
         "content://com.android.contacts/data" => View::ContactData,
@@ -230,7 +230,7 @@ impl Table {
     }
 
     /// Records from the rows of [`Table::source`]'s query.
-    pub fn from_rows(self, rows: &[Row]) -> Vec<Record> {
+    pub(crate) fn from_rows(self, rows: &[Row]) -> Vec<Record> {
         let text = |row: &Row, column: &str| -> Option<String> {
             row.iter()
                 .find(|(c, _)| c == column)
@@ -288,7 +288,7 @@ impl Table {
 
 /// Rows of a view as `content query` prints them for `projection` (every
 /// column when empty).
-pub fn project(rows: &[BTreeMap<String, Option<String>>], projection: &[&str]) -> Vec<Row> {
+pub(crate) fn project(rows: &[BTreeMap<String, Option<String>>], projection: &[&str]) -> Vec<Row> {
     rows.iter()
         .map(|row| {
             projection

@@ -22,7 +22,7 @@ pub const MIN: i64 = 1;
 pub const MAX: i64 = 255;
 
 /// Slider position (0..=1) → `screen_brightness`.
-pub fn slider_to_setting(fraction: f64) -> i64 {
+pub(crate) fn slider_to_setting(fraction: f64) -> i64 {
     let f = fraction.clamp(0.0, 1.0);
     let ret = if f <= R {
         (f / R).powi(2)
@@ -34,7 +34,7 @@ pub fn slider_to_setting(fraction: f64) -> i64 {
 }
 
 /// `screen_brightness` → slider position (0..=1), the inverse of [`slider_to_setting`].
-pub fn setting_to_slider(value: i64) -> f64 {
+pub(crate) fn setting_to_slider(value: i64) -> f64 {
     let norm = (value.clamp(MIN, MAX) - MIN) as f64 / (MAX - MIN) as f64 * 12.0;
     let ret = if norm <= 1.0 {
         norm.sqrt() * R

@@ -229,7 +229,7 @@ impl Scale {
     }
 
     /// The slider position (0..=1) that shows `value`.
-    pub fn fraction(self, value: i64) -> f64 {
+    pub(crate) fn fraction(self, value: i64) -> f64 {
         match self {
             Scale::Linear { min, max } if max > min => {
                 ((value - min) as f64 / (max - min) as f64).clamp(0.0, 1.0)

@@ -34,7 +34,7 @@ pub enum EditKey {
 }
 
 impl EditKey {
-    pub fn from_code(code: u32) -> Option<EditKey> {
+    pub(crate) fn from_code(code: u32) -> Option<EditKey> {
         Some(match code {
             keycode::DEL => EditKey::DeleteBack,
             keycode::FORWARD_DEL => EditKey::DeleteForward,
@@ -92,7 +92,7 @@ pub fn apply(text: &mut String, caret: &mut Caret, key: EditKey) {
 
 /// Before typing: a selection is emptied, and the text after the caret is
 /// taken off (to go back after what is typed, see [`after_typing`]).
-pub fn before_typing(text: &mut String, caret: &Caret) -> String {
+pub(crate) fn before_typing(text: &mut String, caret: &Caret) -> String {
     if caret.all {
         text.clear();
         return String::new();
@@ -104,7 +104,7 @@ pub fn before_typing(text: &mut String, caret: &Caret) -> String {
 }
 
 /// After typing: the tail goes back and the caret stays before it.
-pub fn after_typing(text: &mut String, tail: &str) -> Caret {
+pub(crate) fn after_typing(text: &mut String, tail: &str) -> Caret {
     if tail.is_empty() {
         return Caret::default();
     }

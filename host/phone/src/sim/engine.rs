@@ -97,7 +97,7 @@ pub fn type_text(screen: &mut AppScreen, text: &str) {
 
 /// Tab: focus moves to the screen's next text field, in layout order;
 /// from the last one (or with none focused) it stays.
-pub fn focus_next_field(screen: &mut AppScreen) {
+pub(crate) fn focus_next_field(screen: &mut AppScreen) {
     let Some(def) = app_of(screen).screen(&screen.screen) else {
         return;
     };
@@ -117,7 +117,7 @@ pub fn focus_next_field(screen: &mut AppScreen) {
 }
 
 /// Enter with a field focused: the field's `on_enter`, if any.
-pub fn enter_key(
+pub(crate) fn enter_key(
     state: &mut State,
     variant: &Variant,
     screen: &mut AppScreen,

@@ -24,6 +24,6 @@ mod state;
 mod view;
 
 pub use cmd::{AppDialog, AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
-pub use phone::{SimPhone, DOUBLE_TAP_SLOP, DOUBLE_TAP_TIMEOUT};
+pub use phone::SimPhone;
 pub use state::State;
 pub use view::{Style, TextSize, View};

@@ -71,10 +71,10 @@ const TOUCH_SLOP: i32 = 24;
 
 /// A second tap this soon after the first is a double tap
 /// (`ViewConfiguration.DOUBLE_TAP_TIMEOUT`, 300 ms).
-pub const DOUBLE_TAP_TIMEOUT: Duration = Duration::from_millis(300);
+pub(crate) const DOUBLE_TAP_TIMEOUT: Duration = Duration::from_millis(300);
 /// ... and this near it, in pixels (`DOUBLE_TAP_SLOP`, 100 dp at the
 /// simulator's 420 dpi: 262 px).
-pub const DOUBLE_TAP_SLOP: i32 = 262;
+pub(crate) const DOUBLE_TAP_SLOP: i32 = 262;
 
 impl SimPhone {
     pub fn new(config: PhoneSetup) -> Result<SimPhone, SetupError> {
@@ -105,7 +105,7 @@ impl SimPhone {
 
     /// Records written from outside the UI (`content insert|delete` over
     /// adb): no control was operated, so no flip is recorded.
-    pub fn records_mut(&mut self) -> &mut crate::records::Records {
+    pub(crate) fn records_mut(&mut self) -> &mut crate::records::Records {
         self.state.records_mut()
     }
 
@@ -144,7 +144,7 @@ impl SimPhone {
     }
 
     /// Everything drawn on screen: app window, dialog, system bars.
-    pub fn composite(&self) -> View {
+    pub(crate) fn composite(&self) -> View {
         let frame = self.frame();
         let mut root = View {
             node: frame.window.node.clone(),
@@ -156,7 +156,7 @@ impl SimPhone {
         root
     }
 
-    pub fn screenshot_png(&self) -> Vec<u8> {
+    pub(crate) fn screenshot_png(&self) -> Vec<u8> {
         render::render_png(
             &self.composite(),
             layout::WIDTH as u32,
@@ -165,7 +165,7 @@ impl SimPhone {
     }
 
     /// The screen as RGB pixels (`screencap`'s raw form is built from these).
-    pub fn screenshot_rgb(&self) -> image::RgbImage {
+    pub(crate) fn screenshot_rgb(&self) -> image::RgbImage {
         render::render_rgb(
             &self.composite(),
             layout::WIDTH as u32,
@@ -174,13 +174,13 @@ impl SimPhone {
     }
 
     /// `settings put` and the like: a write from outside the UI, with no flip.
-    pub fn write_setting(&mut self, key: &str, value: &str) {
+    pub(crate) fn write_setting(&mut self, key: &str, value: &str) {
         self.state.put(key, value);
     }
 
     /// `am force-stop`: the app's task is gone; if it was in front, the
     /// launcher shows. `false` when the package is not an app on this phone.
-    pub fn force_stop(&mut self, package: &str) -> bool {
+    pub(crate) fn force_stop(&mut self, package: &str) -> bool {
         let known = [SETTINGS, CLOCK].contains(&package)
             || APPS.iter().any(|(_, p)| *p == package)
             || defs::app_for_package(package).is_some();
@@ -194,7 +194,7 @@ impl SimPhone {
     }
 
     /// The package and activity in front, as `dumpsys window` names them.
-    pub fn focused_activity(&self) -> (String, String) {
+    pub(crate) fn focused_activity(&self) -> (String, String) {
         let screen = self.screen();
         let activity = match screen {
             Screen::Launcher => ".NexusLauncherActivity",
@@ -605,7 +605,7 @@ impl SimPhone {
 
     /// Select the focused field's whole text (Ctrl+A; the second tap of a
     /// double tap on a field). Nothing when no field has focus.
-    pub fn select_all(&mut self) {
+    pub(crate) fn select_all(&mut self) {
         if self.focused_field().is_some() {
             self.caret = Caret {
                 at: None,
@@ -616,7 +616,7 @@ impl SimPhone {
 
     /// `input keycombination`: Ctrl (left or right) with A selects all; no
     /// other combination reaches a simulated control. Counts as a step.
-    pub fn key_combination(&mut self, codes: &[u32]) {
+    pub(crate) fn key_combination(&mut self, codes: &[u32]) {
         let ctrl = codes
             .iter()
             .any(|c| [keycode::CTRL_LEFT, keycode::CTRL_RIGHT].contains(c));
@@ -654,7 +654,7 @@ impl SimPhone {
     /// and [`DOUBLE_TAP_SLOP`] of the previous one it is the second tap of
     /// a double tap, as `GestureDetector` tells them, so the two `input tap`s
     /// of one double tap reach the state a [`DeviceAction::DoubleTap`] does.
-    pub fn input_tap(&mut self, x: i32, y: i32, now: Instant) -> Result<(), PhoneError> {
+    pub(crate) fn input_tap(&mut self, x: i32, y: i32, now: Instant) -> Result<(), PhoneError> {
         let double = self.last_input_tap.is_some_and(|(at, px, py)| {
             now.duration_since(at) <= DOUBLE_TAP_TIMEOUT
                 && (x - px).abs() <= DOUBLE_TAP_SLOP

@@ -105,7 +105,7 @@ impl<'a> Scope<'a> {
     }
 
     /// A template filled in without renames (values written to records).
-    pub fn fill_raw(&self, template: &str) -> String {
+    pub(crate) fn fill_raw(&self, template: &str) -> String {
         Scope {
             variant: &NO_VARIANT,
             ..*self
@@ -207,7 +207,7 @@ pub fn part(path: &str, part: Part) -> &str {
 }
 
 /// The path with one part replaced.
-pub fn with_part(path: &str, which: Part, value: &str) -> String {
+pub(crate) fn with_part(path: &str, which: Part, value: &str) -> String {
     let (dir, name) = (part(path, Part::Dir), part(path, Part::Basename));
     let (dir, name) = match which {
         Part::Basename => (dir, value),
@@ -221,7 +221,7 @@ pub fn with_part(path: &str, which: Part, value: &str) -> String {
 }
 
 /// The contact whose number is `number`, by name.
-pub fn contact_name(state: &State, number: &str) -> Option<String> {
+pub(crate) fn contact_name(state: &State, number: &str) -> Option<String> {
     state
         .records()
         .rows(Table::Contacts)
@@ -244,7 +244,7 @@ pub struct ListRow<'a> {
 }
 
 /// The rows a list widget shows in `scope` (the screen's).
-pub fn list_rows<'a>(w: &WidgetDef, scope: &Scope<'a>) -> Vec<ListRow<'a>> {
+pub(crate) fn list_rows<'a>(w: &WidgetDef, scope: &Scope<'a>) -> Vec<ListRow<'a>> {
     let Some(table) = w.table else {
         return vec![];
     };

@@ -28,7 +28,7 @@ use super::{Style, TextSize, View};
 ///
 /// A zero width or height is drawn as 1 pixel so the result is always a valid
 /// PNG. The encoding settings are fixed, so equal trees give equal bytes.
-pub fn render_png(root: &View, width: u32, height: u32) -> Vec<u8> {
+pub(crate) fn render_png(root: &View, width: u32, height: u32) -> Vec<u8> {
     let img = render_rgb(root, width, height);
     let mut png = Vec::new();
     let encoder = PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Sub);
@@ -47,7 +47,7 @@ pub fn render_png(root: &View, width: u32, height: u32) -> Vec<u8> {
 }
 
 /// Render `root` on a `width`×`height` canvas (a zero side becomes 1 pixel).
-pub fn render_rgb(root: &View, width: u32, height: u32) -> RgbImage {
+pub(crate) fn render_rgb(root: &View, width: u32, height: u32) -> RgbImage {
     let mut canvas = Canvas::new(width.max(1), height.max(1), palette::BACKDROP);
     for view in root.walk() {
         draw_view(&mut canvas, view);

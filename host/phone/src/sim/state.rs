@@ -66,7 +66,7 @@ impl State {
     }
 
     /// The alarm list as one line, in list order: `07:30 on "Gym"; 22:00 off ""`.
-    pub fn alarms_digest(&self) -> String {
+    pub(crate) fn alarms_digest(&self) -> String {
         let items: Vec<String> = self
             .alarms
             .iter()
@@ -87,7 +87,7 @@ impl State {
     }
 
     /// Add an alarm (kept sorted by time, as the Clock app lists them); returns its id.
-    pub fn add_alarm(&mut self, hour: u8, minute: u8) -> u32 {
+    pub(crate) fn add_alarm(&mut self, hour: u8, minute: u8) -> u32 {
         let id = self.insert_alarm(Alarm {
             id: 0,
             hour,
@@ -117,7 +117,7 @@ impl State {
         self.next_alarm_id
     }
 
-    pub fn set_alarm_enabled(&mut self, id: u32, enabled: bool) {
+    pub(crate) fn set_alarm_enabled(&mut self, id: u32, enabled: bool) {
         if let Some(alarm) = self.alarms.iter_mut().find(|a| a.id == id) {
             if alarm.enabled != enabled {
                 alarm.enabled = enabled;
@@ -132,7 +132,7 @@ impl State {
         }
     }
 
-    pub fn set_alarm_label(&mut self, id: u32, label: &str) {
+    pub(crate) fn set_alarm_label(&mut self, id: u32, label: &str) {
         if let Some(alarm) = self.alarms.iter_mut().find(|a| a.id == id) {
             if alarm.label != label {
                 let from = std::mem::replace(&mut alarm.label, label.to_string());
@@ -147,7 +147,7 @@ impl State {
         }
     }
 
-    pub fn delete_alarm(&mut self, id: u32) {
+    pub(crate) fn delete_alarm(&mut self, id: u32) {
         if let Some(at) = self.alarms.iter().position(|a| a.id == id) {
             let alarm = self.alarms.remove(at);
             self.record(
@@ -160,7 +160,7 @@ impl State {
     }
 
     /// Start with these records (setting up an episode: no flips).
-    pub fn with_records(mut self, records: Records, clock: Clock) -> Self {
+    pub(crate) fn with_records(mut self, records: Records, clock: Clock) -> Self {
         self.records = records;
         self.clock = clock;
         self
@@ -171,14 +171,14 @@ impl State {
     }
 
     /// Records written from outside the UI (`content insert|delete` over adb): no flip.
-    pub fn records_mut(&mut self) -> &mut Records {
+    pub(crate) fn records_mut(&mut self) -> &mut Records {
         &mut self.records
     }
 
     /// Add a record through the UI; `fields` are completed (defaults,
     /// times, thread) first. Returns its id. The flip's key is
     /// `record/<table>/<id>`.
-    pub fn insert_record(
+    pub(crate) fn insert_record(
         &mut self,
         table: Table,
         fields: BTreeMap<String, String>,
@@ -198,7 +198,7 @@ impl State {
 
     /// Set one column of a record through the UI (`None` clears it); the
     /// flip's key is `record/<table>/<id>/<column>`.
-    pub fn update_record(
+    pub(crate) fn update_record(
         &mut self,
         table: Table,
         id: u64,
@@ -220,7 +220,7 @@ impl State {
     }
 
     /// Delete a record through the UI; the flip's key is `record/<table>/<id>`.
-    pub fn delete_record(&mut self, table: Table, id: u64, control: &str) {
+    pub(crate) fn delete_record(&mut self, table: Table, id: u64, control: &str) {
         let digest = self.record_digest(table, id);
         if self.records.delete(table, id).is_some() {
             self.record(

@@ -77,7 +77,7 @@ impl View {
     /// The uiautomator node for this view and its visible descendants: children
     /// with empty bounds are skipped, and `index` keeps the position in the parent,
     /// with gaps where skipped children were (as uiautomator does).
-    pub fn to_node(&self) -> Node {
+    pub(crate) fn to_node(&self) -> Node {
         let mut node = self.node.clone();
         node.children = self
             .children

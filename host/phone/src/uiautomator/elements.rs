@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 use super::node::{Bounds, Hierarchy, Node};
 
 /// Longest label kept, in characters; longer ones end in `…`.
-pub const MAX_LABEL_CHARS: usize = 80;
+pub(crate) const MAX_LABEL_CHARS: usize = 80;
 
 /// One actionable thing on screen, as the agent sees it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
+use super::serialize::detect_style;
 use super::{
-    detect_style, elements, parse, parse_xml, render, to_xml, to_xml_styled, Bounds, Dump,
-    ExtraAttr, Hierarchy, Node, XmlStyle,
+    elements, parse, parse_xml, render, to_xml, to_xml_styled, Bounds, Dump, ExtraAttr, Hierarchy,
+    Node, XmlStyle,
 };
 
 fn fixture_dir() -> std::path::PathBuf {

@@ -10,12 +10,13 @@ mod parse;
 mod select;
 mod serialize;
 
-pub use elements::{elements, push_state, quote_into, render, Element, MAX_LABEL_CHARS};
+pub use elements::{elements, push_state, quote_into, render, Element};
+
 pub use error::ParseError;
 pub use node::{Bounds, ExtraAttr, Hierarchy, Node};
-pub use parse::{parse, parse_xml, Dump, DumpFailure, MAX_DEPTH};
+pub use parse::{parse, parse_xml, Dump, DumpFailure};
 pub use select::{FullMatch, Selector, SelectorError};
-pub use serialize::{detect_style, to_xml, to_xml_styled, XmlStyle, DECLARATION};
+pub use serialize::{to_xml, to_xml_styled, XmlStyle};
 
 #[cfg(test)]
 mod fixtures_tests;

@@ -48,7 +48,7 @@ impl Bounds {
         x >= self.left && x < self.right && y >= self.top && y < self.bottom
     }
     /// The overlap of two rectangles, empty (zero size) when they do not meet.
-    pub fn intersect(&self, other: &Bounds) -> Bounds {
+    pub(crate) fn intersect(&self, other: &Bounds) -> Bounds {
         let left = self.left.max(other.left);
         let top = self.top.max(other.top);
         let right = self.right.min(other.right).max(left);

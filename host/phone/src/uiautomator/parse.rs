@@ -21,7 +21,7 @@ use super::node::{Hierarchy, Node};
 
 /// Deeper nesting than this is refused rather than risking the stack later on
 /// (drop and serialisation recurse). Real trees are a few dozen levels deep.
-pub const MAX_DEPTH: usize = 512;
+pub(crate) const MAX_DEPTH: usize = 512;
 
 /// The success trailer, misspelt exactly as AOSP `DumpCommand` prints it.
 const DUMPED_TO: &str = "UI hierchary dumped to:";

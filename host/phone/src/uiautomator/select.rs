@@ -41,7 +41,7 @@ impl FullMatch {
     pub fn source(&self) -> &str {
         &self.source
     }
-    pub fn is_match(&self, value: &str) -> bool {
+    pub(crate) fn is_match(&self, value: &str) -> bool {
         self.regex.is_match(value)
     }
 }
@@ -216,7 +216,8 @@ impl Selector {
         }
     }
     /// A selector written as inline TOML, e.g. `text_regex = "Wi-Fi|WLAN"`.
-    pub fn from_toml(source: &str) -> Result<Self, toml::de::Error> {
+    #[cfg(test)]
+    pub(crate) fn from_toml(source: &str) -> Result<Self, toml::de::Error> {
         toml::from_str(source)
     }
 
@@ -224,7 +225,7 @@ impl Selector {
         self.text = Some(text.to_owned());
         self
     }
-    pub fn with_text_regex(mut self, source: &str) -> Result<Self, SelectorError> {
+    pub(crate) fn with_text_regex(mut self, source: &str) -> Result<Self, SelectorError> {
         self.text_regex = validate(
             RawSelector {
                 text_regex: Some(source.to_owned()),
@@ -234,29 +235,6 @@ impl Selector {
         )?
         .text_regex;
         Ok(self)
-    }
-    pub fn with_desc_regex(mut self, source: &str) -> Result<Self, SelectorError> {
-        self.desc_regex = validate(
-            RawSelector {
-                desc_regex: Some(source.to_owned()),
-                ..RawSelector::default()
-            },
-            "",
-        )?
-        .desc_regex;
-        Ok(self)
-    }
-    pub fn with_resource_id(mut self, id: &str) -> Self {
-        self.resource_id = Some(id.to_owned());
-        self
-    }
-    pub fn with_desc(mut self, desc: &str) -> Self {
-        self.desc = Some(desc.to_owned());
-        self
-    }
-    pub fn with_class(mut self, class: &str) -> Self {
-        self.class = Some(class.to_owned());
-        self
     }
     pub fn checked(mut self, value: bool) -> Self {
         self.checked = Some(value);
@@ -286,8 +264,10 @@ impl Selector {
         self.scrollable = Some(value);
         self
     }
+
     /// Add a descendant every match must also have (see `has_all`).
-    pub fn has_also(mut self, descendant: Selector) -> Self {
+    #[cfg(test)]
+    pub(crate) fn has_also(mut self, descendant: Selector) -> Self {
         self.has_all.push(descendant);
         self
     }
@@ -311,7 +291,7 @@ impl Selector {
     /// Whether `node` satisfies every constraint. `ancestors` are the node's
     /// ancestors, outermost first (needed for `inside`; `&[]` for a root).
     /// `row` does not apply here: it maps matches in [`Selector::find_all`].
-    pub fn matches_node(&self, node: &Node, ancestors: &[&Node]) -> bool {
+    pub(crate) fn matches_node(&self, node: &Node, ancestors: &[&Node]) -> bool {
         self.matches_local(node)
             && self.inside.as_ref().is_none_or(|sel| {
                 (0..ancestors.len())

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 use super::node::{ExtraAttr, Hierarchy, Node};
 
 /// The declaration both dumpers write.
-pub const DECLARATION: &str = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
+pub(crate) const DECLARATION: &str = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
 /// Layout of the XML: AOSP `uiautomator dump` or androidx `dumpWindowHierarchy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -41,7 +41,8 @@ pub enum XmlStyle {
 
 /// Which layout a dump was written in, judged from the whitespace before its
 /// first tag after the declaration.
-pub fn detect_style(input: &[u8]) -> XmlStyle {
+#[cfg(test)]
+pub(crate) fn detect_style(input: &[u8]) -> XmlStyle {
     let rest = match input.windows(2).position(|w| w == b"?>") {
         Some(i) => &input[i + 2..],
         None => input,

@@ -34,7 +34,7 @@ mod system;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use state::{DumpFailure, Job, Loaded, MANUFACTURER, MODEL};
+pub use state::{DumpFailure, Job, Loaded, MODEL};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -24,7 +24,7 @@ pub struct Word(pub Vec<Piece>);
 
 impl Word {
     /// The word with `$?` replaced by `status` and `$!` by `last_background`.
-    pub fn expand(&self, status: u8, last_background: Option<u32>) -> String {
+    pub(crate) fn expand(&self, status: u8, last_background: Option<u32>) -> String {
         self.0
             .iter()
             .map(|p| match p {

@@ -10,7 +10,7 @@ use crate::sim::SimPhone;
 
 /// The product name in the CNXN banner and `getprop`; the adb backend knows a
 /// virtual phone by `ro.product.manufacturer`.
-pub const MANUFACTURER: &str = crate::adb::VIRTUAL_PHONE_MANUFACTURER;
+pub(crate) const MANUFACTURER: &str = crate::adb::VIRTUAL_PHONE_MANUFACTURER;
 pub const MODEL: &str = "droidscore_sim";
 
 /// What a dump request answers instead of dumping, in the fail-dumps mode.

@@ -9,10 +9,10 @@ use crate::sim::state::State;
 use crate::sim::view::{Style, View};
 use crate::uiautomator::{Bounds, Node};
 
-pub const WIDTH: i32 = 1080;
-pub const HEIGHT: i32 = 2400;
-pub const STATUS_BAR: i32 = 118;
-pub const NAV_BAR_TOP: i32 = 2274;
+pub(crate) const WIDTH: i32 = 1080;
+pub(crate) const HEIGHT: i32 = 2400;
+pub(crate) const STATUS_BAR: i32 = 118;
+pub(crate) const NAV_BAR_TOP: i32 = 2274;
 
 /// Everything needed to lay out one frame.
 #[derive(Debug)]

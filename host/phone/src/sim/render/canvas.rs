@@ -30,13 +30,13 @@ impl Rect {
     pub fn is_empty(&self) -> bool {
         self.w() <= 0 || self.h() <= 0
     }
-    pub fn intersect(&self, o: &Rect) -> Rect {
+    pub(crate) fn intersect(&self, o: &Rect) -> Rect {
         let x0 = self.x0.max(o.x0);
         let y0 = self.y0.max(o.y0);
         Rect::new(x0, y0, self.x1.min(o.x1).max(x0), self.y1.min(o.y1).max(y0))
     }
     /// Shrunk by `d` on every side (never inverted).
-    pub fn inset(&self, d: i64) -> Rect {
+    pub(crate) fn inset(&self, d: i64) -> Rect {
         let cx = (self.x0 + self.x1) / 2;
         let cy = (self.y0 + self.y1) / 2;
         Rect::new(
@@ -69,17 +69,17 @@ impl Canvas {
     }
 
     /// Clip all further drawing to `r` (and the canvas); returns the clip now in force.
-    pub fn set_clip(&mut self, r: Rect) -> Rect {
+    pub(crate) fn set_clip(&mut self, r: Rect) -> Rect {
         self.clip = r.intersect(&self.full());
         self.clip
     }
 
-    pub fn into_image(self) -> RgbImage {
+    pub(crate) fn into_image(self) -> RgbImage {
         self.img
     }
 
     /// Solid fill of `r` within the clip.
-    pub fn fill_rect(&mut self, r: Rect, c: Rgb) {
+    pub(crate) fn fill_rect(&mut self, r: Rect, c: Rgb) {
         let r = r.intersect(&self.clip);
         if r.is_empty() {
             return;
@@ -96,7 +96,7 @@ impl Canvas {
     }
 
     /// Mix `c` into one pixel with coverage `a` in 0..=1, if inside the clip.
-    pub fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
+    pub(crate) fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
         let cl = self.clip;
         if a <= 0.0 || x < cl.x0 || x >= cl.x1 || y < cl.y0 || y >= cl.y1 {
             return;
@@ -112,7 +112,7 @@ impl Canvas {
     }
 
     /// Darken every pixel of the canvas (not just the clip): `keep` of 256 remains.
-    pub fn scrim(&mut self, keep: u16) {
+    pub(crate) fn scrim(&mut self, keep: u16) {
         let buf: &mut [u8] = &mut self.img;
         for v in buf {
             *v = ((u16::from(*v) * keep) >> 8) as u8;
@@ -121,7 +121,7 @@ impl Canvas {
 
     /// Anti-aliased rounded rectangle; `radius` is capped at half the short side,
     /// so a square with a large radius is a circle.
-    pub fn fill_round_rect(&mut self, r: Rect, radius: f32, c: Rgb) {
+    pub(crate) fn fill_round_rect(&mut self, r: Rect, radius: f32, c: Rgb) {
         let shape = RoundRect::new(r, radius);
         let area = r.intersect(&self.clip);
         if area.is_empty() {
@@ -155,12 +155,12 @@ impl Canvas {
         }
     }
 
-    pub fn fill_circle(&mut self, cx: f32, cy: f32, radius: f32, c: Rgb) {
+    pub(crate) fn fill_circle(&mut self, cx: f32, cy: f32, radius: f32, c: Rgb) {
         self.fill_round_rect(circle_box(cx, cy, radius), radius, c);
     }
 
     /// An anti-aliased outline `width` thick just inside the rounded rectangle `r`.
-    pub fn stroke_round_rect(&mut self, r: Rect, radius: f32, width: f32, c: Rgb) {
+    pub(crate) fn stroke_round_rect(&mut self, r: Rect, radius: f32, width: f32, c: Rgb) {
         let outer = RoundRect::new(r, radius);
         let w = width.max(1.0);
         let inner = RoundRect {
@@ -179,12 +179,12 @@ impl Canvas {
         }
     }
 
-    pub fn stroke_circle(&mut self, cx: f32, cy: f32, radius: f32, width: f32, c: Rgb) {
+    pub(crate) fn stroke_circle(&mut self, cx: f32, cy: f32, radius: f32, width: f32, c: Rgb) {
         self.stroke_round_rect(circle_box(cx, cy, radius), radius, width, c);
     }
 
     /// Anti-aliased fill of a convex polygon given in either winding order.
-    pub fn fill_convex(&mut self, pts: &[(f32, f32)], c: Rgb) {
+    pub(crate) fn fill_convex(&mut self, pts: &[(f32, f32)], c: Rgb) {
         if pts.len() < 3 {
             return;
         }

@@ -23,15 +23,15 @@ pub(super) struct Face {
 
 impl Face {
     /// Secondary text: 9×15 at 2× (18×30 px cells).
-    pub const SMALL: Face = Face::new(&iso_8859_1::FONT_9X15, 2, false);
+    pub(crate) const SMALL: Face = Face::new(&iso_8859_1::FONT_9X15, 2, false);
     /// Body text: 10×20 at 2× (20×40 px cells), about a phone's 16 sp.
-    pub const BODY: Face = Face::new(&iso_8859_1::FONT_10X20, 2, false);
+    pub(crate) const BODY: Face = Face::new(&iso_8859_1::FONT_10X20, 2, false);
     /// Row titles and button labels: body size, thickened.
-    pub const TITLE: Face = Face::new(&iso_8859_1::FONT_10X20, 2, true);
+    pub(crate) const TITLE: Face = Face::new(&iso_8859_1::FONT_10X20, 2, true);
     /// Page headings: 10×20 at 3×.
-    pub const HEADING: Face = Face::new(&iso_8859_1::FONT_10X20, 3, true);
+    pub(crate) const HEADING: Face = Face::new(&iso_8859_1::FONT_10X20, 3, true);
     /// Clock faces: 10×20 at 7× (140 px cells).
-    pub const BIG_TIME: Face = Face::new(&iso_8859_1::FONT_10X20, 7, true);
+    pub(crate) const BIG_TIME: Face = Face::new(&iso_8859_1::FONT_10X20, 7, true);
 
     pub const fn new(font: &'static MonoFont<'static>, scale: i64, bold: bool) -> Self {
         Self {
@@ -52,12 +52,12 @@ impl Face {
     /// The largest face no bigger than this one whose line fits `max_h` pixels:
     /// a smaller scale or a smaller font of the same family, never below the
     /// smallest font at 1× (which is then clipped).
-    pub fn fit_height(self, max_h: i64) -> Face {
+    pub(crate) fn fit_height(self, max_h: i64) -> Face {
         self.shrink(|f| f.height() <= max_h)
     }
 
     /// As [`Face::fit_height`], and `chars` characters also fit `max_w` pixels.
-    pub fn fit_width(self, chars: usize, max_w: i64) -> Face {
+    pub(crate) fn fit_width(self, chars: usize, max_w: i64) -> Face {
         self.shrink(|f| f.advance().saturating_mul(chars as i64) <= max_w)
     }
 
