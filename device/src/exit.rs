@@ -2,7 +2,7 @@
 //! and [`Failure`], the error every subcommand returns: its message, its
 //! code, and the library error it came from (its `source()`).
 //! `droidscore` has its own codes (`droidscore::exit`); these are this
-//! binary's, documented in README beside them.
+//! binary's, documented in docs/cli.md beside them.
 
 use std::error::Error;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ pub const FETCH: i32 = 4;
 /// `serve` could not listen on `--listen` (the address is in use, say).
 pub const LISTEN: i32 = 5;
 
-/// Every code with the words README gives it.
+/// Every code with the words docs/cli.md gives it.
 pub const ALL: &[(i32, &str)] = &[
     (SUCCESS, "success"),
     (USAGE, "usage"),
@@ -178,18 +178,18 @@ mod tests {
     }
 
     #[test]
-    fn readme_lists_every_code() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    fn cli_reference_lists_every_code() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/cli.md");
         let readme = std::fs::read_to_string(path).unwrap();
         let (_, ours) = readme
             .split_once("`droidscore-device` (`droidscore_device::exit`)")
-            .expect("README has the device's exit codes");
+            .expect("docs/cli.md has the device's exit codes");
         for (code, words) in ALL {
             let row = format!("| {code} | ");
             assert!(
                 ours.lines()
                     .any(|l| l.starts_with(&row) && l.contains(words)),
-                "README has no row `{row}{words} …` for droidscore-device"
+                "docs/cli.md has no row `{row}{words} …` for droidscore-device"
             );
         }
     }

@@ -1,6 +1,6 @@
 //! The `droidscore` binary's exit codes, one named constant each, shared by
-//! the binary (`cli::CliError::exit_code`), the tests and the README (a test
-//! checks that README lists every code in [`ALL`] with its meaning), so a
+//! the binary (`cli::CliError::exit_code`), the tests and docs/cli.md (a test
+//! checks that it lists every code in [`ALL`] with its meaning), so a
 //! script can tell "the suite failed" from "bad task file" from "phone
 //! unreachable". `droidscore-device` has its own, in `droidscore_device::exit`.
 
@@ -47,7 +47,7 @@ pub const PHONE_GONE: i32 = 13;
 /// `bench run`, which killed the running arm first.
 pub const SIGNALLED: i32 = droidscore_harness::runner::SIGNALLED;
 
-/// Every code below [`SIGNALLED`], with the words README gives it.
+/// Every code below [`SIGNALLED`], with the words docs/cli.md gives it.
 pub const ALL: &[(i32, &str)] = &[
     (SUCCESS, "success"),
     (SUITE_FAILED, "the checked suite failed"),

@@ -99,17 +99,17 @@ fn the_built_in_suite_works_from_a_directory_outside_the_repository() {
     );
 }
 
-/// README lists every exit code `droidscore::exit` defines, with its words.
+/// docs/cli.md lists every exit code `droidscore::exit` defines, with its words.
 #[test]
-fn readme_lists_every_exit_code() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn cli_reference_lists_every_exit_code() {
+    let readme = std::fs::read_to_string(root().join("docs/cli.md")).unwrap();
     for (code, words) in exit::ALL {
         let row = format!("| {code} | ");
         assert!(
             readme
                 .lines()
                 .any(|l| l.starts_with(&row) && l.contains(words)),
-            "README has no row `{row}{words} …`"
+            "docs/cli.md has no row `{row}{words} …`"
         );
     }
     assert!(readme.contains(&format!("| {} + N | ", exit::SIGNALLED)));
