@@ -88,8 +88,9 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// The setup this instance's episodes start from, on any phone.
-    pub fn setup(&self, seed: u64) -> PhoneSetup {
+    /// The setup this instance's episodes start from, on any phone, for an
+    /// episode with `episode_seed`.
+    pub fn setup(&self, episode_seed: u64) -> PhoneSetup {
         let mut initial = self.initial.clone();
         initial.extend(self.variant.initial.clone());
         let alarms = self
@@ -104,7 +105,7 @@ impl Instance {
             initial,
             alarms,
             records,
-            seed,
+            episode_seed,
         }
     }
 

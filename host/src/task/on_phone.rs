@@ -1,5 +1,5 @@
 //! The task suite as the virtual phone's source of initial states: what
-//! `droidscore-sim load TASK VARIANT SEED [INSTANCE_SEED]` and `sim serve
+//! `droidscore-sim load TASK VARIANT EPISODE_SEED [INSTANCE_SEED]` and `sim serve
 //! --task` put the phone in.
 
 use droidscore_phone::apps::PhoneSetup;

@@ -26,7 +26,7 @@ fn phone() -> SimPhone {
     ];
     SimPhone::new(PhoneSetup {
         alarms,
-        seed: 1,
+        episode_seed: 1,
         ..PhoneSetup::default()
     })
     .unwrap()

@@ -241,10 +241,10 @@ impl AdbPhone {
         task: &str,
         variant: &str,
         instance_seed: u64,
-        seed: u64,
+        episode_seed: u64,
     ) -> Result<(), PhoneError> {
         self.shell_ok(&format!(
-            "droidscore-sim load {} {} {seed} {instance_seed}",
+            "droidscore-sim load {} {} {episode_seed} {instance_seed}",
             quote(task),
             quote(variant),
         ))?;

@@ -1,5 +1,5 @@
 //! How a phone starts one task instance: the variant, the initial state on
-//! top of the apps' defaults, the alarms and the seed. Every backend puts its
+//! top of the apps' defaults, the alarms and the episode seed. Every backend puts its
 //! phone in this state (the simulator builds it, adb writes it); checking it
 //! here is what the task loader and the simulator share.
 
@@ -18,8 +18,8 @@ pub struct PhoneSetup {
     /// Records present at the start (contacts, messages, …), in order,
     /// on top of the simulated phone's world (`fixtures/sim/world.toml`).
     pub records: Vec<SeedRecord>,
-    /// Picks the status-bar clock; same seed, same pixels.
-    pub seed: u64,
+    /// The episode seed: it picks the status-bar clock; same seed, same pixels.
+    pub episode_seed: u64,
 }
 
 /// A setup that names something the apps do not have.
@@ -55,9 +55,9 @@ impl PhoneSetup {
     }
 
     /// The simulator's clock for this setup: its day, at the time of day
-    /// the seed picks (the status-bar clock shows it).
+    /// the episode seed picks (the status-bar clock shows it).
     pub fn clock(&self) -> Clock {
-        Clock::at_minutes((self.seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32)
+        Clock::at_minutes((self.episode_seed.wrapping_mul(2_654_435_761) % (24 * 60)) as u32)
     }
 
     /// The records the phone starts with: the world's, then the task's,

@@ -17,7 +17,7 @@ fn phone_with(variant: Variant, records: Vec<SeedRecord>) -> SimPhone {
     SimPhone::new(PhoneSetup {
         variant,
         records,
-        seed: 1,
+        episode_seed: 1,
         ..PhoneSetup::default()
     })
     .unwrap()

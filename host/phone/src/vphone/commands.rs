@@ -517,22 +517,23 @@ fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
 }
 
-/// `droidscore-sim …`: the virtual phone's own controls.
+/// `droidscore-sim …`: the virtual phone's own controls (`load TASK VARIANT
+/// EPISODE_SEED [INSTANCE_SEED]`, `flips`, `state`, and the faults).
 fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput {
     match args {
-        ["load", task, variant, seed, rest @ ..] if rest.len() <= 1 => {
-            let Ok(seed) = seed.parse() else {
-                return ShellOutput::fail(2, format_args!("droidscore-sim: seed {seed:?} is not a number"));
+        ["load", task, variant, episode_seed, rest @ ..] if rest.len() <= 1 => {
+            let Ok(episode_seed) = episode_seed.parse() else {
+                return ShellOutput::fail(2, format_args!("droidscore-sim: episode seed {episode_seed:?} is not a number"));
             };
             // The instance seed of a parameterised task (0 when not given).
-            let Ok(param_seed) = rest.first().map_or(Ok(0), |s| s.parse::<u64>()) else {
+            let Ok(instance_seed) = rest.first().map_or(Ok(0), |s| s.parse::<u64>()) else {
                 return ShellOutput::fail(2, format_args!("droidscore-sim: instance seed {:?} is not a number", rest[0]));
             };
-            match instance_phone(setups, task, variant, seed, param_seed) {
+            match instance_phone(setups, task, variant, episode_seed, instance_seed) {
                 Ok((sim, loaded)) => {
                     inner.sim = sim;
                     inner.loaded = Some(loaded);
-                    ShellOutput::ok(format!("loaded {task}/{variant} seed {seed} instance {param_seed}\n"))
+                    ShellOutput::ok(format!("loaded {task}/{variant} episode seed {episode_seed} instance seed {instance_seed}\n"))
                 }
                 Err(e) => ShellOutput::fail(1, format_args!("droidscore-sim: {e}")),
             }
@@ -573,7 +574,7 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
         ["jobs"] => ShellOutput::ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
         _ => ShellOutput::fail(
             2,
-            "usage: droidscore-sim load TASK VARIANT SEED | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
+            "usage: droidscore-sim load TASK VARIANT EPISODE_SEED [INSTANCE_SEED] | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
         ),
     }
 }

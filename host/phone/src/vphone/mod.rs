@@ -7,7 +7,7 @@
 //! command: every command is a function here.
 //!
 //! Control over the same shell, which a real phone does not have (`not
-//! found` there): `droidscore-sim load TASK VARIANT SEED` puts it in a task
+//! found` there): `droidscore-sim load TASK VARIANT EPISODE_SEED [INSTANCE_SEED]` puts it in a task
 //! variant's initial state, `droidscore-sim flips` prints the flip history as
 //! JSON, `droidscore-sim fail-dumps N [idle|null]` makes the next N dumps fail
 //! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
@@ -77,9 +77,10 @@ impl VirtualPhone {
         })
     }
 
-    /// Put the phone in a task variant's initial state, with `seed`.
-    pub fn load(&self, task: &str, variant: &str, seed: u64) -> Result<(), LoadError> {
-        let (sim, loaded) = instance_phone(&*self.setups, task, variant, seed, 0)?;
+    /// Put the phone in a task variant's initial state (the task as
+    /// written: instance seed 0), for an episode with `episode_seed`.
+    pub fn load(&self, task: &str, variant: &str, episode_seed: u64) -> Result<(), LoadError> {
+        let (sim, loaded) = instance_phone(&*self.setups, task, variant, episode_seed, 0)?;
         let mut inner = self.lock();
         inner.sim = sim;
         inner.loaded = Some(loaded);

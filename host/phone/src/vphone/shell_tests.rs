@@ -98,7 +98,10 @@ fn settings_svc_and_cmd_write_state_without_recording_flips() {
 fn a_variant_loads_and_ui_actions_record_flips() {
     let phone = phone();
     let loaded = ok(&phone, "droidscore-sim load bluetooth_on renamed 3");
-    assert_eq!(loaded, "loaded bluetooth_on/renamed seed 3 instance 0\n");
+    assert_eq!(
+        loaded,
+        "loaded bluetooth_on/renamed episode seed 3 instance seed 0\n"
+    );
     ok(
         &phone,
         "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",

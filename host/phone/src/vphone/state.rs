@@ -27,7 +27,7 @@ pub enum DumpFailure {
 pub struct Loaded {
     pub task: String,
     pub variant: String,
-    pub seed: u64,
+    pub episode_seed: u64,
 }
 
 #[derive(Debug)]
@@ -137,13 +137,14 @@ pub enum LoadError {
 /// told to load one: the task suite, which this crate knows nothing of.
 pub trait Setups: Send + Sync + std::fmt::Debug {
     /// The phone setup of `task`'s `variant`, its parameters drawn with
-    /// `instance_seed` (0: the task as written), for an episode with `seed`.
+    /// `instance_seed` (0: the task as written), for an episode with
+    /// `episode_seed`.
     fn setup(
         &self,
         task: &str,
         variant: &str,
         instance_seed: u64,
-        seed: u64,
+        episode_seed: u64,
     ) -> Result<PhoneSetup, LoadError>;
 }
 
@@ -152,14 +153,14 @@ pub(super) fn instance_phone(
     setups: &dyn Setups,
     task: &str,
     variant: &str,
-    seed: u64,
+    episode_seed: u64,
     instance_seed: u64,
 ) -> Result<(SimPhone, Loaded), LoadError> {
-    let sim = SimPhone::new(setups.setup(task, variant, instance_seed, seed)?)?;
+    let sim = SimPhone::new(setups.setup(task, variant, instance_seed, episode_seed)?)?;
     let loaded = Loaded {
         task: task.to_string(),
         variant: variant.to_string(),
-        seed,
+        episode_seed,
     };
     Ok((sim, loaded))
 }

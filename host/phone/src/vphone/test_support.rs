@@ -16,7 +16,7 @@ impl Setups for TestSetups {
         task: &str,
         variant: &str,
         _instance_seed: u64,
-        seed: u64,
+        episode_seed: u64,
     ) -> Result<PhoneSetup, LoadError> {
         let (initial, variant_toml) = match (task, variant) {
             ("wifi_on", "base") => (r#""global/wifi_on" = "0""#, r#"id = "base""#),
@@ -51,7 +51,7 @@ initial = { "app/decoy.bluetooth_scanning" = "0" }"#,
             initial: values,
             alarms: Vec::new(),
             records: Vec::new(),
-            seed,
+            episode_seed,
         })
     }
 }
