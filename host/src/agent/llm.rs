@@ -329,12 +329,15 @@ mod tests {
 
     #[test]
     fn a_vision_answer_maps_onto_the_screenshot_not_the_hierarchy() {
-        // A dialog's dump covers less than the screen; the model saw all of it.
-        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-        png.extend(1080u32.to_be_bytes());
-        png.extend(2400u32.to_be_bytes());
-        assert_eq!(image_size(&png, (900, 700)), (1080, 2400));
-        assert_eq!(image_size(b"not a png", (900, 700)), (900, 700));
+        // A dialog's dump covers less than the screen; the model saw all of
+        // it. A whole PNG: `png_size` reads the header through the image
+        // crate, which checks it.
+        let mut png = Vec::new();
+        image::RgbImage::new(108, 240)
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        assert_eq!(image_size(&png, (90, 70)), (108, 240));
+        assert_eq!(image_size(b"not a png", (90, 70)), (90, 70));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::{
 use super::{test_support as t, EpisodeRecord, StepRecord, Store};
 
 const WRITER_ENV: &str = "DROIDSCORE_STORE_CRASH_WRITER";
-const WRITER_TEST: &str = "store::crash_test::crash_writer_child";
+const WRITER_TEST: &str = "store::crash_tests::crash_writer_child";
 const RUN: &str = "crash";
 /// Steps per episode; with a 32 KiB screenshot each, one episode is ~160
 /// pages, so most of the writer's time is spent inside a transaction and
