@@ -16,7 +16,7 @@
 //! `--ca-cert`) is built at construction, so a bad base URL or CA file is
 //! refused before the first step.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::runtime::Handle;
 
@@ -26,7 +26,8 @@ use super::format::Session;
 use super::llm_config::LlmConfig;
 use super::schema::Constrain;
 use super::transport::{InfraError, Transport};
-use super::{Agent, Decision, StepNote};
+use super::{Agent, Decision};
+use crate::store::StepRecord;
 use droidscore_phone::uiautomator::elements;
 use droidscore_phone::Observation;
 
@@ -39,28 +40,6 @@ pub enum LlmError {
     Client(#[from] super::http_client::ClientError),
 }
 
-/// What happened on one step, for the run store's `StepRecord`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepLog {
-    /// The model's answer as received (empty after an infrastructure failure).
-    pub raw_output: String,
-    /// The parsed action (AndroidWorld JSON), when the answer was valid.
-    pub action: Option<serde_json::Value>,
-    pub invalid_reason: Option<String>,
-    pub tap: Option<(i32, i32)>,
-    pub prompt_tokens: Option<u64>,
-    /// Of `prompt_tokens`, those the server took from its prefix cache
-    /// (`usage.prompt_tokens_details.cached_tokens`; `None` when not reported).
-    pub cached_tokens: Option<u64>,
-    pub completion_tokens: Option<u64>,
-    /// Time in `next`, model and retries included.
-    pub latency: Duration,
-    /// HTTP attempts this step took (1 without retries).
-    pub attempts: u32,
-    /// The endpoint failure that ended the episode on this step.
-    pub infra: Option<InfraError>,
-}
-
 #[derive(Debug)]
 pub struct LlmAgent {
     config: LlmConfig,
@@ -69,7 +48,9 @@ pub struct LlmAgent {
     dialogue: Dialogue,
     /// A vision format's episode (`--agent-format` other than androidworld).
     session: Option<Session>,
-    log: Vec<StepLog>,
+    /// Each step's record as far as the agent knows it (see
+    /// [`Agent::step_record`]).
+    log: Vec<StepRecord>,
     calls: u64,
     retries: u32,
     infra: Option<InfraError>,
@@ -109,8 +90,10 @@ impl LlmAgent {
         })
     }
 
-    /// The steps since the last call, oldest first.
-    pub fn take_step_log(&mut self) -> Vec<StepLog> {
+    /// The steps since the last call, oldest first, as far as the agent
+    /// knows them: which episode and step, and what the phone showed, are
+    /// the run's to fill in.
+    pub fn take_step_log(&mut self) -> Vec<StepRecord> {
         std::mem::take(&mut self.log)
     }
 
@@ -138,19 +121,8 @@ impl LlmAgent {
         self.config.seed = seed;
     }
 
-    fn step(&mut self, goal: &str, obs: &Observation) -> (Decision, StepLog) {
-        let mut log = StepLog {
-            raw_output: String::new(),
-            action: None,
-            invalid_reason: None,
-            tap: None,
-            prompt_tokens: None,
-            cached_tokens: None,
-            completion_tokens: None,
-            latency: Duration::ZERO,
-            attempts: 0,
-            infra: None,
-        };
+    fn step(&mut self, goal: &str, obs: &Observation) -> (Decision, StepRecord) {
+        let mut log = StepRecord::default();
         let els = elements(&obs.hierarchy);
         let screen = screen_size(&obs.hierarchy);
         let screenshot = if self.config.no_image {
@@ -190,10 +162,8 @@ impl LlmAgent {
         let completion = match completion {
             Ok(c) => c,
             Err(e) => {
-                log.attempts = e.attempts();
-                self.retries += log.attempts.saturating_sub(1);
+                self.retries += e.attempts().saturating_sub(1);
                 self.infra = Some(e.clone());
-                log.infra = Some(e.clone());
                 // A 4xx means the run is misconfigured (key, model, URL):
                 // every episode would fail the same way, so the run stops.
                 let decision = match &e {
@@ -230,7 +200,6 @@ impl LlmAgent {
             }
         };
         self.retries += completion.attempts - 1;
-        log.attempts = completion.attempts;
         log.prompt_tokens = completion.prompt_tokens;
         log.cached_tokens = completion.cached_tokens;
         log.completion_tokens = completion.completion_tokens;
@@ -240,8 +209,7 @@ impl LlmAgent {
             session.answered(&log.raw_output);
             return match session.parse(&log.raw_output, image) {
                 Ok(parsed) => {
-                    log.action = Some(parsed.call);
-                    log.tap = parsed.tap;
+                    log.action = parsed.call;
                     (parsed.decision, log)
                 }
                 Err(e) => {
@@ -251,12 +219,11 @@ impl LlmAgent {
             };
         }
         let resolved = parse_action(&log.raw_output).and_then(|action| {
-            log.action = Some(action.to_json());
+            log.action = action.to_json();
             resolve(&action, &els, screen).map(|r| (action, r))
         });
         match resolved {
             Ok((action, r)) => {
-                log.tap = r.tap;
                 let idle = matches!(r.decision, Decision::Idle);
                 self.dialogue.acted(&action, &els, idle);
                 (r.decision, log)
@@ -264,7 +231,7 @@ impl LlmAgent {
             Err(e) => {
                 let reason = e.to_string();
                 // A well-formed action that did not resolve is still invalid.
-                log.action = None;
+                log.action = serde_json::Value::Null;
                 log.invalid_reason = Some(reason.clone());
                 self.dialogue.invalid(reason);
                 (Decision::Idle, log)
@@ -300,7 +267,7 @@ impl Agent for LlmAgent {
     fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
         let start = Instant::now();
         let (decision, mut log) = self.step(goal, observation);
-        log.latency = start.elapsed();
+        log.latency_ms = start.elapsed().as_secs_f64() * 1e3;
         self.log.push(log);
         decision
     }
@@ -309,17 +276,8 @@ impl Agent for LlmAgent {
         !self.config.no_image
     }
 
-    fn step_note(&mut self) -> Option<StepNote> {
-        let log = self.log.last()?;
-        Some(StepNote {
-            raw_output: log.raw_output.clone(),
-            action: log.action.clone(),
-            invalid_reason: log.invalid_reason.clone(),
-            prompt_tokens: log.prompt_tokens,
-            cached_tokens: log.cached_tokens,
-            completion_tokens: log.completion_tokens,
-            latency_ms: Some(log.latency.as_secs_f64() * 1e3),
-        })
+    fn step_record(&mut self) -> Option<StepRecord> {
+        self.log.last().cloned()
     }
 }
 
@@ -329,13 +287,15 @@ mod tests {
 
     #[test]
     fn a_vision_answer_maps_onto_the_screenshot_not_the_hierarchy() {
-        // A dialog's dump covers less than the screen; the model saw all of it.
+        // A dialog's dump covers less than the screen; the model saw all of
+        // it. A whole PNG: `png_size` reads the header through the image
+        // crate, which checks it.
         let mut png = Vec::new();
-        image::RgbImage::new(540, 1200)
+        image::RgbImage::new(108, 240)
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
             .unwrap();
-        assert_eq!(image_size(&png, (900, 700)), (540, 1200));
-        assert_eq!(image_size(b"not a png", (900, 700)), (900, 700));
+        assert_eq!(image_size(&png, (90, 70)), (108, 240));
+        assert_eq!(image_size(b"not a png", (90, 70)), (90, 70));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! a model's own format, `format`).
 
 pub mod action;
+mod decision;
 pub mod dialogue;
 pub mod format;
 pub mod http_client;
@@ -22,8 +23,9 @@ pub mod translate;
 mod transport;
 
 pub use action::{parse_action, resolve, Action, ActionError, Resolved};
+pub use decision::Decision;
 pub use format::AgentFormat;
-pub use llm::{LlmAgent, LlmError, StepLog};
+pub use llm::{LlmAgent, LlmError};
 pub use llm_config::LlmConfig;
 pub use prompt::{element_lines, system_prompt};
 pub use random::RandomAgent;
@@ -31,39 +33,8 @@ pub use reference::Solver;
 pub use schema::Constrain;
 pub use transport::InfraError;
 
-use droidscore_phone::{DeviceAction, Intent, Observation};
-
-/// What an agent decides after looking at the screen.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decision {
-    Act(DeviceAction),
-    /// Several device actions as one decision (one step of the budget):
-    /// AndroidWorld's `input_text` taps the field, types and presses Enter.
-    ActAll(Vec<DeviceAction>),
-    /// Open a screen by intent (privileged: the checker's decoy agent).
-    Open(Intent),
-    /// The agent says the task is done.
-    Complete,
-    /// The agent says the task is done and answers the user's question in
-    /// one step (UI-TARS's `finished(content=…)`).
-    Finish(String),
-    /// The agent says the task cannot be done, and why.
-    Infeasible(String),
-    /// The agent answers the user's question (`answer`): kept for the
-    /// oracle's `answer` checks; it spends a step without touching the phone.
-    Answer(String),
-    /// The agent spent a step without touching the phone: `wait`,
-    /// or an answer that was not a valid action (the agent's own step log
-    /// says which and why). It counts against the step budget.
-    Idle,
-    /// The agent could not decide because its infrastructure failed (the
-    /// model endpoint timed out, refused or broke): the episode ends and must
-    /// not be scored as the agent's failure.
-    Infra(String),
-    /// The endpoint refused the request (HTTP 4xx: a bad key, model or URL):
-    /// every episode would fail alike, so the whole run stops with this error.
-    Fatal(String),
-}
+use crate::store::StepRecord;
+use droidscore_phone::Observation;
 
 pub trait Agent {
     fn next(&mut self, goal: &str, observation: &Observation) -> Decision;
@@ -75,27 +46,16 @@ pub trait Agent {
         false
     }
 
-    /// What only the agent knows about the step it just decided: the model's
-    /// raw answer, tokens, why an answer was invalid. Built-in agents have none.
-    fn step_note(&mut self) -> Option<StepNote> {
+    /// What only the agent knows about the step it just decided, as the
+    /// run will record it: the model's raw answer, the action as the model
+    /// wrote it (`null` when it did not parse), why an answer was invalid,
+    /// tokens, and the time the agent took. The run completes the record
+    /// with which episode and step it is, what the phone showed and where a
+    /// tap landed (`run::record::Recording`). Built-in agents have
+    /// none: the run records their decision and times it.
+    fn step_record(&mut self) -> Option<StepRecord> {
         None
     }
-}
-
-/// An agent's own account of its last step, for the run store.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct StepNote {
-    pub raw_output: String,
-    /// The parsed action as JSON, when it parsed: AndroidWorld's schema, or
-    /// the call as the agent format wrote it.
-    pub action: Option<serde_json::Value>,
-    pub invalid_reason: Option<String>,
-    pub prompt_tokens: Option<u64>,
-    /// Of `prompt_tokens`, those served from the server's prefix cache.
-    pub cached_tokens: Option<u64>,
-    pub completion_tokens: Option<u64>,
-    /// Model latency, when the agent measured it apart from its own work.
-    pub latency_ms: Option<f64>,
 }
 
 /// The do-nothing agent: declares the task complete at once.

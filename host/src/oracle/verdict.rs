@@ -1,8 +1,10 @@
 //! Verdicts: the outcome of scoring an episode, with one line of evidence per check.
+//! The run store keeps them as this JSON (`{outcome, checks: [{check,
+//! outcome, detail}]}`) and the reports read them back as these types.
 
 /// Pass, fail, or skipped because the phone cannot provide what a check needs
 /// (a skipped check is never scored from whatever state is left).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Pass,
@@ -10,7 +12,18 @@ pub enum Outcome {
     Skipped,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+impl Outcome {
+    /// As the JSON writes it: `pass`, `fail`, `skipped`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CheckResult {
     /// The check, as written: `global/wifi_on = 1`.
     pub check: String,
@@ -19,7 +32,7 @@ pub struct CheckResult {
     pub detail: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Verdict {
     pub outcome: Outcome,
     pub checks: Vec<CheckResult>,

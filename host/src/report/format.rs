@@ -130,7 +130,7 @@ mod tests {
                     seed: u64::from(i),
                     status,
                     end: serde_json::json!({"end": "complete"}),
-                    verdict: serde_json::Value::Null,
+                    verdict: None,
                     reason: String::new(),
                     steps: 4,
                     invalid_steps: 0,

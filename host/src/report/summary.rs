@@ -290,7 +290,7 @@ mod tests {
             seed: u64::from(repeat),
             status,
             end: serde_json::json!({"end": "complete"}),
-            verdict: serde_json::Value::Null,
+            verdict: None,
             reason: String::new(),
             steps: 3,
             invalid_steps: u32::from(status == EpisodeStatus::Failure),

@@ -4,11 +4,10 @@
 //! model's own words, the invalid reason, tokens and latency. A step without a
 //! screenshot shows the first elements of its UI dump instead.
 
-use base64::Engine as _;
-use serde_json::Value;
-
 use super::escape::escape;
+use crate::oracle::Verdict;
 use crate::store::{gunzip, EpisodeRecord, EpisodeStatus, StepRecord};
+use base64::Engine as _;
 use droidscore_phone::uiautomator;
 
 /// An episode with its steps, as read from the run store.
@@ -120,20 +119,18 @@ fn step(step: &StepRecord) -> String {
     out + "</div>\n</div>\n"
 }
 
-/// The oracle's checks from the stored verdict (`{outcome, checks: [{check, outcome, detail}]}`).
-fn checks(verdict: &Value) -> String {
-    let Some(checks) = verdict["checks"].as_array().filter(|c| !c.is_empty()) else {
+/// The oracle's checks, from the episode's verdict.
+fn checks(verdict: Option<&Verdict>) -> String {
+    let Some(checks) = verdict.map(|v| &v.checks).filter(|c| !c.is_empty()) else {
         return "<div class=\"meta\">no oracle checks recorded</div>\n".into();
     };
     let mut t = String::from("<table><tr><th>check</th><th>outcome</th><th>found</th></tr>\n");
     for c in checks {
-        let outcome = c["outcome"].as_str().unwrap_or("?");
+        let outcome = c.outcome.name();
         t += &format!(
-            "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
-            escape(c["check"].as_str().unwrap_or("")),
-            escape(outcome),
-            escape(outcome),
-            escape(c["detail"].as_str().unwrap_or(""))
+            "<tr><td>{}</td><td class=\"{outcome}\">{outcome}</td><td>{}</td></tr>\n",
+            escape(&c.check),
+            escape(&c.detail)
         );
     }
     t + "</table>\n"
@@ -158,7 +155,7 @@ fn episode(view: &EpisodeView, open: bool) -> String {
         e.attempts,
         escape(&e.end.to_string())
     );
-    out += &checks(&e.verdict);
+    out += &checks(e.verdict.as_ref());
     out += "<div class=\"steps\">\n";
     for s in &view.steps {
         out += &step(s);

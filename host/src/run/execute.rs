@@ -24,7 +24,7 @@ use super::plan::Planned;
 use super::record::{EpisodeKey, Recording};
 use crate::agent::Agent;
 use crate::episode::{self, Episode};
-use crate::oracle::Outcome;
+use crate::oracle::{CheckResult, Outcome, Verdict};
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
 use crate::task::Instance;
 
@@ -147,20 +147,61 @@ fn attempt(
     Ok(Attempted::Ran(episode, recording.steps))
 }
 
-/// The record of an episode that was not scored (skipped, or lost to
-/// infrastructure): no steps, no agent verdict.
-#[allow(clippy::too_many_arguments)]
-fn unscored(
+/// How an episode ended, as its record tells it.
+#[derive(Clone, Copy)]
+enum Ended<'a> {
+    /// The agent ran and the oracle scored the phone.
+    Ran(&'a Episode, &'a [StepRecord]),
+    /// The phone cannot run the instance: why.
+    Skipped(&'a str),
+    /// Every attempt died of infrastructure: the last one's error.
+    Infra(&'a str),
+}
+
+/// The record of an episode as it ended: the one place a run builds one.
+/// An episode that was not scored (skipped, or lost to infrastructure) has
+/// no steps; one lost to infrastructure has no verdict either.
+fn episode_record(
     planned: &Planned,
     run_id: &str,
-    status: EpisodeStatus,
-    end: serde_json::Value,
-    verdict: serde_json::Value,
-    reason: String,
+    ended: Ended<'_>,
     attempts: u32,
     started_at: String,
 ) -> EpisodeRecord {
     let instance = planned.instance;
+    let (status, end, verdict, reason) = match ended {
+        Ended::Ran(ep, _) => {
+            let status = match (ep.success, ep.verdict.outcome) {
+                (true, _) => EpisodeStatus::Success,
+                (false, Outcome::Skipped) => EpisodeStatus::Skipped,
+                (false, _) => EpisodeStatus::Failure,
+            };
+            let end = serde_json::to_value(&ep.end).unwrap_or_default();
+            (status, end, Some(ep.verdict.clone()), ep.reason.clone())
+        }
+        Ended::Skipped(why) => {
+            let verdict = Verdict::from_checks(vec![CheckResult {
+                check: "initial state".into(),
+                outcome: Outcome::Skipped,
+                detail: why.into(),
+            }]);
+            let end = serde_json::json!({"end": "skipped", "reason": why});
+            (EpisodeStatus::Skipped, end, Some(verdict), why.into())
+        }
+        Ended::Infra(why) => {
+            let end = serde_json::json!({"end": "infra", "reason": why});
+            let reason = format!("infrastructure failure, {attempts} attempts: {why}");
+            (EpisodeStatus::Infra, end, None, reason)
+        }
+    };
+    let (steps, invalid_steps, answer) = match ended {
+        Ended::Ran(ep, steps) => (
+            ep.steps,
+            steps.iter().filter(|s| s.invalid_reason.is_some()).count() as u32,
+            ep.answer.clone(),
+        ),
+        Ended::Skipped(_) | Ended::Infra(_) => (0, 0, None),
+    };
     EpisodeRecord {
         run_id: run_id.to_string(),
         task: instance.task.clone(),
@@ -171,14 +212,14 @@ fn unscored(
         end,
         verdict,
         reason,
-        steps: 0,
-        invalid_steps: 0,
+        steps,
+        invalid_steps,
         attempts,
         started_at,
         ended_at: now(),
         param_seed: Some(instance.param_seed),
         params: Some(instance.params.clone()),
-        answer: None,
+        answer,
     }
 }
 
@@ -207,48 +248,13 @@ fn run_one(
         }
         match outcome {
             Ok(Attempted::Skipped(why)) => {
-                let record = unscored(
-                    planned,
-                    run_id,
-                    EpisodeStatus::Skipped,
-                    serde_json::json!({"end": "skipped", "reason": why}),
-                    serde_json::json!({
-                        "outcome": "skipped",
-                        "checks": [{"check": "initial state", "outcome": "skipped", "detail": why}],
-                    }),
-                    why,
-                    attempts,
-                    started_at,
-                );
+                let ended = Ended::Skipped(&why);
+                let record = episode_record(planned, run_id, ended, attempts, started_at);
                 return Done::Recorded(Box::new(record), Vec::new());
             }
             Ok(Attempted::Ran(ep, steps)) => {
-                let status = match (ep.success, ep.verdict.outcome) {
-                    (true, _) => EpisodeStatus::Success,
-                    (false, Outcome::Skipped) => EpisodeStatus::Skipped,
-                    (false, _) => EpisodeStatus::Failure,
-                };
-                let invalid_steps =
-                    steps.iter().filter(|s| s.invalid_reason.is_some()).count() as u32;
-                let record = EpisodeRecord {
-                    run_id: run_id.to_string(),
-                    task: ep.task.clone(),
-                    variant: ep.variant.clone(),
-                    repeat: planned.repeat,
-                    seed: planned.seed,
-                    status,
-                    end: serde_json::to_value(&ep.end).unwrap_or_default(),
-                    verdict: serde_json::to_value(&ep.verdict).unwrap_or_default(),
-                    reason: ep.reason.clone(),
-                    steps: ep.steps,
-                    invalid_steps,
-                    attempts,
-                    started_at,
-                    ended_at: now(),
-                    param_seed: Some(planned.instance.param_seed),
-                    params: Some(planned.instance.params.clone()),
-                    answer: ep.answer.clone(),
-                };
+                let ended = Ended::Ran(&ep, &steps);
+                let record = episode_record(planned, run_id, ended, attempts, started_at);
                 return Done::Recorded(Box::new(record), steps);
             }
             Err(Failure::Fatal(why)) => return Done::Fatal(why),
@@ -269,16 +275,8 @@ fn run_one(
     say(format!(
         "{name}: recorded as an infrastructure failure after {ATTEMPTS} attempts"
     ));
-    let record = unscored(
-        planned,
-        run_id,
-        EpisodeStatus::Infra,
-        serde_json::json!({"end": "infra", "reason": last_error}),
-        serde_json::Value::Null,
-        format!("infrastructure failure, {ATTEMPTS} attempts: {last_error}"),
-        ATTEMPTS,
-        started_at,
-    );
+    let ended = Ended::Infra(&last_error);
+    let record = episode_record(planned, run_id, ended, ATTEMPTS, started_at);
     Done::Recorded(Box::new(record), Vec::new())
 }
 

@@ -1,8 +1,10 @@
-//! Recording what an agent sees and does, step by step, without the agent's
-//! cooperation: a wrapper that digests each observation, keeps the compressed
-//! dump (and screenshot, when the step had one), and the decision it returned
-//! and how long it took. Agents that talk to a model add what only they know
-//! (raw answer, tokens, why an answer was invalid) through `Agent::step_note`.
+//! Recording what an agent sees and does, step by step: a wrapper that
+//! completes each step's [`StepRecord`] with which episode and step it is,
+//! the observation's digest, its compressed dump (and screenshot, when the
+//! step had one) and where the decision taps. An agent that talks to a model
+//! starts the record with what only it knows (raw answer, the action as the
+//! model wrote it, tokens, why an answer was invalid, its latency) through
+//! `Agent::step_record`; a built-in agent's record is its decision, timed.
 //! It is also where a stopping run ends the episode it is in: the next step
 //! is not asked for (see [`Recording::abandon_when`]).
 
@@ -11,7 +13,7 @@ use std::time::Instant;
 
 use crate::agent::{Agent, Decision};
 use crate::store::{gzip, sha256_hex, StepRecord};
-use droidscore_phone::{DeviceAction, Observation};
+use droidscore_phone::Observation;
 
 /// Which episode the steps belong to.
 #[derive(Debug, Clone)]
@@ -62,48 +64,6 @@ impl<'a> Recording<'a> {
 /// Why an abandoned episode ended (never stored: the episode is dropped).
 pub(super) const ABANDONED: &str = "the run is stopping";
 
-fn action_json(decision: &Decision) -> (serde_json::Value, Option<(i32, i32)>) {
-    match decision {
-        Decision::Act(action) => {
-            let tap = match action {
-                DeviceAction::Tap { x, y } | DeviceAction::LongPress { x, y } => Some((*x, *y)),
-                _ => None,
-            };
-            (serde_json::to_value(action).unwrap_or_default(), tap)
-        }
-        Decision::ActAll(actions) => {
-            let tap = actions.iter().find_map(|a| match a {
-                DeviceAction::Tap { x, y } | DeviceAction::LongPress { x, y } => Some((*x, *y)),
-                _ => None,
-            });
-            (serde_json::to_value(actions).unwrap_or_default(), tap)
-        }
-        Decision::Idle => (serde_json::Value::Null, None),
-        Decision::Answer(text) => (
-            serde_json::json!({"action_type": "answer", "text": text}),
-            None,
-        ),
-        Decision::Infra(why) => (serde_json::json!({"kind": "infra", "reason": why}), None),
-        Decision::Fatal(why) => (serde_json::json!({"kind": "fatal", "reason": why}), None),
-        Decision::Open(intent) => (
-            serde_json::json!({"kind": "open", "intent": intent.0}),
-            None,
-        ),
-        Decision::Complete => (
-            serde_json::json!({"action_type": "status", "goal_status": "complete"}),
-            None,
-        ),
-        Decision::Finish(text) => (
-            serde_json::json!({"action_type": "status", "goal_status": "complete", "answer": text}),
-            None,
-        ),
-        Decision::Infeasible(why) => (
-            serde_json::json!({"action_type": "status", "goal_status": "infeasible", "reason": why}),
-            None,
-        ),
-    }
-}
-
 impl Agent for Recording<'_> {
     fn next(&mut self, goal: &str, observation: &Observation) -> Decision {
         if self
@@ -115,8 +75,12 @@ impl Agent for Recording<'_> {
         let started = Instant::now();
         let decision = self.inner.next(goal, observation);
         let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-        let (action, tap) = action_json(&decision);
-        let note = self.inner.step_note();
+        // The agent's own account of the step, or the run's of a built-in
+        // agent: how long it took.
+        let own = self.inner.step_record().unwrap_or(StepRecord {
+            latency_ms,
+            ..StepRecord::default()
+        });
         self.steps.push(StepRecord {
             run_id: self.key.run_id.clone(),
             task: self.key.task.clone(),
@@ -126,24 +90,14 @@ impl Agent for Recording<'_> {
             observation_digest: sha256_hex(observation.xml.as_bytes()),
             ui_dump_gz: gzip(&observation.xml),
             screenshot: observation.screenshot.clone(),
-            raw_output: note
-                .as_ref()
-                .map(|n| n.raw_output.clone())
-                .unwrap_or_default(),
-            action: note
-                .as_ref()
-                .and_then(|n| n.action.clone())
-                .unwrap_or(action),
-            invalid_reason: note.as_ref().and_then(|n| n.invalid_reason.clone()),
-            tap,
-            prompt_tokens: note.as_ref().and_then(|n| n.prompt_tokens),
-            cached_tokens: note.as_ref().and_then(|n| n.cached_tokens),
-            completion_tokens: note.as_ref().and_then(|n| n.completion_tokens),
-            latency_ms: note
-                .as_ref()
-                .and_then(|n| n.latency_ms)
-                .unwrap_or(latency_ms),
             observe: observation.timing,
+            // The action as the model wrote it, else the decision.
+            action: match own.action {
+                serde_json::Value::Null => serde_json::to_value(&decision).unwrap_or_default(),
+                written => written,
+            },
+            tap: decision.tap(),
+            ..own
         });
         decision
     }

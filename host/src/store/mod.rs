@@ -12,6 +12,8 @@ mod crash_tests;
 mod db;
 mod error;
 mod merge;
+#[cfg(test)]
+mod old_store_tests;
 mod read;
 mod records;
 mod rows;

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::oracle::Verdict;
+
 /// One `droidscore run` invocation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -66,8 +68,9 @@ pub struct EpisodeRecord {
     pub status: EpisodeStatus,
     /// `Episode::end` as JSON (`{"end":"complete"}`, …).
     pub end: serde_json::Value,
-    /// The oracle's verdict as JSON (`oracle::Verdict`).
-    pub verdict: serde_json::Value,
+    /// The oracle's verdict: `None` (`null`) when the episode died of
+    /// infrastructure before the oracle looked.
+    pub verdict: Option<Verdict>,
     pub reason: String,
     /// Device actions taken.
     pub steps: u32,
@@ -88,8 +91,11 @@ pub struct EpisodeRecord {
     pub answer: Option<String>,
 }
 
-/// One step of an episode: what the agent saw, said and did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One step of an episode: what the agent saw, said and did. An agent that
+/// talks to a model starts it (`Agent::step_record`: the model's words,
+/// tokens, latency), the run completes it (which episode and step, the
+/// observation, the tap), the store keeps it and the reports read it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
     pub run_id: String,
     pub task: String,
@@ -105,7 +111,9 @@ pub struct StepRecord {
     pub screenshot: Option<Vec<u8>>,
     /// The model's raw answer (empty for built-in agents).
     pub raw_output: String,
-    /// The parsed action as JSON (AndroidWorld schema), or `null` when invalid.
+    /// The action as JSON: as the model wrote it (AndroidWorld's schema, or
+    /// the call in the agent format's own), `null` when its answer was not a
+    /// valid action; a built-in agent's decision (`agent::Decision`).
     pub action: serde_json::Value,
     /// Why the answer was not a valid action, when it was not.
     pub invalid_reason: Option<String>,
@@ -116,7 +124,8 @@ pub struct StepRecord {
     /// (`None` when the endpoint does not report it, which is not 0).
     pub cached_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
-    /// Time the agent took to decide, milliseconds (model latency for an endpoint).
+    /// Time the agent took to decide, milliseconds (model latency and
+    /// retries for an endpoint).
     pub latency_ms: f64,
     /// How long the observation took and where the time went (adb phones).
     pub observe: Option<droidscore_phone::ObserveTiming>,

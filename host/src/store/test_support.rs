@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::oracle::{CheckResult, Outcome, Verdict};
+
 use super::{gzip, sha256_hex, EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};
 
 /// A fresh directory for one test: the workspace's [`TestEnv`], removed when
@@ -52,7 +54,11 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         seed: u64::MAX - u64::from(repeat),
         status: EpisodeStatus::Success,
         end: json!({"end": "complete"}),
-        verdict: json!({"passed": true, "checks": [{"key": "wifi_on", "ok": true}]}),
+        verdict: Some(Verdict::from_checks(vec![CheckResult {
+            check: "global/wifi_on = 1".into(),
+            outcome: Outcome::Pass,
+            detail: "global/wifi_on is 1".into(),
+        }])),
         reason: "settings global wifi_on is 1".into(),
         steps: 2,
         invalid_steps: 1,
