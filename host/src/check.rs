@@ -18,7 +18,7 @@ pub struct CheckRow {
     pub task: String,
     pub variant: String,
     /// The instance seed its params were drawn with.
-    pub param_seed: u64,
+    pub instance_seed: u64,
     pub params: std::collections::BTreeMap<String, String>,
     /// The oracle on the untouched initial state.
     pub initial: Outcome,
@@ -154,7 +154,7 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
     CheckRow {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
-        param_seed: instance.param_seed,
+        instance_seed: instance.instance_seed,
         params: instance.params.clone(),
         initial,
         noop,
@@ -247,7 +247,7 @@ answer = "{number}"
         let base_0 = &rows[0].params;
         let decoy_0 = rows
             .iter()
-            .find(|r| r.variant == "decoy" && r.param_seed == 0)
+            .find(|r| r.variant == "decoy" && r.instance_seed == 0)
             .unwrap();
         assert_eq!(&decoy_0.params, base_0, "variants do not change the draws");
     }

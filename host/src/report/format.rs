@@ -127,7 +127,7 @@ mod tests {
                     task: task.to_string(),
                     variant: variant.to_string(),
                     repeat: i,
-                    seed: u64::from(i),
+                    episode_seed: u64::from(i),
                     status,
                     end: serde_json::json!({"end": "complete"}),
                     verdict: None,
@@ -137,7 +137,7 @@ mod tests {
                     attempts: 1,
                     started_at: String::new(),
                     ended_at: String::new(),
-                    param_seed: None,
+                    instance_seed: None,
                     params: None,
                     answer: None,
                 });

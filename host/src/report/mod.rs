@@ -77,7 +77,7 @@ pub fn check_table(rows: &[CheckRow]) -> String {
             vec![
                 r.task.clone(),
                 r.variant.clone(),
-                r.param_seed.to_string(),
+                r.instance_seed.to_string(),
                 outcome(r.initial).into(),
                 outcome(r.noop).into(),
                 r.decoy.map_or("-", outcome).into(),

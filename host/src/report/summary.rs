@@ -126,7 +126,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
     let mut by_pair: BTreeMap<(&str, &str, Option<u64>), Vec<&EpisodeRecord>> = BTreeMap::new();
     for e in episodes {
         by_pair
-            .entry((&e.task, &e.variant, e.param_seed))
+            .entry((&e.task, &e.variant, e.instance_seed))
             .or_default()
             .push(e);
     }
@@ -137,14 +137,14 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         .unwrap_or(0);
     let mut flips = Vec::new();
     let mut hats = Vec::new();
-    for ((task, variant, param_seed), es) in &by_pair {
+    for ((task, variant, instance_seed), es) in &by_pair {
         let scored: Vec<&&EpisodeRecord> = es.iter().filter(|e| scored(e)).collect();
         let ok = scored
             .iter()
             .filter(|e| e.status == EpisodeStatus::Success)
             .count() as u64;
         if ok > 0 && ok < scored.len() as u64 {
-            flips.push(match param_seed {
+            flips.push(match instance_seed {
                 Some(s) if *s > 0 => format!("{task}/{variant}#{s}"),
                 _ => format!("{task}/{variant}"),
             });
@@ -287,7 +287,7 @@ mod tests {
             task: task.into(),
             variant: variant.into(),
             repeat,
-            seed: u64::from(repeat),
+            episode_seed: u64::from(repeat),
             status,
             end: serde_json::json!({"end": "complete"}),
             verdict: None,
@@ -297,7 +297,7 @@ mod tests {
             attempts: 1,
             started_at: String::new(),
             ended_at: String::new(),
-            param_seed: None,
+            instance_seed: None,
             params: None,
             answer: None,
         }

@@ -150,8 +150,8 @@ fn episode(view: &EpisodeView, open: bool) -> String {
         escape(&e.reason)
     );
     out += &format!(
-        "<div class=\"meta\">seed {} · attempts {} · ended {}</div>\n",
-        e.seed,
+        "<div class=\"meta\">episode seed {} · attempts {} · ended {}</div>\n",
+        e.episode_seed,
         e.attempts,
         escape(&e.end.to_string())
     );

@@ -207,7 +207,7 @@ fn episode_record(
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
         repeat: planned.repeat,
-        seed: planned.seed,
+        episode_seed: planned.seed,
         status,
         end,
         verdict,
@@ -217,7 +217,7 @@ fn episode_record(
         attempts,
         started_at,
         ended_at: now(),
-        param_seed: Some(instance.param_seed),
+        instance_seed: Some(instance.instance_seed),
         params: Some(instance.params.clone()),
         answer,
     }

@@ -64,7 +64,10 @@ pub struct EpisodeRecord {
     pub variant: String,
     /// 0-based repeat index.
     pub repeat: u32,
-    pub seed: u64,
+    /// The episode seed: the phone's clock and the agent's sampling (repeat
+    /// r of a run with `--episode-seed S` has S + r).
+    #[serde(alias = "seed")]
+    pub episode_seed: u64,
     pub status: EpisodeStatus,
     /// `Episode::end` as JSON (`{"end":"complete"}`, …).
     pub end: serde_json::Value,
@@ -80,9 +83,10 @@ pub struct EpisodeRecord {
     pub attempts: u32,
     pub started_at: String,
     pub ended_at: String,
-    /// The instance seed of a parameterised task (`None` in older stores).
-    #[serde(default)]
-    pub param_seed: Option<u64>,
+    /// The instance seed: which draw of a parameterised task's params
+    /// (`None` in older stores).
+    #[serde(default, alias = "param_seed")]
+    pub instance_seed: Option<u64>,
     /// The params the instance was drawn with (`None` in older stores).
     #[serde(default)]
     pub params: Option<std::collections::BTreeMap<String, String>>,

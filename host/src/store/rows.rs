@@ -9,9 +9,9 @@ use super::{EpisodeRecord, EpisodeStatus, RunRecord, StepRecord, StoreError};
 
 pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
 
-pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, seed, status, \
+pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, episode_seed, status, \
      end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at, \
-     param_seed, params_json, answer";
+     instance_seed, params_json, answer";
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
@@ -53,7 +53,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
             e.variant,
             e.repeat,
             // Bit for bit: seeds use all 64 bits, SQLite integers are signed.
-            e.seed as i64,
+            e.episode_seed as i64,
             status_name(e.status),
             e.end.to_string(),
             serde_json::to_string(&e.verdict).unwrap_or_default(),
@@ -63,7 +63,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
             e.attempts,
             e.started_at,
             e.ended_at,
-            e.param_seed.map(|s| s as i64),
+            e.instance_seed.map(|s| s as i64),
             e.params
                 .as_ref()
                 .map(|p| serde_json::to_string(p).unwrap_or_default()),
@@ -162,7 +162,7 @@ impl RawEpisode {
                 task: row.get(1)?,
                 variant: row.get(2)?,
                 repeat: row.get(3)?,
-                seed: row.get::<_, i64>(4)? as u64,
+                episode_seed: row.get::<_, i64>(4)? as u64,
                 status: EpisodeStatus::Failure,
                 end: serde_json::Value::Null,
                 verdict: None,
@@ -172,7 +172,7 @@ impl RawEpisode {
                 attempts: row.get(11)?,
                 started_at: row.get(12)?,
                 ended_at: row.get(13)?,
-                param_seed: row.get::<_, Option<i64>>(14)?.map(|s| s as u64),
+                instance_seed: row.get::<_, Option<i64>>(14)?.map(|s| s as u64),
                 params: None,
                 answer: row.get(16)?,
             },

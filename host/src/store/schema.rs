@@ -100,6 +100,14 @@ const MIGRATIONS: &[&str] = &[
         CHECK (params_json IS NULL OR json_valid(params_json));
     ALTER TABLE episodes ADD COLUMN answer TEXT;
     "#,
+    // 4 → 5: one vocabulary for seeds. `seed` is the episode seed (the
+    // phone's clock, the agent's sampling; repeat r of a run with
+    // `--episode-seed S` has S + r), `param_seed` the instance seed (which
+    // draw of a parameterised task's params).
+    r#"
+    ALTER TABLE episodes RENAME COLUMN seed TO episode_seed;
+    ALTER TABLE episodes RENAME COLUMN param_seed TO instance_seed;
+    "#,
 ];
 
 /// The schema version this code writes and understands.

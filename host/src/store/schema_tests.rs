@@ -106,6 +106,35 @@ fn a_version_1_store_gains_observe_json_and_keeps_its_steps() {
 }
 
 #[test]
+fn a_version_4_stores_seed_and_param_seed_read_as_the_episode_and_instance_seeds() {
+    let dir = t::ScratchDir::new("v4");
+    let path = dir.join("v4.db");
+    {
+        // A store written before the seeds had one vocabulary.
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        migrate(&conn, &path, &MIGRATIONS[..4]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs VALUES ('r', 't', '{}', '{}');
+             INSERT INTO episodes (run_id, task, variant, repeat, seed, status, end_json,
+                 verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at,
+                 param_seed, params_json, answer)
+             VALUES ('r', 'wifi_on', 'base', 1, 8, 'success', '{}', 'null', 'ok', 1, 0, 1,
+                 't', 't', 3, NULL, NULL);",
+        )
+        .unwrap();
+    }
+    let store = Store::open_existing(&path).unwrap();
+    assert_eq!(pragma(&store.conn, "user_version"), known_version());
+    let episodes = store.episodes("r").unwrap();
+    assert_eq!(
+        (episodes[0].episode_seed, episodes[0].instance_seed),
+        (8, Some(3))
+    );
+}
+
+#[test]
 fn a_store_from_a_newer_droidscore_is_refused_naming_both_versions() {
     let dir = t::ScratchDir::new("too-new");
     let path = dir.join("future.db");

@@ -51,7 +51,7 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         variant: variant.into(),
         repeat,
         // Above i64::MAX, so a lossy seed column would show.
-        seed: u64::MAX - u64::from(repeat),
+        episode_seed: u64::MAX - u64::from(repeat),
         status: EpisodeStatus::Success,
         end: json!({"end": "complete"}),
         verdict: Some(Verdict::from_checks(vec![CheckResult {
@@ -65,7 +65,7 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         attempts: 1,
         started_at: "2026-11-30T04:35:12Z".into(),
         ended_at: "2026-11-30T04:35:20Z".into(),
-        param_seed: Some(0),
+        instance_seed: Some(0),
         params: Some(Default::default()),
         answer: None,
     }

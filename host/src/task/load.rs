@@ -289,7 +289,7 @@ impl Task {
                     source,
                 })
             })?;
-            instance.param_seed = seed;
+            instance.instance_seed = seed;
             variants.push(instance);
         }
         Ok(variants)
@@ -407,7 +407,7 @@ fn instantiate(
         return Err(VariantError::NoSteps);
     }
     let instance = Instance {
-        param_seed: 0,
+        instance_seed: 0,
         task: spec.id,
         app: spec.app.clone(),
         variant,

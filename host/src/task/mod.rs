@@ -72,7 +72,7 @@ pub struct Instance {
     pub variant: Variant,
     pub goal: String,
     /// The instance seed its params were drawn with (0 for a task without draws).
-    pub param_seed: u64,
+    pub instance_seed: u64,
     pub params: BTreeMap<String, String>,
     pub done: Done,
     pub max_steps: u32,

@@ -152,7 +152,7 @@ fn episode_keys(store: &Path, run: &str) -> BTreeSet<(String, String, u64)> {
     let episodes = Store::open_existing(store).unwrap().episodes(run).unwrap();
     let keys: BTreeSet<_> = episodes
         .iter()
-        .map(|e| (e.task.clone(), e.variant.clone(), e.seed))
+        .map(|e| (e.task.clone(), e.variant.clone(), e.episode_seed))
         .collect();
     assert_eq!(keys.len(), episodes.len(), "an episode appears twice");
     keys

@@ -117,7 +117,7 @@ pub fn prepare_adb_phone(
         phone.load_variant(
             &instance.task,
             &instance.variant.id,
-            instance.param_seed,
+            instance.instance_seed,
             seed,
         )?;
     } else if let Some(why) = needs_simulator(instance) {

@@ -132,7 +132,7 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
     let mut table = String::from("task/variant#instance\tsimulator\tadb\n");
     let (mut equal, mut skipped) = (0, Vec::new());
     for inst in &instances {
-        let name = format!("{}/{}#{}", inst.task, inst.variant.id, inst.param_seed);
+        let name = format!("{}/{}#{}", inst.task, inst.variant.id, inst.instance_seed);
         let mut sim = SimPhone::new(inst.setup(0)).unwrap();
         let on_sim = episode::run(&mut sim, &mut Solver::new(inst.solution.clone()), inst).unwrap();
         let sim_says = if on_sim.success { "pass" } else { "fail" };
