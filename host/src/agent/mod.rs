@@ -12,8 +12,6 @@ pub mod format;
 pub mod http_client;
 mod llm;
 mod llm_config;
-pub mod local;
-pub mod on_device;
 mod prompt;
 pub mod prompt_stats;
 mod random;

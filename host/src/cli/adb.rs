@@ -1,128 +1,41 @@
-//! The adb subcommands and the phones `run --phone adb` drives: choosing
-//! devices (`--serial`, `ANDROID_SERIAL`, `--serial all`), serving the
-//! virtual phone, and timing observations through the adb server.
+//! `droidscore adb latency`: what an observation of a phone costs through
+//! the adb server, part by part (dump, read-back, screenshot, PNG encode,
+//! foreground) beside a bare `echo` round trip for the transport alone.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::{CliError, DeviceArgs, LatencyArgs, ServeArgs};
+use clap::{Args, Subcommand};
+
+use super::error::CliError;
+use super::shared::{json, out, DeviceArgs};
 use crate::report::stats::{spread, Spread};
-use crate::task;
-use droidscore_phone::adb::{self, AdbOptions, AdbPhone, Deadlines, ServerTransport};
-use droidscore_phone::adbd::{faults::Faults, Server};
-use droidscore_phone::vphone::VirtualPhone;
+use crate::run::AdbDevices;
+use droidscore_phone::adb;
 use droidscore_phone::{ObserveTiming, Phone};
 
-/// The serials to drive: the one named, every attached device for `all`, or
-/// the only one attached.
-pub fn serials(device: &DeviceArgs) -> Result<Vec<String>, CliError> {
-    if let Some(serial) = device.serial.as_deref().filter(|s| *s != "all") {
-        return Ok(vec![serial.to_string()]);
-    }
-    let server = adb::server_address();
-    let listed = adb::devices(server).map_err(|e| {
-        CliError::Phone(droidscore_phone::PhoneError::Device(format!(
-            "{e} (is the adb server running? `adb start-server`)"
-        )))
-    })?;
-    let ready: Vec<String> = listed
-        .iter()
-        .filter(|d| d.state == "device")
-        .map(|d| d.serial.clone())
-        .collect();
-    let described = || {
-        listed
-            .iter()
-            .map(|d| format!("{} ({})", d.serial, d.state))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match (device.serial.as_deref(), ready.len()) {
-        (_, 0) => Err(CliError::Phone(droidscore_phone::PhoneError::Device(format!(
-            "no adb device in state `device`{}",
-            if listed.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", described())
-            }
-        )))),
-        (Some("all"), _) | (None, 1) => Ok(ready),
-        (None, _) => Err(CliError::BadInput(format!(
-            "more than one adb device ({}): pass --serial SERIAL, --serial all, or set ANDROID_SERIAL",
-            described()
-        ))),
-        (Some(_), _) => unreachable!("a named serial returned above"),
-    }
+#[derive(Debug, Subcommand)]
+pub enum AdbCommand {
+    /// Time observations through the adb server: dump, read-back, screenshot,
+    /// foreground, and a bare `echo` round trip for the transport itself.
+    Latency(LatencyArgs),
 }
 
-/// Connect to each chosen phone through the adb server.
-pub fn phones(device: &DeviceArgs) -> Result<Vec<AdbPhone>, CliError> {
-    let server = adb::server_address();
-    serials(device)?
-        .into_iter()
-        .map(|serial| {
-            AdbPhone::new(
-                Box::new(ServerTransport::with_deadlines(
-                    server,
-                    &serial,
-                    deadlines(device),
-                )),
-                AdbOptions::default(),
-            )
-            .map_err(|e| {
-                CliError::Phone(droidscore_phone::PhoneError::Device(format!(
-                    "{serial}: {e}"
-                )))
-            })
-        })
-        .collect()
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Observations to time (after one warm-up).
+    #[arg(short = 'n', long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(3..))]
+    pub count: u32,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// `--phone-timeout`: every command, and transfers 20 times as long.
-pub fn deadlines(device: &DeviceArgs) -> Deadlines {
-    let command = Duration::from_secs(device.phone_timeout);
-    Deadlines {
-        shell: command,
-        transfer: command * 20,
+pub fn adb(command: AdbCommand) -> Result<(), CliError> {
+    match command {
+        AdbCommand::Latency(args) => latency(args),
     }
-}
-
-pub fn device_wait(device: &DeviceArgs) -> Duration {
-    Duration::from_secs(device.device_wait)
-}
-
-/// `droidscore sim serve`: until killed.
-pub fn serve(args: ServeArgs) -> Result<(), CliError> {
-    let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
-    let phone = VirtualPhone::new(task::SuiteSetups(tasks))?;
-    if let Some(task) = &args.task {
-        phone.load(task, &args.variant, args.seed)?;
-    }
-    let server = Server::bind(&args.listen)
-        .map_err(|e| CliError::io(format!("failed to listen on {}", args.listen), e))?;
-    let addr = server.local_addr();
-    if (5555..=5585).contains(&addr.port()) {
-        tracing::warn!(
-            "port {} is in the adb server's emulator scan range (5555–5585): `adb devices` will also list it as emulator-{}; always pass -s",
-            addr.port(),
-            addr.port() - 1
-        );
-    }
-    // The address on stdout, so a script can wait for it and read the port.
-    println!("{addr}");
-    eprintln!("virtual phone listening; `adb connect {addr}`");
-    let faults = Faults {
-        drop_after: args.drop_after,
-        refuse_for: args.refuse_for.map(Duration::from_secs).unwrap_or_default(),
-        stall_after: args.stall_after,
-    };
-    let served = if faults.any() {
-        eprintln!("with faults: {faults:?}");
-        droidscore_phone::adbd::faults::serve(server, Arc::new(phone), faults)
-    } else {
-        server.serve(Arc::new(phone))
-    };
-    served.map_err(|e| CliError::io(format!("virtual phone on {addr}"), e))
 }
 
 /// Timings of one part of an observation, across the sample.
@@ -144,8 +57,8 @@ pub struct Latency {
 
 /// `droidscore adb latency`: observe `count` times (with a screenshot) after
 /// one warm-up, and time a bare `echo` beside each for the transport alone.
-pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
-    let mut phones = phones(&args.device)?;
+fn latency(args: LatencyArgs) -> Result<(), CliError> {
+    let mut phones = AdbDevices::from(&args.device).phones()?;
     if phones.len() != 1 {
         return Err(CliError::BadInput(
             "adb latency times one phone: pass --serial SERIAL".into(),
@@ -192,7 +105,7 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         parts,
     };
     if args.json {
-        return super::shared::json(&result);
+        return json(&result);
     }
     let rows: Vec<Vec<String>> = result
         .parts
@@ -229,5 +142,5 @@ pub fn latency(args: LatencyArgs) -> Result<(), CliError> {
         &rows,
     ));
     text.push_str("Each part is one or more adb shell round trips; the `echo` line is the round trip alone.\n");
-    super::shared::out(&text)
+    out(&text)
 }

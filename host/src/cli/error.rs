@@ -7,7 +7,9 @@
 //! line that names the file or flag and says what went wrong.
 
 use crate::agent::LlmError;
-use crate::run::{RunError, UnknownVariant};
+use crate::model_server::local::LocalServerError;
+use crate::model_server::on_phone::DeployError;
+use crate::run::{Kept, PhonesError, RunError, RunSuiteError, UnknownVariant};
 use crate::store::StoreError;
 use crate::task::TaskError;
 use droidscore_harness::probes::ProbeError;
@@ -72,7 +74,7 @@ pub enum CliError {
     Endpoint(String),
     /// The local model server would not start.
     #[error(transparent)]
-    LocalServer(#[from] crate::agent::local::LocalServerError),
+    LocalServer(#[from] LocalServerError),
     /// A run stopped because a phone went away for good; it can be resumed.
     #[error("{source}; finished episodes are kept: --resume {run_id} runs the rest once the phone is back")]
     PhoneGone {
@@ -119,45 +121,54 @@ pub enum CliError {
     NothingScored(String),
 }
 
-/// What a run that stopped early keeps, and how to finish it.
-#[derive(Debug)]
-pub struct Kept {
-    pub(super) run_id: String,
-    pub(super) store: std::path::PathBuf,
-    /// Its finished episodes, when the store could still say.
-    pub(super) finished: Option<usize>,
-    /// Its episodes in all.
-    pub(super) total: usize,
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        CliError::Store(Box::new(e))
+    }
 }
 
-impl std::fmt::Display for Kept {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Kept {
-            run_id,
-            store,
-            finished,
-            total,
-        } = self;
-        let store = store.display();
-        match finished {
-            Some(n) => write!(
-                f,
-                "{store} keeps the {n} of {total} episodes that finished; \
-                 `droidscore run --resume {run_id}` with the same options runs the other {}",
-                total.saturating_sub(*n)
-            ),
-            None => write!(
-                f,
-                "{store} keeps the episodes that finished; \
-                 `droidscore run --resume {run_id}` with the same options runs the rest"
-            ),
+impl From<DeployError> for CliError {
+    fn from(e: DeployError) -> Self {
+        match e {
+            DeployError::BadInput(why) => CliError::BadInput(why),
+            DeployError::Phone(e) => CliError::Phone(e),
+            DeployError::NotReady(why) => CliError::Phone(PhoneError::Device(why)),
         }
     }
 }
 
-impl From<StoreError> for CliError {
-    fn from(e: StoreError) -> Self {
-        CliError::Store(Box::new(e))
+impl From<PhonesError> for CliError {
+    fn from(e: PhonesError) -> Self {
+        match e {
+            PhonesError::BadInput(why) => CliError::BadInput(why),
+            PhonesError::Phone(e) => CliError::Phone(e),
+        }
+    }
+}
+
+/// Each way a run fails as the variant whose exit code says it.
+impl From<RunSuiteError> for CliError {
+    fn from(e: RunSuiteError) -> Self {
+        match e {
+            RunSuiteError::BadInput(why) => CliError::BadInput(why),
+            RunSuiteError::UnknownVariant(e) => CliError::UnknownVariant(e),
+            RunSuiteError::Task(e) => CliError::Task(e),
+            RunSuiteError::Setup(e) => CliError::Setup(e),
+            RunSuiteError::Llm(e) => CliError::Llm(e),
+            RunSuiteError::Phones(e) => e.into(),
+            RunSuiteError::Deploy(e) => e.into(),
+            RunSuiteError::LocalServer(e) => CliError::LocalServer(e),
+            RunSuiteError::Io { what, source } => CliError::io(what, source),
+            RunSuiteError::Store(e) => CliError::Store(e),
+            RunSuiteError::SuiteHash(e) => CliError::SuiteHash(e),
+            RunSuiteError::Interrupted { signal, kept } => CliError::Interrupted { signal, kept },
+            RunSuiteError::StoreFailed { kept, source } => CliError::StoreFailed { kept, source },
+            RunSuiteError::PhoneGone { run_id, source } => CliError::PhoneGone { run_id, source },
+            RunSuiteError::EndpointRefused { run_id, source } => {
+                CliError::EndpointRefused { run_id, source }
+            }
+            RunSuiteError::Run(e) => CliError::Run(e),
+        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! What several subcommands share: the suite they run over (`--suite`,
-//! `--tasks`) and loading it, `--constrain`, and writing data to stdout.
+//! `--tasks`) and loading it, the adb phones they drive (`--serial`),
+//! `--constrain`, and writing data to stdout.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::CliError;
+use super::error::CliError;
+use crate::run::AdbDevices;
 use crate::task::Task;
 
 #[derive(Debug, Args)]
@@ -24,6 +26,37 @@ impl SuiteArgs {
     /// `--suite DIR`, else the built-in suite.
     pub fn source(&self) -> crate::task::Suite {
         crate::task::Suite::from_arg(self.suite.as_deref())
+    }
+}
+
+/// Which adb phones to use.
+#[derive(Debug, Clone, Args)]
+pub struct DeviceArgs {
+    /// The phone's serial as `adb devices` lists it, or `all` for every
+    /// device in state `device` (one episode stream each). Without it, the
+    /// only device attached, as `adb` itself chooses.
+    #[arg(long, env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+    /// Seconds to wait for a lost phone to come back (answering a command
+    /// again) before giving it up: the run then stops with exit code 13 and
+    /// `--resume` finishes it.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub device_wait: u64,
+    /// Seconds any one phone command may take before the phone counts as
+    /// lost; `uiautomator dump` gets 10 more (it waits that long for an idle
+    /// screen), a file transfer 20 times as long.
+    #[arg(long, default_value_t = 30, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub phone_timeout: u64,
+}
+
+impl From<&DeviceArgs> for AdbDevices {
+    fn from(device: &DeviceArgs) -> Self {
+        AdbDevices {
+            serial: device.serial.clone(),
+            device_wait: device.device_wait,
+            phone_timeout: device.phone_timeout,
+        }
     }
 }
 

@@ -1,17 +1,30 @@
-//! Running a suite: the plan (episodes, seeds, shards, resume), executing it
-//! (and stopping early on a signal), and the provenance stamped on every run.
+//! Running a suite: [`run_suite`] sets a run up from its [`RunOptions`]
+//! (the model server, the endpoint, the phones, the run's record) and
+//! executes it; the plan (episodes, seeds, shards, resume), executing it
+//! (and stopping early on a signal), and the provenance stamped on every
+//! run are its parts.
 
+mod adb_phones;
 pub mod backend;
+mod endpoint;
+mod error;
 mod execute;
 mod interrupt;
+mod options;
 mod plan;
 mod provenance;
 mod record;
+mod setup;
 mod shard;
+mod start;
 
+pub use adb_phones::{one_phone, AdbDevices, PhonesError};
+pub use error::{Kept, RunSuiteError};
 pub use execute::{execute, AgentFactory, RunError};
 pub use interrupt::{signal_name, Interrupt};
+pub use options::{AgentKind, PhoneKind, RunOptions, ServerOptions};
 pub use plan::{plan, select_variants, with_seeds, Planned, UnknownVariant};
 pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};
+pub use setup::{run_suite, Finished, Watch};
 pub use shard::{from_env as shard_from_env, BadShard, Shard, ShardEnvError, ShardSource};

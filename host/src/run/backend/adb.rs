@@ -15,7 +15,7 @@ use droidscore_phone::adb::{quote, AdbPhone};
 use droidscore_phone::{read_key, DeviceAction, Key, Phone, PhoneError};
 
 use super::{Backend, Prepared};
-use crate::agent::on_device::Keeper;
+use crate::model_server::on_phone::Keeper;
 use crate::task::Instance;
 
 /// One adb phone as a run's backend: every episode on it starts with

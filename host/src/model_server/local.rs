@@ -253,7 +253,7 @@ pub fn check_model_name(model: &str) -> Result<(), LocalServerError> {
 
 /// GET a JSON document, within `timeout`.
 pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, GetError> {
-    super::http_client::install_crypto_provider();
+    crate::agent::http_client::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(timeout)
         .build()

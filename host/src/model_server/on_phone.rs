@@ -80,7 +80,7 @@ pub struct Deployment {
 
 /// A server running on the phone, reached through a forward.
 #[derive(Debug, Clone)]
-pub struct OnDevice {
+pub struct OnPhone {
     pub serial: String,
     pub deployment: Deployment,
     /// The host's end of the forward.
@@ -95,9 +95,9 @@ pub struct OnDevice {
     pub reused: bool,
 }
 
-impl OnDevice {
+impl OnPhone {
     /// The server's settings that a run's results depend on (as
-    /// [`crate::agent::local::LocalServer::config`]).
+    /// [`super::local::LocalServer::config`]).
     pub fn config(&self) -> serde_json::Value {
         super::local::server_settings(&self.health)
     }
@@ -105,6 +105,23 @@ impl OnDevice {
     /// A GGUF model is text only: no screenshots are sent.
     pub fn text_only(&self) -> bool {
         self.health.text_only()
+    }
+
+    /// One line saying what runs where: the phone, the pid, the model and
+    /// its quantization, the port on the phone and the base URL here.
+    pub fn describe(&self) -> String {
+        format!(
+            "droidscore-device on {} (pid {}): model {} ({}), {} on the phone, {} here",
+            self.serial,
+            self.deployment.pid,
+            self.model,
+            self.health
+                .model
+                .as_ref()
+                .map_or("quantization not reported", |m| m.quantization.as_str()),
+            self.deployment.port,
+            self.base_url,
+        )
     }
 }
 
@@ -411,7 +428,7 @@ pub fn deploy(
     runtime: &tokio::runtime::Handle,
     reuse: bool,
     progress: &mut dyn FnMut(&str),
-) -> Result<OnDevice, DeployError> {
+) -> Result<OnPhone, DeployError> {
     let build_hint = format!(" (build it for the phone with {BUILD_HINT})");
     required_file(&options.binary, "--binary", &build_hint)?;
     check_binary(&options.binary)?;
@@ -573,7 +590,7 @@ pub struct Keeper {
 
 impl Keeper {
     pub fn new(
-        server: &OnDevice,
+        server: &OnPhone,
         options: DeployOptions,
         runtime: tokio::runtime::Handle,
     ) -> Keeper {
@@ -638,7 +655,7 @@ fn finish(
     local_port: u16,
     health: Health,
     reused: bool,
-) -> Result<OnDevice, DeployError> {
+) -> Result<OnPhone, DeployError> {
     let base_url = format!("http://127.0.0.1:{local_port}/v1");
     let models = runtime
         .block_on(get_json(
@@ -652,7 +669,7 @@ fn finish(
             DeployError::NotReady(format!("{base_url}/models names no model: {models}"))
         })?
         .to_string();
-    Ok(OnDevice {
+    Ok(OnPhone {
         serial: phone.serial().to_string(),
         deployment,
         local_port,
