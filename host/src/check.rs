@@ -166,14 +166,14 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
 }
 
 /// Every task variant, and each parameterised task at instance seeds
-/// `0..seeds` (a task without drawn params once): a template is proven on
+/// `0..instances` (a task without drawn params once): a template is proven on
 /// every instance checked, not on the one its author tried.
-pub fn check_tasks_seeds(
+pub fn check_instances(
     tasks: &[Task],
-    seeds: u64,
+    instances: u64,
 ) -> Result<Vec<CheckRow>, crate::task::TaskError> {
     let selected: Vec<&Instance> = tasks.iter().flat_map(|t| t.variants.iter()).collect();
-    let instances = crate::run::with_seeds(tasks, &selected, seeds)?;
+    let instances = crate::run::with_instances(tasks, &selected, instances)?;
     Ok(instances.iter().map(check_instance).collect())
 }
 
@@ -234,7 +234,7 @@ answer = "{number}"
     fn a_template_is_proven_on_every_seed_and_variant() {
         let task = template("seeds");
         assert!(task.templated);
-        let rows = check_tasks_seeds(std::slice::from_ref(&task), 5).unwrap();
+        let rows = check_instances(std::slice::from_ref(&task), 5).unwrap();
         assert_eq!(rows.len(), 10, "5 seeds × 2 variants");
         for row in &rows {
             assert!(row.ok(), "{row:?}");

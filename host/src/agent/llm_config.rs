@@ -16,6 +16,8 @@ pub struct LlmConfig {
     /// The environment variable holding the API key, sent as a bearer token.
     pub api_key_env: Option<String>,
     pub temperature: f32,
+    /// The request's `seed`: the episode seed, so a repeat samples anew and
+    /// the same episode samples the same.
     pub seed: u64,
     pub max_tokens: u32,
     /// Per HTTP attempt, connect to last byte.

@@ -142,16 +142,20 @@ pub struct RunArgs {
     /// `all`, `base` (each task's first variant), or a comma-separated list of ids.
     #[arg(long, default_value = "all")]
     pub variants: String,
-    /// Episodes per task instance; repeat r runs with seed `seed + r`.
+    /// Episodes per task instance; repeat r runs with episode seed
+    /// `--episode-seed` + r.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
-    /// Instances of each parameterised task (instance seeds 0..N, each
-    /// drawing its own names, numbers, times); a task without drawn params
-    /// has one instance.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    pub seeds: u64,
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Instances of each parameterised task: instance seeds 0..N, each
+    /// drawing its own names, numbers, times. A task without drawn params
+    /// has one instance. (`--seeds` before.)
+    #[arg(long, alias = "seeds", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub instances: u64,
+    /// The first episode seed: it sets the phone's clock and the agent's
+    /// sampling (the request's `seed`, the random agent's draws); repeat r
+    /// runs with this + r. (`--seed` before.)
+    #[arg(long, alias = "seed", default_value_t = 0)]
+    pub episode_seed: u64,
     /// Episodes run at once, each on its own simulated phone.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub jobs: u64,
@@ -229,8 +233,8 @@ impl RunArgs {
             max_steps: self.max_steps,
             variants: self.variants,
             repeat: self.repeat,
-            seeds: self.seeds,
-            seed: self.seed,
+            instances: self.instances,
+            episode_seed: self.episode_seed,
             jobs: self.jobs,
             shard,
             store: self.store,

@@ -41,8 +41,9 @@ pub struct ServeArgs {
     pub task: Option<String>,
     #[arg(long, default_value = "base", requires = "task")]
     pub variant: String,
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// The episode seed the phone starts with (its clock). (`--seed` before.)
+    #[arg(long, alias = "seed", default_value_t = 0)]
+    pub episode_seed: u64,
     /// Fault injection, for testing a runner: drop every connection when
     /// command N+1 arrives (a shell command, a push or a pull), once.
     #[arg(long, value_name = "N", help_heading = "Faults")]
@@ -71,8 +72,9 @@ pub struct DumpArgs {
     pub task: String,
     #[arg(long, default_value = "base")]
     pub variant: String,
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// The episode seed the phone starts with (its clock). (`--seed` before.)
+    #[arg(long, alias = "seed", default_value_t = 0)]
+    pub episode_seed: u64,
     /// Open this intent (or `sim:<screen>`) instead of launching the task's app.
     #[arg(long, conflicts_with = "after")]
     pub open: Option<String>,
@@ -80,9 +82,10 @@ pub struct DumpArgs {
     /// the screen they reach (what a task author checks step N+1 against).
     #[arg(long, value_name = "N")]
     pub after: Option<usize>,
-    /// The instance seed of a parameterised task.
-    #[arg(long, default_value_t = 0)]
-    pub instance: u64,
+    /// The instance seed of a parameterised task: which draw of its params.
+    /// (`--instance` before.)
+    #[arg(long, alias = "instance", default_value_t = 0)]
+    pub instance_seed: u64,
     /// Also write the screenshot here.
     #[arg(long, value_name = "FILE")]
     pub png: Option<PathBuf>,
@@ -119,20 +122,20 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let (app, inst) = instance(&tasks, &args.task, &args.variant)?;
     let seeded;
-    let inst = if args.instance == 0 {
+    let inst = if args.instance_seed == 0 {
         inst
     } else {
         let task = tasks
             .iter()
             .find(|t| t.id == args.task)
             .expect("found above");
-        seeded = task.instances(args.instance)?;
+        seeded = task.instances(args.instance_seed)?;
         seeded
             .iter()
             .find(|i| i.variant.id == args.variant)
             .expect("every instance has every variant")
     };
-    let mut phone = SimPhone::new(inst.setup(args.seed))?;
+    let mut phone = SimPhone::new(inst.setup(args.episode_seed))?;
     match (&args.open, args.after) {
         (Some(intent), _) => phone.open(&Intent(intent.clone()))?,
         (None, Some(n)) => {
@@ -181,7 +184,7 @@ fn serve(args: ServeArgs) -> Result<(), CliError> {
     let tasks = task::Suite::from_arg(args.suite.as_deref()).load()?;
     let phone = VirtualPhone::new(task::SuiteSetups(tasks))?;
     if let Some(task) = &args.task {
-        phone.load(task, &args.variant, args.seed)?;
+        phone.load(task, &args.variant, args.episode_seed)?;
     }
     let server = Server::bind(&args.listen)
         .map_err(|e| CliError::io(format!("failed to listen on {}", args.listen), e))?;

@@ -32,9 +32,10 @@ pub struct CheckArgs {
     pub suite: SuiteArgs,
     #[arg(long)]
     pub json: bool,
-    /// Check each parameterised task at instance seeds 0..N.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    pub seeds: u64,
+    /// Check each parameterised task at instance seeds 0..N. (`--seeds`
+    /// before.)
+    #[arg(long, alias = "seeds", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub instances: u64,
 }
 
 pub fn tasks(command: TasksCommand) -> Result<(), CliError> {
@@ -106,7 +107,7 @@ fn list(args: ListArgs) -> Result<(), CliError> {
 
 fn check(args: CheckArgs) -> Result<(), CliError> {
     let tasks = load(&args.suite)?;
-    let rows = check::check_tasks_seeds(&tasks, args.seeds)?;
+    let rows = check::check_instances(&tasks, args.instances)?;
     if args.json {
         json(&rows)?;
     } else {

@@ -102,7 +102,7 @@ pub fn check_table(rows: &[CheckRow]) -> String {
         &[
             "task",
             "variant",
-            "seed",
+            "instance seed",
             "initial",
             "do-nothing",
             "decoy",

@@ -68,7 +68,7 @@ pub fn llm_config(
     };
     config.api_key_env = options.api_key_env.clone();
     config.temperature = options.temperature;
-    config.seed = options.seed;
+    config.seed = options.episode_seed;
     config.no_image = options.no_image || served.is_some_and(Served::text_only);
     config.timeout = Duration::from_secs(options.request_timeout);
     config.constrain = constrain(options, served.is_some());

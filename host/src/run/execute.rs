@@ -122,14 +122,14 @@ fn attempt(
     abandon: &AtomicBool,
 ) -> Result<Attempted, Failure> {
     let instance = planned.instance;
-    match backend.prepare(instance, planned.seed) {
+    match backend.prepare(instance, planned.episode_seed) {
         Ok(Prepared::Ready) => {}
         Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
         Err(e) => return Err(Failure::Infra(e.to_string())),
     }
     let phone = backend.phone();
-    let mut agent =
-        factory(instance, planned.seed).map_err(|e| Failure::Infra(format!("agent: {e}")))?;
+    let mut agent = factory(instance, planned.episode_seed)
+        .map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let key = EpisodeKey {
         run_id: run_id.to_string(),
         task: instance.task.clone(),
@@ -207,7 +207,7 @@ fn episode_record(
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
         repeat: planned.repeat,
-        episode_seed: planned.seed,
+        episode_seed: planned.episode_seed,
         status,
         end,
         verdict,
@@ -496,7 +496,7 @@ mod tests {
         let planned = vec![Planned {
             instance: &instance,
             repeat: 0,
-            seed: 0,
+            episode_seed: 0,
         }];
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
             Ok(Box::new(Solver::new(inst.solution.clone())))
@@ -562,7 +562,7 @@ mod tests {
             .map(|repeat| Planned {
                 instance: &instance,
                 repeat,
-                seed: 0,
+                episode_seed: 0,
             })
             .collect();
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -688,7 +688,7 @@ mod stop_tests {
             .map(|repeat| Planned {
                 instance: &instance,
                 repeat,
-                seed: u64::from(repeat),
+                episode_seed: u64::from(repeat),
             })
             .collect();
         let built = AtomicU32::new(0);

@@ -23,7 +23,7 @@ pub use error::{Kept, RunSuiteError};
 pub use execute::{execute, AgentFactory, RunError};
 pub use interrupt::{signal_name, Interrupt};
 pub use options::{AgentKind, PhoneKind, RunOptions, ServerOptions};
-pub use plan::{plan, select_variants, with_seeds, Planned, UnknownVariant};
+pub use plan::{plan, select_variants, with_instances, Planned, UnknownVariant};
 pub use provenance::provenance;
 pub use record::{EpisodeKey, Recording};
 pub use setup::{run_suite, Finished, Watch};

@@ -89,8 +89,10 @@ pub struct RunOptions {
     /// `all`, `base`, or a comma-separated list of variant ids.
     pub variants: String,
     pub repeat: u32,
-    pub seeds: u64,
-    pub seed: u64,
+    /// Instance seeds 0..instances of each parameterised task.
+    pub instances: u64,
+    /// Repeat r of an instance runs with episode seed `episode_seed + r`.
+    pub episode_seed: u64,
     pub jobs: u64,
     /// The slice of the episode list this process runs.
     pub shard: Option<Shard>,

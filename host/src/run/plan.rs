@@ -1,5 +1,5 @@
 //! What a run will do: every (task, variant, repeat) episode in a fixed order,
-//! each with its seed, sliced for `--shard K/N` and minus what a resumed run
+//! each with its episode seed, sliced for `--shard K/N` and minus what a resumed run
 //! already finished. The order and the slice depend only on the suite and the
 //! arguments, so any job runner can split a suite across machines.
 
@@ -13,7 +13,8 @@ use crate::task::{Instance, Task};
 pub struct Planned<'a> {
     pub instance: &'a Instance,
     pub repeat: u32,
-    pub seed: u64,
+    /// The phone's clock and the agent's sampling.
+    pub episode_seed: u64,
 }
 
 impl Planned<'_> {
@@ -30,12 +31,12 @@ impl Planned<'_> {
 /// variant order, instance seed, then repeat), the shard's slice of it,
 /// minus `finished`. Instances of one task variant (a template's seeds)
 /// come one after another; episode `i` of a task variant (its `repeat`
-/// column: instance `k`, repeat `r` is `k × repeat + r`) runs with seed
-/// `seed + i`.
+/// column: instance `k`, repeat `r` is `k × repeat + r`) runs with
+/// episode seed `episode_seed + i`.
 pub fn plan<'a>(
     instances: &[&'a Instance],
     repeat: u32,
-    seed: u64,
+    episode_seed: u64,
     shard: Option<Shard>,
     finished: &BTreeSet<(String, String, u32)>,
 ) -> Vec<Planned<'a>> {
@@ -49,7 +50,7 @@ pub fn plan<'a>(
         (0..repeat).map(move |r| Planned {
             instance: inst,
             repeat: first + r,
-            seed: seed.wrapping_add(u64::from(first + r)),
+            episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
         })
     });
     all.enumerate()
@@ -60,13 +61,13 @@ pub fn plan<'a>(
 }
 
 /// The instances a run plays: each selected task variant at instance seeds
-/// `0..seeds` when its task draws params, else once (more seeds of a fixed
-/// task would repeat it, which `--repeat` says). In suite order, a task
-/// variant's instances together.
-pub fn with_seeds(
+/// `0..instances` when its task draws params, else once (more instances of
+/// a fixed task would repeat it, which `--repeat` says). In suite order, a
+/// task variant's instances together.
+pub fn with_instances(
     tasks: &[Task],
     selected: &[&Instance],
-    seeds: u64,
+    instances: u64,
 ) -> Result<Vec<Instance>, crate::task::TaskError> {
     let mut out = Vec::new();
     for task in tasks {
@@ -76,7 +77,7 @@ pub fn with_seeds(
         }
         let mut by_seed = vec![task.variants.clone()];
         if task.templated {
-            for s in 1..seeds {
+            for s in 1..instances {
                 by_seed.push(task.instances(s)?);
             }
         }
@@ -164,7 +165,10 @@ mod tests {
         let tasks = suite();
         let instances = select_variants(&tasks, "base").unwrap();
         let p = plan(&instances[..1], 3, 7, None, &BTreeSet::new());
-        assert_eq!(p.iter().map(|p| p.seed).collect::<Vec<_>>(), [7, 8, 9]);
+        assert_eq!(
+            p.iter().map(|p| p.episode_seed).collect::<Vec<_>>(),
+            [7, 8, 9]
+        );
     }
 
     #[test]

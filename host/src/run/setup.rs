@@ -16,7 +16,7 @@ use super::error::{Kept, RunSuiteError};
 use super::execute::{execute, RunError};
 use super::interrupt::Interrupt;
 use super::options::{AgentKind, PhoneKind, RunOptions};
-use super::plan::{plan, select_variants, with_seeds};
+use super::plan::{plan, select_variants, with_instances};
 use super::start::{run_config, start_run};
 use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 use crate::model_server::local::{LocalOptions, LocalServer};
@@ -82,7 +82,7 @@ pub fn run_suite(
     watch: &mut dyn Watch,
 ) -> Result<Finished, RunSuiteError> {
     let selected = select_variants(tasks, &options.variants)?;
-    let mut owned = with_seeds(tasks, &selected, options.seeds)?;
+    let mut owned = with_instances(tasks, &selected, options.instances)?;
     if let Some(n) = options.max_steps {
         owned.iter_mut().for_each(|v| v.max_steps = n);
     }
@@ -176,7 +176,7 @@ pub fn run_suite(
     let planned = plan(
         &instances,
         options.repeat,
-        options.seed,
+        options.episode_seed,
         options.shard,
         &finished,
     );
@@ -323,14 +323,14 @@ fn agents(
     llm: Option<LlmConfig>,
     handle: tokio::runtime::Handle,
 ) -> impl Fn(&Instance, u64) -> Result<Box<dyn Agent + Send>, String> + Sync {
-    move |inst: &Instance, seed: u64| -> Result<Box<dyn Agent + Send>, String> {
+    move |inst: &Instance, episode_seed: u64| -> Result<Box<dyn Agent + Send>, String> {
         Ok(match kind {
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),
-            AgentKind::Random => Box::new(RandomAgent::new(seed)),
+            AgentKind::Random => Box::new(RandomAgent::new(episode_seed)),
             AgentKind::Llm => {
                 let mut config = llm.clone().ok_or("no model configured")?;
-                config.seed = seed;
+                config.seed = episode_seed;
                 Box::new(LlmAgent::new(config, handle.clone()).map_err(|e| e.to_string())?)
             }
         })

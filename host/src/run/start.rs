@@ -25,8 +25,8 @@ pub fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::Value {
         "tasks": options.task_glob,
         "variants": options.variants,
         "repeat": options.repeat,
-        "seeds": options.seeds,
-        "seed": options.seed,
+        "instances": options.instances,
+        "episode_seed": options.episode_seed,
         "shard": options.shard.map(|s| s.to_string()),
     });
     // Only when given, so runs recorded before these flags still resume.
@@ -54,11 +54,16 @@ pub const NOT_COMPARED: &[&str] = &[
 ];
 
 /// A key of a recorded run's config, or for a key added to the config since
-/// (`--agent-format`, the token budget), what a run recorded before it had.
+/// (`--agent-format`, the token budget), what a run recorded before it had;
+/// for a renamed key, the value under its old name.
 fn recorded(config: &serde_json::Value, key: &str) -> Option<serde_json::Value> {
     config.get(key).cloned().or_else(|| match key {
         "agent_format" => Some(AgentFormat::AndroidWorld.name().into()),
         "max_tokens" => Some(LlmConfig::new("", "").max_tokens.into()),
+        // Named `seeds` and `seed` in runs recorded before the seeds had one
+        // vocabulary.
+        "instances" => config.get("seeds").cloned(),
+        "episode_seed" => config.get("seed").cloned(),
         _ => None,
     })
 }
@@ -133,4 +138,23 @@ pub fn start_run(
     };
     store.create_run(&record)?;
     Ok((id, BTreeSet::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recorded;
+
+    #[test]
+    fn a_run_recorded_before_the_seeds_were_renamed_resumes_under_the_new_names() {
+        let old = serde_json::json!({"seeds": 3, "seed": 7});
+        assert_eq!(recorded(&old, "instances"), Some(3.into()));
+        assert_eq!(recorded(&old, "episode_seed"), Some(7.into()));
+        let new = serde_json::json!({"instances": 2, "episode_seed": 0, "seeds": 9});
+        assert_eq!(
+            recorded(&new, "instances"),
+            Some(2.into()),
+            "the new name wins"
+        );
+        assert_eq!(recorded(&serde_json::json!({}), "instances"), None);
+    }
 }

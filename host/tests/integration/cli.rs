@@ -313,7 +313,7 @@ fn two_sim_dumps_with_one_seed_are_byte_identical_and_seeds_differ() {
         let o = dir
             .droidscore()
             .args(["sim", "dump", "--task", "alarm_add", "--variant", "decoy"])
-            .args(["--seed", seed, "--png"])
+            .args(["--episode-seed", seed, "--png"])
             .arg(png)
             .ok();
         (o.stdout, std::fs::read(png).unwrap())

@@ -128,7 +128,7 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
     let tasks = suite();
     // Three instances of every parameterised task, each variant.
     let all: Vec<&Instance> = tasks.iter().flat_map(|t| &t.variants).collect();
-    let instances = droidscore::run::with_seeds(&tasks, &all, 3).unwrap();
+    let instances = droidscore::run::with_instances(&tasks, &all, 3).unwrap();
     let mut table = String::from("task/variant#instance\tsimulator\tadb\n");
     let (mut equal, mut skipped) = (0, Vec::new());
     for inst in &instances {
