@@ -10,7 +10,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use droidscore::agent::Solver;
 use droidscore::episode;
 use droidscore::task;
-use droidscore_phone::apps::{PhoneSetup, SeedRecord};
+use droidscore_phone::apps::{InitialRecord, PhoneSetup};
 use droidscore_phone::records::Table;
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::uiautomator::Selector;
@@ -35,7 +35,7 @@ fn internet_screen() -> (SimPhone, DeviceAction) {
 /// tap focuses the search field, so every step lays out the same list.
 fn contacts_list() -> (SimPhone, DeviceAction) {
     let records = (0..20)
-        .map(|i| SeedRecord {
+        .map(|i| InitialRecord {
             table: Table::Contacts,
             fields: [
                 ("display_name".to_string(), format!("Bench Person {i:02}")),

@@ -21,7 +21,7 @@ use std::time::{Duration, SystemTime};
 use super::backend::{Backend, Prepared};
 use super::interrupt::{signal_name, Interrupt};
 use super::plan::Planned;
-use super::record::{EpisodeKey, Recording};
+use super::recording::{EpisodeKey, Recording};
 use crate::agent::Agent;
 use crate::episode::{self, Episode};
 use crate::oracle::{CheckResult, Outcome, Verdict};

@@ -59,11 +59,6 @@ impl Store {
         &self.path
     }
 
-    /// The schema version this code writes; [`Store::open`] migrates to it.
-    pub fn schema_version() -> i64 {
-        schema::known_version()
-    }
-
     /// Check that the file system takes a write of an episode's size
     /// ([`PROBE_BYTES`] of random bytes, in a transaction that is rolled
     /// back), so a read-only or full one is refused ([`StoreError::Refused`])

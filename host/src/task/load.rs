@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::draw::{self, DrawError, ParamSpec};
 use super::{Done, Draws, Instance, Step, Task};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
-use droidscore_phone::apps::{Alarm, SeedRecord, SetupError, Variant, ALARMS_KEY};
+use droidscore_phone::apps::{Alarm, InitialRecord, SetupError, Variant, ALARMS_KEY};
 
 /// A task file (or directory) that could not be loaded: its path, and what
 /// is wrong with it.
@@ -124,7 +124,7 @@ struct TaskSpec {
     #[serde(default)]
     alarms: Vec<Alarm>,
     #[serde(default)]
-    records: Vec<SeedRecord>,
+    records: Vec<InitialRecord>,
     oracle: Vec<PredicateSpec>,
     variant: Vec<VariantSpec>,
     solution: Vec<Step>,

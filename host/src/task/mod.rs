@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::oracle::Oracle;
-use droidscore_phone::apps::{Alarm, PhoneSetup, SeedRecord, Variant};
+use droidscore_phone::apps::{Alarm, InitialRecord, PhoneSetup, Variant};
 
 /// When an episode's success is decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -79,7 +79,7 @@ pub struct Instance {
     pub initial: BTreeMap<String, String>,
     pub alarms: Vec<Alarm>,
     /// Records the phone starts with, on top of the world's.
-    pub records: Vec<SeedRecord>,
+    pub records: Vec<InitialRecord>,
     pub oracle: Oracle,
     pub solution: Vec<Step>,
     /// Steps that operate the variant's decoy instead of the target; when
@@ -107,10 +107,6 @@ impl Instance {
             records,
             episode_seed,
         }
-    }
-
-    pub fn variant_id(&self) -> &str {
-        &self.variant.id
     }
 }
 

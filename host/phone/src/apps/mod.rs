@@ -14,7 +14,7 @@ mod setup;
 mod variant;
 mod world;
 
-pub use crate::records::SeedRecord;
+pub use crate::records::InitialRecord;
 pub use alarm::{Alarm, ALARMS_KEY};
 pub use catalogue::{app_labels, APPS};
 pub(crate) use catalogue::{CLOCK, LAUNCHER, SETTINGS};

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{Alarm, SettingsApp, UnknownRow, Variant};
-use crate::records::{Clock, RecordError, Records, SeedRecord};
+use crate::records::{Clock, InitialRecord, RecordError, Records};
 
 /// The starting point of one episode.
 #[derive(Debug, Clone, Default)]
@@ -17,7 +17,7 @@ pub struct PhoneSetup {
     pub alarms: Vec<Alarm>,
     /// Records present at the start (contacts, messages, …), in order,
     /// on top of the simulated phone's world (`fixtures/sim/world.toml`).
-    pub records: Vec<SeedRecord>,
+    pub records: Vec<InitialRecord>,
     /// The episode seed: it picks the status-bar clock; same seed, same pixels.
     pub episode_seed: u64,
 }

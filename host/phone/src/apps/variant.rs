@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::Alarm;
-use crate::records::SeedRecord;
+use crate::records::InitialRecord;
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,7 +31,7 @@ pub struct Variant {
     /// Records added to the task's (a decoy contact, a reordering of a list
     /// by an extra row): `{ table = "contacts", display_name = "…" }`.
     #[serde(default)]
-    pub records: Vec<SeedRecord>,
+    pub records: Vec<InitialRecord>,
 }
 
 /// Rows of `screen` listed in `first` (by their original titles) move to the top

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use crate::records::SeedRecord;
+use crate::records::InitialRecord;
 
 const WORLD_TOML: &str = include_str!("../../../../fixtures/sim/world.toml");
 
@@ -14,13 +14,13 @@ const WORLD_TOML: &str = include_str!("../../../../fixtures/sim/world.toml");
 #[serde(deny_unknown_fields)]
 struct World {
     #[serde(default)]
-    records: Vec<SeedRecord>,
+    records: Vec<InitialRecord>,
 }
 
 /// The world's records, in file order. A broken fixture fails a test
 /// (`apps::setup`), not a user's run.
-pub fn records() -> &'static [SeedRecord] {
-    static WORLD: OnceLock<Vec<SeedRecord>> = OnceLock::new();
+pub fn records() -> &'static [InitialRecord] {
+    static WORLD: OnceLock<Vec<InitialRecord>> = OnceLock::new();
     WORLD.get_or_init(|| match toml::from_str::<World>(WORLD_TOML) {
         Ok(world) => world.records,
         Err(e) => panic!("fixtures/sim/world.toml is invalid: {e}"),

@@ -177,7 +177,7 @@ impl Record {
 /// One record a task starts with: its table and its columns as the task
 /// file gives them (times may be relative, see `records::parse_when`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SeedRecord {
+pub struct InitialRecord {
     pub table: Table,
     #[serde(flatten)]
     pub fields: BTreeMap<String, String>,

@@ -1,7 +1,7 @@
 //! Each data-defined app's main flows, driven as an agent would: taps on
 //! nodes found in the dump, `input text`, Back; then the records checked.
 
-use crate::apps::{PhoneSetup, SeedRecord, Variant};
+use crate::apps::{InitialRecord, PhoneSetup, Variant};
 use crate::records::{Record, Table};
 use crate::sim::SimPhone;
 use crate::uiautomator::{Hierarchy, Selector};
@@ -13,7 +13,7 @@ const MESSAGES: &str = "com.google.android.apps.messaging";
 const CALENDAR: &str = "com.google.android.calendar";
 const FILES: &str = "com.google.android.documentsui";
 
-fn phone_with(variant: Variant, records: Vec<SeedRecord>) -> SimPhone {
+fn phone_with(variant: Variant, records: Vec<InitialRecord>) -> SimPhone {
     SimPhone::new(PhoneSetup {
         variant,
         records,
@@ -339,7 +339,7 @@ fn a_variant_renames_labels_and_decoy_records_sort_in() {
         .into(),
         ..Variant::default()
     };
-    let decoy = SeedRecord {
+    let decoy = InitialRecord {
         table: Table::Contacts,
         fields: [("display_name".to_string(), "Chen Wen".to_string())].into(),
     };
