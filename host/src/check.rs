@@ -80,7 +80,7 @@ fn decoy_steps(instance: &Instance) -> Vec<Step> {
     steps
 }
 
-pub fn check_instance(instance: &Instance) -> CheckRow {
+pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
     let mut violations = Vec::new();
     let initial = match phone(instance) {
         Ok(mut p) => {
@@ -168,7 +168,7 @@ pub fn check_instance(instance: &Instance) -> CheckRow {
 /// Every task variant, and each parameterised task at instance seeds
 /// `0..instances` (a task without drawn params once): a template is proven on
 /// every instance checked, not on the one its author tried.
-pub fn check_instances(
+pub(crate) fn check_instances(
     tasks: &[Task],
     instances: u64,
 ) -> Result<Vec<CheckRow>, crate::task::TaskError> {

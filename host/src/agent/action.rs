@@ -209,7 +209,7 @@ const KNOWN_FIELDS: &[&str] = &[
 /// The drag duration, ms: past Android's long-press timeout (400-500 ms),
 /// which `input draganddrop` waits before it moves, so the move itself
 /// takes about a second.
-pub const DRAG_MS: u32 = 1500;
+pub(crate) const DRAG_MS: u32 = 1500;
 
 fn app_names() -> String {
     droidscore_phone::apps::app_labels().join(", ")
@@ -217,7 +217,7 @@ fn app_names() -> String {
 
 /// The package an app name opens: the launcher's labels (case and surrounding
 /// space ignored) or a package name itself.
-pub fn app_package(name: &str) -> Option<&'static str> {
+pub(crate) fn app_package(name: &str) -> Option<&'static str> {
     let name = name.trim();
     APPS.iter()
         .find(|(label, package)| label.eq_ignore_ascii_case(name) || *package == name)
@@ -602,7 +602,7 @@ impl Action {
     }
 
     /// The action in AndroidWorld's JSON form, canonical (no nulls).
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("action_type".into(), self.action_type().into());
         let put_target = |m: &mut Map<String, Value>, t: &Target| match *t {

@@ -104,7 +104,7 @@ pub async fn get_json(
 
 /// Every certificate in the PEM file at `path`, each checked to parse as a
 /// trust anchor.
-pub fn read_ca_cert(path: &Path) -> Result<Vec<reqwest::Certificate>, ClientError> {
+pub(crate) fn read_ca_cert(path: &Path) -> Result<Vec<reqwest::Certificate>, ClientError> {
     let bytes = std::fs::read(path).map_err(|source| ClientError::CaCertRead {
         path: path.to_owned(),
         source,

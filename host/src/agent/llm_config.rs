@@ -61,7 +61,7 @@ impl LlmConfig {
 
     /// The same endpoint asked in `format`, with that format's default
     /// token budget.
-    pub fn with_format(self, format: AgentFormat) -> Self {
+    pub(crate) fn with_format(self, format: AgentFormat) -> Self {
         let max_tokens = if format.is_vision() {
             super::format::VISION_MAX_TOKENS
         } else {

@@ -25,7 +25,7 @@ pub use decision::Decision;
 pub use format::AgentFormat;
 pub use llm::{LlmAgent, LlmError};
 pub use llm_config::LlmConfig;
-pub use prompt::{element_lines, system_prompt};
+pub use prompt::element_lines;
 pub use random::RandomAgent;
 pub use reference::Solver;
 pub use schema::Constrain;

@@ -39,7 +39,7 @@ use droidscore_phone::keycode;
 use droidscore_phone::uiautomator::{push_state, quote_into, Element};
 
 /// Past steps recalled one by one; earlier ones are only counted.
-pub const HISTORY_STEPS: usize = 4;
+pub(crate) const HISTORY_STEPS: usize = 4;
 /// Longest element label in a history line, in characters.
 const HISTORY_LABEL_CHARS: usize = 24;
 /// Longest label, description or hint in the element list, in characters:
@@ -50,7 +50,7 @@ const ELEMENT_LABEL_CHARS: usize = 48;
 /// are in it under `schema` too: the schema constrains the decoding but the
 /// model never reads it, and without the names Qwen2.5-Coder-0.5B opened
 /// Chrome and Gmail for Settings goals (issue 16).
-pub fn system_prompt(constrain: Constrain) -> String {
+pub(crate) fn system_prompt(constrain: Constrain) -> String {
     let answer = match constrain {
         Constrain::Schema => {
             "Answer with one JSON object: \"reason\" first, one sentence on what the \
@@ -138,7 +138,7 @@ fn recall_target(out: &mut String, target: &Target, elements: &[Element]) {
 /// A past action as one short line: `click 3 "Network & internet"`,
 /// `open_app Settings`, `input_text "06" into 5 "07"`. The element's name is
 /// kept because indexes change from screen to screen.
-pub fn history_action(action: &Action, elements: &[Element]) -> String {
+pub(crate) fn history_action(action: &Action, elements: &[Element]) -> String {
     let mut out = action.action_type().to_owned();
     match action {
         Action::Click(t) | Action::LongPress(t) | Action::DoubleTap(t) => {
@@ -304,7 +304,7 @@ pub fn user_text(
 
 /// The chat-completions request body; under `schema`, with the step's
 /// action schema (`elements` and `screen` bound it) as `response_format`.
-pub fn request_body(
+pub(crate) fn request_body(
     config: &LlmConfig,
     text: String,
     screenshot: Option<&[u8]>,

@@ -20,16 +20,16 @@ use super::schema::Constrain;
 /// vocabulary (`scripts/prompt-tokens.py`): 3.13–3.15 characters a token
 /// once the template's 13 are taken off. The second design counts 3.23.
 /// The lower figure is kept, so estimates err high.
-pub const CHARS_PER_TOKEN: f64 = 3.15;
-pub const TEMPLATE_TOKENS: f64 = 13.0;
+pub(crate) const CHARS_PER_TOKEN: f64 = 3.15;
+pub(crate) const TEMPLATE_TOKENS: f64 = 13.0;
 
 /// Tokens a prompt of `chars` characters (system and user text) costs.
-pub fn estimate_tokens(chars: usize) -> f64 {
+pub(crate) fn estimate_tokens(chars: usize) -> f64 {
     chars as f64 / CHARS_PER_TOKEN + TEMPLATE_TOKENS
 }
 
 /// The system and user text of a chat-completions body, joined.
-pub fn prompt_text(body: &Value) -> String {
+pub(crate) fn prompt_text(body: &Value) -> String {
     let mut out = String::new();
     for message in body["messages"].as_array().into_iter().flatten() {
         match &message["content"] {

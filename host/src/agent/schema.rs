@@ -32,9 +32,9 @@ use droidscore_phone::keycode;
 
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.
-pub const REASON_MAX_CHARS: u64 = 120;
+pub(crate) const REASON_MAX_CHARS: u64 = 120;
 /// `text` of `input_text` and `answer` at most this many characters.
-pub const TEXT_MAX_CHARS: u64 = 100;
+pub(crate) const TEXT_MAX_CHARS: u64 = 100;
 
 /// Whether each request carries the step's schema (`--constrain`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,7 +56,7 @@ impl Constrain {
 }
 
 /// The name `response_format.json_schema.name` carries.
-pub const SCHEMA_NAME: &str = "android_action";
+pub(crate) const SCHEMA_NAME: &str = "android_action";
 
 /// One branch: `reason`, `action_type` and `fields` (name, schema,
 /// required), in that order.
@@ -84,7 +84,7 @@ fn branch(action: &str, fields: &[(&str, &Value, bool)]) -> Value {
 
 /// The schema of a valid action on a screen with `elements` elements and
 /// the given size in pixels (see the module docs).
-pub fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
+pub(crate) fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
     let index =
         (elements > 0).then(|| json!({"type": "integer", "minimum": 0, "maximum": elements - 1}));
     let text = json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS});

@@ -29,7 +29,7 @@ fn target(x: i32, y: i32, elements: &[Element]) -> Target {
 /// name, or a bare clear of a field, which AndroidWorld does only inside
 /// `input_text`). A double tap, a drag (as MobileWorld's `drag`) and a key
 /// code (`press_keyboard`) are their own actions.
-pub fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
+pub(crate) fn as_action(decision: &Decision, elements: &[Element]) -> Option<Action> {
     Some(match decision {
         Decision::Act(action) => match action {
             DeviceAction::Tap { x, y } => Action::Click(target(*x, *y, elements)),

@@ -111,7 +111,7 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 }
 
 /// The delay before retry `attempt` (0-based) of call number `call`.
-pub fn backoff_delay(base: Duration, seed: u64, call: u64, attempt: u32) -> Duration {
+pub(crate) fn backoff_delay(base: Duration, seed: u64, call: u64, attempt: u32) -> Duration {
     let mut state = seed ^ call.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ u64::from(attempt);
     let jitter = (splitmix64(&mut state) >> 11) as f64 / (1u64 << 53) as f64 * 0.5;
     base.mul_f64(2f64.powi(attempt.min(16) as i32) * (1.0 + jitter))

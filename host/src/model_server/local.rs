@@ -97,7 +97,7 @@ impl Drop for LocalServer {
 
 /// The `droidscore-device` binary: the one asked for, else the one beside
 /// this executable (`cargo build` puts both in one directory), else `PATH`.
-pub fn find_binary(asked: Option<&Path>) -> Result<PathBuf, LocalServerError> {
+pub(crate) fn find_binary(asked: Option<&Path>) -> Result<PathBuf, LocalServerError> {
     if let Some(path) = asked {
         return if path.is_file() {
             Ok(path.to_path_buf())
@@ -237,7 +237,7 @@ impl LocalServer {
 /// A `serve --model` argument the server would refuse as a mistyped name
 /// (as `droidscore-device`'s own `model::resolve` does), refused here first
 /// with the known names, so a typo costs no server start.
-pub fn check_model_name(model: &str) -> Result<(), LocalServerError> {
+pub(crate) fn check_model_name(model: &str) -> Result<(), LocalServerError> {
     use droidscore_contract::models;
     if models::find(model).is_some()
         || Path::new(model).exists()
@@ -283,7 +283,7 @@ pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json:
 /// null when the server does not say (a `/health` with no model), so the
 /// config reads the same as when this was looked up in untyped JSON, and
 /// runs recorded then still resume.
-pub fn server_settings(health: &Health) -> serde_json::Value {
+pub(crate) fn server_settings(health: &Health) -> serde_json::Value {
     let Some(m) = &health.model else {
         return serde_json::json!({
             "id": null, "path": null, "format": null, "architecture": null,

@@ -24,16 +24,16 @@ use droidscore_phone::{DeployTarget, PhoneError};
 
 /// Where everything goes on the phone: the one directory `adb shell` may
 /// write and execute from.
-pub const REMOTE_DIR: &str = "/data/local/tmp";
-pub const REMOTE_BINARY: &str = "/data/local/tmp/droidscore-device";
-pub const REMOTE_LOG: &str = "/data/local/tmp/droidscore-device.log";
-pub const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
-pub const DEFAULT_PORT: u16 = 8077;
+pub(crate) const REMOTE_DIR: &str = "/data/local/tmp";
+pub(crate) const REMOTE_BINARY: &str = "/data/local/tmp/droidscore-device";
+pub(crate) const REMOTE_LOG: &str = "/data/local/tmp/droidscore-device.log";
+pub(crate) const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
+pub(crate) const DEFAULT_PORT: u16 = 8077;
 /// The default model's file name, in the host's cache under `models/`.
 pub const DEFAULT_MODEL: &str = droidscore_contract::models::SMOLLM2_135M.file_name;
 /// Where `scripts/build-aarch64.sh` puts the binary (a static aarch64 Linux
 /// build, which Android runs from `/data/local/tmp`).
-pub const DEFAULT_BINARY: &str =
+pub(crate) const DEFAULT_BINARY: &str =
     "target/aarch64-static/aarch64-unknown-linux-gnu/release/droidscore-device";
 /// How to build a binary a phone can run, for error messages.
 const BUILD_HINT: &str =
@@ -109,7 +109,7 @@ impl OnPhone {
 
     /// One line saying what runs where: the phone, the pid, the model and
     /// its quantization, the port on the phone and the base URL here.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "droidscore-device on {} (pid {}): model {} ({}), {} on the phone, {} here",
             self.serial,
@@ -157,7 +157,7 @@ pub enum ModelChoiceError {
 /// none is asked), anything else a file to push as it is. The phone's
 /// server cannot fetch, so a name not yet fetched is refused here, before
 /// anything is pushed, and so is a mistyped one, with the known names.
-pub fn model_file(asked: Option<&str>, cache: &Path) -> Result<PathBuf, ModelChoiceError> {
+pub(crate) fn model_file(asked: Option<&str>, cache: &Path) -> Result<PathBuf, ModelChoiceError> {
     use droidscore_contract::models;
     let known = match asked {
         None => Some(models::default_model()),
@@ -189,7 +189,7 @@ pub fn model_file(asked: Option<&str>, cache: &Path) -> Result<PathBuf, ModelCho
 }
 
 /// The server's command line on the phone, run in [`REMOTE_DIR`].
-pub fn serve_argv(
+pub(crate) fn serve_argv(
     model_name: &str,
     port: u16,
     threads: Option<usize>,
@@ -214,7 +214,7 @@ pub fn serve_argv(
 
 /// The ELF machine a phone runs: aarch64 (`arm64-v8a`). Anything else — the
 /// host's own x86-64 build above all — is refused before it is pushed.
-pub fn check_binary(path: &Path) -> Result<(), DeployError> {
+pub(crate) fn check_binary(path: &Path) -> Result<(), DeployError> {
     use std::io::Read;
     let mut header = Vec::with_capacity(20);
     std::fs::File::open(path)

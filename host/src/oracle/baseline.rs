@@ -22,7 +22,7 @@ pub struct Baseline {
 /// The keys an `unchanged` constraint watches: every settings key and app-data
 /// key the simulator models, plus whatever else the phone holds (a variant's
 /// decoy switches, the alarm list).
-pub fn watched_keys(phone: &dyn Phone) -> Vec<String> {
+pub(crate) fn watched_keys(phone: &dyn Phone) -> Vec<String> {
     let mut keys: Vec<String> = SettingsApp::get().defaults.keys().cloned().collect();
     keys.extend(phone.app_keys());
     keys.sort();
@@ -31,7 +31,7 @@ pub fn watched_keys(phone: &dyn Phone) -> Vec<String> {
 }
 
 impl Baseline {
-    pub fn capture(phone: &mut dyn Phone) -> Baseline {
+    pub(crate) fn capture(phone: &mut dyn Phone) -> Baseline {
         let mut baseline = Baseline::default();
         for key in watched_keys(phone) {
             match read_key(phone, &key) {

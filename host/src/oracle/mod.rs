@@ -7,7 +7,8 @@ mod baseline;
 mod predicate;
 mod verdict;
 
-pub use baseline::{watched_keys, Baseline};
+pub use baseline::Baseline;
+
 pub use predicate::{Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
 pub use verdict::{CheckResult, Outcome, Verdict};
 
@@ -43,7 +44,7 @@ pub struct Oracle {
 
 impl Oracle {
     /// Build from task-file specs; the error is `[i].field: message`.
-    pub fn from_specs(specs: Vec<PredicateSpec>) -> Result<Oracle, OracleError> {
+    pub(crate) fn from_specs(specs: Vec<PredicateSpec>) -> Result<Oracle, OracleError> {
         if specs.is_empty() {
             return Err(OracleError::Empty);
         }
@@ -63,7 +64,7 @@ impl Oracle {
     /// `null` — and an `untouched` prefix that matches nothing, which could
     /// never fail, is refused. Flip-history keys of alarms (`alarm/…`) are
     /// always allowed in `except` and `untouched`.
-    pub fn check_keys(
+    pub(crate) fn check_keys(
         &self,
         known: &std::collections::BTreeSet<String>,
     ) -> Result<(), OracleError> {
@@ -126,7 +127,7 @@ impl Oracle {
     }
 
     /// True when some check scores the agent's answer.
-    pub fn wants_answer(&self) -> bool {
+    pub(crate) fn wants_answer(&self) -> bool {
         self.predicates
             .iter()
             .any(|p| matches!(p, Predicate::Answer { .. }))
@@ -141,12 +142,12 @@ impl Oracle {
     /// simulator), each check runs on its own fork, so scoring never disturbs
     /// the episode and no check sees what another check's navigation did; a
     /// real phone is navigated in place.
-    pub fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> Verdict {
+    pub(crate) fn evaluate(&self, phone: &mut dyn Phone, baseline: &Baseline) -> Verdict {
         self.evaluate_answer(phone, baseline, None)
     }
 
     /// As [`Oracle::evaluate`], with the agent's answer for `answer` checks.
-    pub fn evaluate_answer(
+    pub(crate) fn evaluate_answer(
         &self,
         phone: &mut dyn Phone,
         baseline: &Baseline,

@@ -312,7 +312,7 @@ impl Predicate {
     }
 
     /// The check as one line, for tables and reasons.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Predicate::Setting { key, want } => format!("{key} {want}"),
             Predicate::App { key, want } => format!("{key} {want}"),
@@ -350,7 +350,7 @@ impl Predicate {
     }
 
     /// Score this check; `answer` is the agent's last `answer` action, if any.
-    pub fn evaluate(
+    pub(crate) fn evaluate(
         &self,
         phone: &mut dyn Phone,
         baseline: &Baseline,

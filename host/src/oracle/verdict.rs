@@ -40,7 +40,7 @@ pub struct Verdict {
 
 impl Verdict {
     /// Skipped if any check was skipped, else failed if any failed, else passed.
-    pub fn from_checks(checks: Vec<CheckResult>) -> Verdict {
+    pub(crate) fn from_checks(checks: Vec<CheckResult>) -> Verdict {
         let any = |o: Outcome| checks.iter().any(|c| c.outcome == o);
         let outcome = if any(Outcome::Skipped) {
             Outcome::Skipped

@@ -2,7 +2,7 @@
 //! the trajectory viewer and a comparison's `<pre>`.
 
 /// Text made safe for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -63,7 +63,7 @@ fn rate_table(head: &str, lines: &[Line]) -> String {
 
 /// The summary section: success with its Wilson interval, the counts,
 /// tokens and latency, and success per task and per variant.
-pub fn summary_section(s: &Summary) -> String {
+pub(crate) fn summary_section(s: &Summary) -> String {
     let mut out = String::from("<section id=\"summary\">\n");
     out += &format!("<h1>droidscore run {}</h1>\n", escape(&s.run_id));
     out += &format!(

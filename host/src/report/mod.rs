@@ -51,7 +51,7 @@ fn outcome(o: Outcome) -> &'static str {
     }
 }
 
-pub fn task_list(tasks: &[Task]) -> String {
+pub(crate) fn task_list(tasks: &[Task]) -> String {
     let rows: Vec<Vec<String>> = tasks
         .iter()
         .map(|t| {
@@ -70,7 +70,7 @@ pub fn task_list(tasks: &[Task]) -> String {
         + &format!("{} tasks, {variants} variants\n", tasks.len())
 }
 
-pub fn check_table(rows: &[CheckRow]) -> String {
+pub(crate) fn check_table(rows: &[CheckRow]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -115,7 +115,7 @@ pub fn check_table(rows: &[CheckRow]) -> String {
 
 /// The episodes of a run, one row each, then its success with the Wilson
 /// interval; the last line is the one to quote.
-pub fn run_table(
+pub(crate) fn run_table(
     agent: &str,
     run_id: &str,
     store: &std::path::Path,

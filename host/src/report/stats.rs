@@ -12,7 +12,7 @@
 use droidscore_contract::stats;
 
 /// z for a two-sided 95 % interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 
 /// A proportion with its Wilson 95 % interval.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -42,7 +42,7 @@ impl Rate {
     }
 
     /// Whether the two 95 % intervals overlap: then the difference is not a ranking.
-    pub fn overlaps(&self, other: &Rate) -> bool {
+    pub(crate) fn overlaps(&self, other: &Rate) -> bool {
         self.low <= other.high && other.low <= self.high
     }
 
@@ -63,7 +63,7 @@ impl Rate {
 }
 
 /// Wilson score interval for `successes` of `n`; (0, 1) when `n` is 0.
-pub fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
+pub(crate) fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
@@ -97,13 +97,8 @@ fn choose(n: u64, k: u64) -> f64 {
 }
 
 /// Estimated probability that k tries all succeed, from c successes in n ≥ k tries.
-pub fn pass_hat_k(c: u64, n: u64, k: u64) -> Option<f64> {
+pub(crate) fn pass_hat_k(c: u64, n: u64, k: u64) -> Option<f64> {
     (k >= 1 && n >= k).then(|| choose(c, k) / choose(n, k))
-}
-
-/// Estimated probability that at least one of k tries succeeds.
-pub fn pass_at_k(c: u64, n: u64, k: u64) -> Option<f64> {
-    (k >= 1 && n >= k).then(|| 1.0 - choose(n - c.min(n), k) / choose(n, k))
 }
 
 #[cfg(test)]
@@ -132,8 +127,6 @@ mod tests {
         assert_eq!(pass_hat_k(3, 3, 3), Some(1.0));
         assert_eq!(pass_hat_k(2, 3, 3), Some(0.0));
         assert!(close(pass_hat_k(2, 4, 2).unwrap(), 1.0 / 6.0));
-        assert!(close(pass_at_k(1, 4, 2).unwrap(), 0.5));
-        assert_eq!(pass_at_k(0, 4, 2), Some(0.0));
         assert_eq!(pass_hat_k(1, 1, 2), None, "k above n is not estimable");
     }
 

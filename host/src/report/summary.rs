@@ -174,13 +174,13 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
 
 impl Summary {
     /// Adds tokens and latency per step from the run's step rows.
-    pub fn with_usage(mut self, steps: &[StepUsage]) -> Summary {
+    pub(crate) fn with_usage(mut self, steps: &[StepUsage]) -> Summary {
         self.usage = UsageStats::of(steps);
         self
     }
 
     /// Adds the run's setup line from its record.
-    pub fn with_run(mut self, run: &RunRecord) -> Summary {
+    pub(crate) fn with_run(mut self, run: &RunRecord) -> Summary {
         self.setup = Some(setup(run));
         self
     }
@@ -209,7 +209,7 @@ fn verdict(a: &Rate, b: &Rate) -> String {
 }
 
 /// Overall first, then every task present in either run.
-pub fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
+pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
     let mut names: Vec<&str> = a
         .per_task
         .iter()

@@ -39,7 +39,7 @@ impl AdbDevices {
 
     /// The serials to drive: the one named, every attached device for
     /// `all`, or the only one attached.
-    pub fn serials(&self) -> Result<Vec<String>, PhonesError> {
+    pub(crate) fn serials(&self) -> Result<Vec<String>, PhonesError> {
         if let Some(serial) = self.serial.as_deref().filter(|s| *s != "all") {
             return Ok(vec![serial.to_string()]);
         }
@@ -110,7 +110,7 @@ impl AdbDevices {
 
 /// The one phone named (or the only one attached) that the model server
 /// goes to, with the default waits.
-pub fn one_phone(serial: Option<String>) -> Result<AdbPhone, PhonesError> {
+pub(crate) fn one_phone(serial: Option<String>) -> Result<AdbPhone, PhonesError> {
     if serial.as_deref() == Some("all") {
         return Err(PhonesError::BadInput(
             "the model server goes to one phone: pass its serial, not `all`".into(),

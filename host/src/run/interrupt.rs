@@ -78,7 +78,7 @@ impl Interrupt {
 }
 
 /// `SIGINT`, `SIGTERM`, or `signal N` for any other.
-pub fn signal_name(signal: i32) -> String {
+pub(crate) fn signal_name(signal: i32) -> String {
     use signal_hook::consts::{SIGINT, SIGTERM};
     match signal {
         SIGINT => "SIGINT".into(),

@@ -18,13 +18,18 @@ mod setup;
 mod shard;
 mod start;
 
-pub use adb_phones::{one_phone, AdbDevices, PhonesError};
+pub use adb_phones::{AdbDevices, PhonesError};
+
+pub(crate) use adb_phones::one_phone;
 pub use error::{Kept, RunSuiteError};
 pub use execute::{execute, AgentFactory, RunError};
-pub use interrupt::{signal_name, Interrupt};
+pub(crate) use interrupt::signal_name;
+pub use interrupt::Interrupt;
 pub use options::{AgentKind, PhoneKind, RunOptions, ServerOptions};
-pub use plan::{plan, select_variants, with_instances, Planned, UnknownVariant};
+pub(crate) use plan::select_variants;
+pub use plan::{plan, with_instances, Planned, UnknownVariant};
 pub use provenance::provenance;
 pub use recording::{EpisodeKey, Recording};
-pub use setup::{run_suite, Finished, Watch};
+pub(crate) use setup::run_suite;
+pub use setup::{Finished, Watch};
 pub use shard::{from_env as shard_from_env, BadShard, Shard, ShardEnvError, ShardSource};

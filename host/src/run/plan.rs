@@ -99,7 +99,7 @@ pub struct UnknownVariant(pub String);
 
 /// The instances a `--variants` spec selects: `all`, `base` (each task's first
 /// variant) or a comma-separated list of ids, every one of which must exist.
-pub fn select_variants<'a>(
+pub(crate) fn select_variants<'a>(
     tasks: &'a [Task],
     spec: &str,
 ) -> Result<Vec<&'a Instance>, UnknownVariant> {

@@ -55,7 +55,7 @@ impl<'a> Recording<'a> {
     /// stopping: interrupted, or its store can take no more): the agent is
     /// not asked again and the episode ends as [`Decision::Fatal`], which
     /// is never recorded, so `--resume` runs it again.
-    pub fn abandon_when(mut self, flag: &'a AtomicBool) -> Self {
+    pub(crate) fn abandon_when(mut self, flag: &'a AtomicBool) -> Self {
         self.abandon = Some(flag);
         self
     }

@@ -51,7 +51,7 @@ impl Finished {
     /// A run that scored no episode is no result, not 0 %: why, in words
     /// (every episode an infrastructure failure or skipped, or a selection
     /// that holds none); none when it scored one.
-    pub fn nothing_scored(&self) -> Option<String> {
+    pub(crate) fn nothing_scored(&self) -> Option<String> {
         use EpisodeStatus::{Failure, Infra, Skipped, Success};
         let (run_id, episodes) = (&self.run_id, &self.episodes);
         let count = |s| episodes.iter().filter(|e| e.status == s).count();
@@ -76,7 +76,7 @@ impl Finished {
 
 /// Run `tasks` as `options` say: set up, record, plan and execute; the
 /// run's episodes when it went to its end.
-pub fn run_suite(
+pub(crate) fn run_suite(
     options: &RunOptions,
     tasks: &[Task],
     watch: &mut dyn Watch,

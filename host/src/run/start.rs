@@ -11,7 +11,7 @@ use crate::agent::{AgentFormat, LlmConfig};
 use crate::store::{EpisodeKey, RunRecord, Store};
 
 /// The settings a run's results depend on; `--resume` must match them.
-pub fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::Value {
+pub(crate) fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::Value {
     let mut config = serde_json::json!({
         "agent": agent.name(),
         "base_url": options.base_url,
@@ -45,7 +45,7 @@ pub fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::Value {
 /// resumed with a longer wait); so do how long to wait on an HTTP 429
 /// (`--rate-limit-wait`) and which CA to trust (`--ca-cert`), neither of
 /// which changes a verdict. The record keeps the values it started with.
-pub const NOT_COMPARED: &[&str] = &[
+pub(crate) const NOT_COMPARED: &[&str] = &[
     "suite",
     "phone_timeout_s",
     "device_wait_s",
@@ -70,7 +70,7 @@ fn recorded(config: &serde_json::Value, key: &str) -> Option<serde_json::Value> 
 
 /// Start a new run in the store, or pick up the one `--resume` names: its
 /// id and the episodes it has finished.
-pub fn start_run(
+pub(crate) fn start_run(
     store: &Store,
     options: &RunOptions,
     config: &serde_json::Value,

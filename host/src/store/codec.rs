@@ -7,7 +7,7 @@ use flate2::{read::GzDecoder, write::GzEncoder, Compression};
 use sha2::{Digest, Sha256};
 
 /// Gzip a UI dump for `StepRecord::ui_dump_gz`.
-pub fn gzip(text: &str) -> Vec<u8> {
+pub(crate) fn gzip(text: &str) -> Vec<u8> {
     let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
     // Writing into a Vec cannot fail.
     encoder
@@ -17,7 +17,7 @@ pub fn gzip(text: &str) -> Vec<u8> {
 }
 
 /// Undo [`gzip`]. Fails on bytes that are not gzip or not UTF-8.
-pub fn gunzip(bytes: &[u8]) -> std::io::Result<String> {
+pub(crate) fn gunzip(bytes: &[u8]) -> std::io::Result<String> {
     let mut text = String::new();
     GzDecoder::new(bytes).read_to_string(&mut text)?;
     Ok(text)

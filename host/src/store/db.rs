@@ -22,7 +22,7 @@ pub type EpisodeKey = (String, String, u32);
 /// What [`Store::check_room`] writes: an episode with screenshots takes tens
 /// of KiB to a few MiB, so a store that cannot take 1 MiB would fail on the
 /// first episodes.
-pub const PROBE_BYTES: usize = 1 << 20;
+pub(crate) const PROBE_BYTES: usize = 1 << 20;
 
 /// SQLite's page cache while the probe is written, in pages: small, so the
 /// probe's pages are spilled to the WAL file instead of staying in memory
@@ -66,7 +66,7 @@ impl Store {
     /// can be created on a full disk; its first megabyte cannot.
     ///
     /// Random bytes, not zeros, so a compressing file system cannot shrink them.
-    pub fn check_room(&self) -> Result<(), StoreError> {
+    pub(crate) fn check_room(&self) -> Result<(), StoreError> {
         let cache: i64 = self
             .conn
             .pragma_query_value(None, "cache_size", |row| row.get(0))
@@ -131,7 +131,7 @@ impl Store {
     /// Fails, writing nothing, when the run does not exist, when the episode
     /// is already recorded ([`StoreError::Duplicate`]) or when a step belongs
     /// to another episode.
-    pub fn record_episode(
+    pub(crate) fn record_episode(
         &self,
         episode: &EpisodeRecord,
         steps: &[StepRecord],

@@ -34,7 +34,10 @@ pub enum SourcesError {
 /// The stores `--merge` names: each path as given, but a directory stands
 /// for every `*.sqlite` file directly in it, sorted by name, less `target`
 /// itself (so `--store shards/all.sqlite --merge shards` works).
-pub fn expand_sources(paths: &[PathBuf], target: &Path) -> Result<Vec<PathBuf>, SourcesError> {
+pub(crate) fn expand_sources(
+    paths: &[PathBuf],
+    target: &Path,
+) -> Result<Vec<PathBuf>, SourcesError> {
     let same = |p: &Path| match (p.canonicalize(), target.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

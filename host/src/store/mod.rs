@@ -21,9 +21,12 @@ mod schema;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use codec::{gunzip, gzip, sha256_hex};
-pub use db::{EpisodeKey, Store, PROBE_BYTES};
+pub use codec::sha256_hex;
+
+pub(crate) use codec::{gunzip, gzip};
+pub use db::{EpisodeKey, Store};
 pub use error::{Refusal, StoreError};
-pub use merge::{expand_sources, merge, MergeSummary, SourcesError};
+pub(crate) use merge::expand_sources;
+pub use merge::{merge, MergeSummary, SourcesError};
 pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};

@@ -156,7 +156,7 @@ impl Store {
     /// Tokens, latency and validity of every step of a run, ordered by task,
     /// variant, repeat and index, without the UI dumps and screenshots that
     /// [`Store::steps`] loads: what per-step report statistics need.
-    pub fn step_usage(&self, run_id: &str) -> Result<Vec<StepUsage>, StoreError> {
+    pub(crate) fn step_usage(&self, run_id: &str) -> Result<Vec<StepUsage>, StoreError> {
         let mut statement = self
             .conn
             .prepare(
@@ -186,7 +186,8 @@ impl Store {
 
     /// SQLite's own consistency check (`PRAGMA integrity_check`) plus a
     /// foreign-key check: the problems found, empty when the file is sound.
-    pub fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
+    #[cfg(test)]
+    pub(crate) fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
         let mut problems: Vec<String> = {
             let mut statement = self
                 .conn

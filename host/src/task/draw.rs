@@ -71,7 +71,7 @@ pub enum DrawError {
 const POOLS_TOML: &str = include_str!("../../../fixtures/sim/pools.toml");
 
 /// The pools, by name. A broken file fails this module's tests.
-pub fn pools() -> &'static BTreeMap<String, Vec<String>> {
+pub(crate) fn pools() -> &'static BTreeMap<String, Vec<String>> {
     static POOLS: OnceLock<BTreeMap<String, Vec<String>>> = OnceLock::new();
     POOLS.get_or_init(|| match toml::from_str(POOLS_TOML) {
         Ok(pools) => pools,
@@ -80,7 +80,7 @@ pub fn pools() -> &'static BTreeMap<String, Vec<String>> {
 }
 
 /// True when some param is drawn: the task is a template with instances.
-pub fn has_draws(specs: &BTreeMap<String, ParamSpec>) -> bool {
+pub(crate) fn has_draws(specs: &BTreeMap<String, ParamSpec>) -> bool {
     specs.values().any(|s| matches!(s, ParamSpec::Draw(_)))
 }
 

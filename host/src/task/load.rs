@@ -201,7 +201,7 @@ fn unique_ids(tasks: Vec<Task>) -> Result<Vec<Task>, TaskError> {
     Ok(tasks)
 }
 
-pub fn load_file(path: &Path) -> Result<Task, TaskError> {
+pub(crate) fn load_file(path: &Path) -> Result<Task, TaskError> {
     let text = std::fs::read_to_string(path).map_err(|e| TaskError {
         path: path.to_path_buf(),
         problem: Box::new(Problem::Read(e)),

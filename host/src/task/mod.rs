@@ -10,10 +10,12 @@ mod step;
 mod suite;
 
 pub use draw::{DrawError, ParamSpec};
-pub use load::{load_dir, load_file, FieldError, Problem, TaskError, VariantError};
+#[cfg(test)]
+pub(crate) use load::load_file;
+pub use load::{load_dir, FieldError, Problem, TaskError, VariantError};
 pub use on_phone::SuiteSetups;
 pub use step::Step;
-pub use suite::{Suite, EMBEDDED};
+pub use suite::Suite;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

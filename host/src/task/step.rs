@@ -35,7 +35,7 @@ pub struct Step {
 
 impl Step {
     /// How many action fields are set; a valid step has exactly one.
-    pub fn action_count(&self) -> usize {
+    pub(crate) fn action_count(&self) -> usize {
         [
             self.launch.is_some(),
             self.open.is_some(),

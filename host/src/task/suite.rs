@@ -25,11 +25,11 @@ pub enum Suite {
 }
 
 /// The name an embedded suite is recorded under (run config, messages).
-pub const EMBEDDED: &str = "embedded";
+pub(crate) const EMBEDDED: &str = "embedded";
 
 impl Suite {
     /// `--suite DIR` if given, else the embedded suite.
-    pub fn from_arg(dir: Option<&Path>) -> Suite {
+    pub(crate) fn from_arg(dir: Option<&Path>) -> Suite {
         dir.map_or(Suite::Embedded, |d| Suite::Dir(d.to_path_buf()))
     }
 

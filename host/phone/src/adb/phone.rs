@@ -604,7 +604,7 @@ impl Phone for AdbPhone {
         }
         let rows = crate::records::content::parse(&text, source.projection)
             .map_err(|e| PhoneError::Device(format!("{}: {e}", source.uri)))?;
-        Ok(table.from_rows(&rows))
+        Ok(table.records_from(&rows))
     }
 
     fn app_keys(&self) -> Vec<String> {

@@ -230,7 +230,7 @@ impl Table {
     }
 
     /// Records from the rows of [`Table::source`]'s query.
-    pub(crate) fn from_rows(self, rows: &[Row]) -> Vec<Record> {
+    pub(crate) fn records_from(self, rows: &[Row]) -> Vec<Record> {
         let text = |row: &Row, column: &str| -> Option<String> {
             row.iter()
                 .find(|(c, _)| c == column)
@@ -331,7 +331,7 @@ mod tests {
         let view = view_for_uri(source.uri).unwrap();
         let printed = content::render(&project(&view.rows(&records), source.projection));
         let rows = content::parse(&printed, source.projection).unwrap();
-        let back = Table::Contacts.from_rows(&rows);
+        let back = Table::Contacts.records_from(&rows);
         assert_eq!(back.len(), 2);
         assert_eq!(back[0].fields, records.rows(Table::Contacts)[0].fields);
         assert_eq!(back[1].get("number"), None);

@@ -33,13 +33,13 @@ use super::common::{
 use crate::agent::Decision;
 use droidscore_phone::{DeviceAction, Key};
 
-pub const SPACE: Space = Space::Relative(1000);
+pub(crate) const SPACE: Space = Space::Relative(1000);
 
 /// Screenshots in one request, the current one included: the last turns
 /// keep theirs, earlier ones only their question and answer. (The authors'
 /// README allows a history of turns; the cap is ours, so that a request
 /// stays near the image budget of one screen.)
-pub const MAX_IMAGES: usize = 3;
+pub(crate) const MAX_IMAGES: usize = 3;
 
 /// The answer's schema as the system prompt shows it (`thought` required):
 /// the authors' keys, types and values; the descriptions are ours.
@@ -72,7 +72,7 @@ fn schema() -> Value {
     })
 }
 
-pub fn system_prompt() -> String {
+pub(crate) fn system_prompt() -> String {
     format!(
         "# Role\n\
          你是一个熟练操作安卓手机触屏界面的智能体：看当前屏幕截图，按用户的任务决定下一步操作。\n\

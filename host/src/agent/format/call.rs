@@ -132,7 +132,7 @@ impl Cursor<'_> {
 }
 
 /// Parse `text` as exactly one call (surrounding space allowed).
-pub fn parse_call(text: &str) -> Result<Call, CallError> {
+pub(crate) fn parse_call(text: &str) -> Result<Call, CallError> {
     let mut c = Cursor { text, at: 0 };
     c.skip_space();
     let name = c.ident()?;

@@ -73,7 +73,7 @@ impl Geometry {
     }
 
     /// The screen pixel under the model's point `(x, y)`.
-    pub fn to_screen(&self, x: f64, y: f64) -> Result<(i32, i32), FormatError> {
+    pub(crate) fn to_screen(self, x: f64, y: f64) -> Result<(i32, i32), FormatError> {
         let (mw, mh) = (f64::from(self.model.0), f64::from(self.model.1));
         let (lw, lh) = (f64::from(self.limit.0), f64::from(self.limit.1));
         if !(x.is_finite() && y.is_finite()) || x < 0.0 || y < 0.0 || x > lw || y > lh {
@@ -208,7 +208,7 @@ pub enum FormatError {
 pub(super) use crate::agent::action::snippet;
 
 /// A JSON value as a message names it.
-pub fn shown(v: &Value) -> String {
+pub(crate) fn shown(v: &Value) -> String {
     match v {
         Value::String(s) => format!("{s:?}"),
         other => other.to_string(),
@@ -241,7 +241,7 @@ pub fn launch(name: &str) -> Result<Decision, FormatError> {
 }
 
 /// Typing: the text, then Enter when `submit`.
-pub fn type_text(text: &str, submit: bool) -> Decision {
+pub(crate) fn type_text(text: &str, submit: bool) -> Decision {
     let typed = DeviceAction::Text {
         text: text.to_owned(),
     };
@@ -254,7 +254,7 @@ pub fn type_text(text: &str, submit: bool) -> Decision {
 
 /// Where a swipe `direction` leads from `from`: a third of the screen's
 /// extent that way, kept on the screen.
-pub fn towards(from: (i32, i32), direction: &str, screen: (i32, i32)) -> Option<(i32, i32)> {
+pub(crate) fn towards(from: (i32, i32), direction: &str, screen: (i32, i32)) -> Option<(i32, i32)> {
     let (dx, dy) = (screen.0 / 3, screen.1 / 3);
     let (x, y) = from;
     let to = match direction {
@@ -272,7 +272,7 @@ pub fn towards(from: (i32, i32), direction: &str, screen: (i32, i32)) -> Option<
 
 /// A screenshot as the `data:image/png;base64,` URL an OpenAI-compatible
 /// request carries.
-pub fn data_url(png: &[u8]) -> String {
+pub(crate) fn data_url(png: &[u8]) -> String {
     let mut url = String::from("data:image/png;base64,");
     base64::engine::general_purpose::STANDARD.encode_string(png, &mut url);
     url

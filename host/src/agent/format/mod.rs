@@ -28,7 +28,9 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-pub use common::{data_url, smart_resize, FormatError, Geometry, Parsed, Space, Turn};
+pub use common::{smart_resize, FormatError, Geometry, Parsed, Space, Turn};
+
+pub(crate) use common::data_url;
 
 /// `--agent-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,7 +104,7 @@ impl FromStr for AgentFormat {
 /// The most screenshots one request of `format` carries (the current one
 /// included): what a server must be set to take (vLLM's
 /// `--limit-mm-per-prompt`).
-pub fn max_images(format: AgentFormat) -> usize {
+pub(crate) fn max_images(format: AgentFormat) -> usize {
     match format {
         AgentFormat::AndroidWorld | AgentFormat::QwenMobileUse | AgentFormat::Qwen3MobileUse => 1,
         AgentFormat::UiTars => ui_tars::MAX_IMAGES,
@@ -192,7 +194,7 @@ impl Session {
 /// The vision formats write a thought before the action: the
 /// AndroidWorld default of 256 tokens cuts long thoughts off before their
 /// call, so these formats default to this many.
-pub const VISION_MAX_TOKENS: u32 = 512;
+pub(crate) const VISION_MAX_TOKENS: u32 = 512;
 
 #[cfg(test)]
 mod format_tests;

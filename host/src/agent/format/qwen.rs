@@ -43,12 +43,12 @@ use super::common::{
 use crate::agent::Decision;
 use droidscore_phone::{keycode, DeviceAction, Key};
 
-pub const SPACE_2_5: Space = Space::Resized {
+pub(crate) const SPACE_2_5: Space = Space::Resized {
     factor: 28,
     min_pixels: 4 * 28 * 28,
     max_pixels: 16384 * 28 * 28,
 };
-pub const SPACE_3: Space = Space::Relative(999);
+pub(crate) const SPACE_3: Space = Space::Relative(999);
 
 /// Which model's cookbook: the two differ in actions, grid and prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,7 +159,7 @@ fn tool(version: Version, (width, height): (u32, u32)) -> Value {
 
 /// The system message: the tools block of Qwen-Agent's Nous template, with
 /// Qwen2.5-VL's preamble or Qwen3-VL's response format.
-pub fn system_prompt(version: Version, model: (u32, u32)) -> String {
+pub(crate) fn system_prompt(version: Version, model: (u32, u32)) -> String {
     let tools = format!(
         "# Tools\n\n\
          You may call one or more functions to assist with the user query.\n\n\

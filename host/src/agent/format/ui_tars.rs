@@ -47,7 +47,7 @@ use crate::agent::action::DRAG_MS;
 use crate::agent::Decision;
 use droidscore_phone::{DeviceAction, Key};
 
-pub const SPACE: Space = Space::Resized {
+pub(crate) const SPACE: Space = Space::Resized {
     factor: 28,
     min_pixels: 100 * 28 * 28,
     max_pixels: 16384 * 28 * 28,
@@ -55,7 +55,7 @@ pub const SPACE: Space = Space::Resized {
 
 /// Screenshots in one request, the current one included (UI-TARS-desktop's
 /// `MAX_IMAGE_LENGTH`).
-pub const MAX_IMAGES: usize = 5;
+pub(crate) const MAX_IMAGES: usize = 5;
 
 const ACTIONS: &str = "click, long_press, type, scroll, open_app, drag, press_home, press_back, finished (or wait, call_user)";
 
