@@ -5,6 +5,10 @@
 //! takes a file from version `i` to `i + 1`, each in its own transaction, so a
 //! crash mid-upgrade leaves the file at the last complete version. Only append
 //! to the list; never edit a migration that has shipped.
+//!
+//! Written here, not with `rusqlite_migration`: no release of it supports
+//! rusqlite 0.43 (2.6.0 requires 0.40, and two `libsqlite3-sys` versions
+//! cannot link into one build).
 
 use std::{path::Path, time::Duration};
 
