@@ -9,7 +9,7 @@
 use crate::agent::LlmError;
 use crate::model_server::local::LocalServerError;
 use crate::model_server::on_phone::DeployError;
-use crate::run::{Kept, PhonesError, RunError, RunSuiteError, UnknownVariant};
+use crate::run::{PhonesError, RunSuiteError, UnknownVariant};
 use crate::store::StoreError;
 use crate::task::TaskError;
 use droidscore_harness::probes::ProbeError;
@@ -67,39 +67,15 @@ pub enum CliError {
     /// Data that would not serialise for stdout.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
-    /// A run that stopped on something other than its endpoint.
+    /// A run that stopped partway (a signal, a lost phone, an endpoint that
+    /// refused, a full disk): recorded, and resumable; its kind picks the code.
     #[error(transparent)]
-    Run(Box<RunError>),
+    RunStopped(Box<RunSuiteError>),
     #[error("{0}")]
     Endpoint(String),
     /// The local model server would not start.
     #[error(transparent)]
     LocalServer(#[from] LocalServerError),
-    /// A run stopped because a phone went away for good; it can be resumed.
-    #[error("{source}; finished episodes are kept: --resume {run_id} runs the rest once the phone is back")]
-    PhoneGone {
-        run_id: String,
-        #[source]
-        source: Box<RunError>,
-    },
-    /// SIGINT or SIGTERM stopped a run between two commits; it can be resumed.
-    #[error("interrupted by {}: {kept}", crate::run::signal_name(*signal))]
-    Interrupted { signal: i32, kept: Kept },
-    /// The store refused a write mid-run (a full disk): the run stopped; what
-    /// was committed before stays and the run can be resumed.
-    #[error("{source}; the run stopped: {kept}")]
-    StoreFailed {
-        kept: Kept,
-        #[source]
-        source: Box<StoreError>,
-    },
-    /// A run stopped because its endpoint refused; the run can be resumed.
-    #[error("{source}; finished episodes are kept: --resume {run_id} continues")]
-    EndpointRefused {
-        run_id: String,
-        #[source]
-        source: Box<RunError>,
-    },
     #[error("{0}")]
     Regressed(String),
     #[error("{0}")]
@@ -161,13 +137,11 @@ impl From<RunSuiteError> for CliError {
             RunSuiteError::Io { what, source } => CliError::io(what, source),
             RunSuiteError::Store(e) => CliError::Store(e),
             RunSuiteError::SuiteHash(e) => CliError::SuiteHash(e),
-            RunSuiteError::Interrupted { signal, kept } => CliError::Interrupted { signal, kept },
-            RunSuiteError::StoreFailed { kept, source } => CliError::StoreFailed { kept, source },
-            RunSuiteError::PhoneGone { run_id, source } => CliError::PhoneGone { run_id, source },
-            RunSuiteError::EndpointRefused { run_id, source } => {
-                CliError::EndpointRefused { run_id, source }
-            }
-            RunSuiteError::Run(e) => CliError::Run(e),
+            stopped @ (RunSuiteError::Interrupted { .. }
+            | RunSuiteError::StoreFailed { .. }
+            | RunSuiteError::PhoneGone { .. }
+            | RunSuiteError::EndpointRefused { .. }
+            | RunSuiteError::Run(_)) => CliError::RunStopped(Box::new(stopped)),
         }
     }
 }
@@ -204,14 +178,16 @@ impl CliError {
             CliError::Io { .. }
             | CliError::Store(_)
             | CliError::SuiteHash(_)
-            | CliError::Json(_)
-            | CliError::Run(_) => exit::IO,
-            CliError::Endpoint(_) | CliError::LocalServer(_) | CliError::EndpointRefused { .. } => {
-                exit::ENDPOINT
-            }
-            CliError::PhoneGone { .. } => exit::PHONE_GONE,
-            CliError::Interrupted { signal, .. } => exit::SIGNALLED + signal,
-            CliError::StoreFailed { .. } => exit::IO,
+            | CliError::Json(_) => exit::IO,
+            CliError::Endpoint(_) | CliError::LocalServer(_) => exit::ENDPOINT,
+            CliError::RunStopped(stopped) => match **stopped {
+                RunSuiteError::Interrupted { signal, .. } => exit::SIGNALLED + signal,
+                RunSuiteError::PhoneGone { .. } => exit::PHONE_GONE,
+                RunSuiteError::EndpointRefused { .. } => exit::ENDPOINT,
+                // A full disk or another stop; the kinds that fail a run
+                // before it starts are their own variants (`From` above).
+                _ => exit::IO,
+            },
             CliError::Regressed(_) => exit::REGRESSED,
             CliError::Inconclusive(_) => exit::INCONCLUSIVE,
             CliError::ProvenanceMismatch(_) => exit::PROVENANCE_MISMATCH,
