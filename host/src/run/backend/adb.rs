@@ -28,8 +28,8 @@ pub struct AdbBackend {
 }
 
 impl Backend for AdbBackend {
-    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
-        prepare_adb_phone(&mut self.phone, instance, seed)
+    fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
+        prepare_adb_phone(&mut self.phone, instance, episode_seed)
             .map_err(|e| PhoneError::Device(format!("phone {}: {e}", self.phone.serial())))
     }
 
@@ -52,8 +52,8 @@ pub struct ServingBackend {
 }
 
 impl Backend for ServingBackend {
-    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
-        self.inner.prepare(instance, seed)
+    fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
+        self.inner.prepare(instance, episode_seed)
     }
 
     fn phone(&mut self) -> &mut dyn Phone {
@@ -105,7 +105,7 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
 pub fn prepare_adb_phone(
     phone: &mut AdbPhone,
     instance: &Instance,
-    seed: u64,
+    episode_seed: u64,
 ) -> Result<Prepared, PhoneError> {
     phone.begin_episode();
     if instance.oracle.needs_flip_history() && !phone.capabilities().flip_history {
@@ -118,7 +118,7 @@ pub fn prepare_adb_phone(
             &instance.task,
             &instance.variant.id,
             instance.instance_seed,
-            seed,
+            episode_seed,
         )?;
     } else if let Some(why) = needs_simulator(instance) {
         return Ok(Prepared::Skip(why));
@@ -126,7 +126,7 @@ pub fn prepare_adb_phone(
     phone.act(&DeviceAction::Key { key: Key::Home })?;
     phone.shell_ok(&format!("am force-stop {}", quote(&instance.app)))?;
 
-    let config = instance.setup(seed);
+    let config = instance.setup(episode_seed);
     // Airplane mode first: turning it on turns radios off, which the
     // Wi-Fi and Bluetooth values after it then override.
     let mut initial: Vec<(&String, &String)> = config.initial.iter().collect();

@@ -28,8 +28,8 @@ pub enum Prepared {
 /// episode is retried once after [`Backend::recover`].
 pub trait Backend: Send {
     /// Put a phone in `instance`'s initial state (its variant, initial
-    /// values and alarms, with `seed`) and on the home screen.
-    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError>;
+    /// values and alarms, with `episode_seed`) and on the home screen.
+    fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError>;
     /// The phone the last [`Prepared::Ready`] prepared, for the episode.
     fn phone(&mut self) -> &mut dyn Phone;
     /// After an infrastructure failure: wait (bounded) until the phone can

@@ -1,5 +1,5 @@
 //! The simulator as a run's backend: every episode gets a fresh simulated
-//! phone built from the instance's variant, initial state and seed, so no
+//! phone built from the instance's variant, initial state and episode seed, so no
 //! episode sees another's state and every instance can run.
 
 use droidscore_phone::apps::{PhoneSetup, SetupError};
@@ -26,9 +26,9 @@ impl SimBackend {
 }
 
 impl Backend for SimBackend {
-    fn prepare(&mut self, instance: &Instance, seed: u64) -> Result<Prepared, PhoneError> {
-        self.phone =
-            SimPhone::new(instance.setup(seed)).map_err(|e| PhoneError::Device(e.to_string()))?;
+    fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
+        self.phone = SimPhone::new(instance.setup(episode_seed))
+            .map_err(|e| PhoneError::Device(e.to_string()))?;
         Ok(Prepared::Ready)
     }
 
