@@ -31,7 +31,9 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         let padded: Vec<String> = cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
+            // By hand: a format width stops at 65,535, and a cell (a
+            // model's answer, a goal) can be longer.
+            .map(|(c, w)| c.clone() + &" ".repeat(w.saturating_sub(c.chars().count())))
             .collect();
         padded.join("  ").trim_end().to_string() + "\n"
     };
@@ -165,4 +167,23 @@ pub(crate) fn run_table(
         100.0 * s.overall.high
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table;
+
+    #[test]
+    fn a_cell_longer_than_a_format_width_is_padded_not_a_panic() {
+        let long = "a".repeat(70_000);
+        let out = table(
+            &["goal", "n"],
+            &[vec![long.clone(), "1".into()], vec!["b".into(), "2".into()]],
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("goal{}  n", " ".repeat(70_000 - 4)));
+        assert_eq!(lines[1], format!("{}  -", "-".repeat(70_000)));
+        assert_eq!(lines[2], format!("{long}  1"));
+        assert_eq!(lines[3], format!("b{}  2", " ".repeat(70_000 - 1)));
+    }
 }

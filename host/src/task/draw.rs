@@ -6,7 +6,7 @@
 //!   (names, companies, places, event titles, message bodies, file stems);
 //!   the pools avoid every name the simulated world already holds.
 //! - `{ one_of = ["a", "b"] }`: one of these.
-//! - `{ int = [lo, hi] }`, optionally `pad = 2`: an integer, inclusive.
+//! - `{ int = [lo, hi] }`, optionally `pad = 2` (at most [`MAX_PAD`]): an integer, inclusive.
 //! - `{ phone = true }`: a fresh fictional number, `+1 650-555-01NN`, never
 //!   one of the world's.
 //!
@@ -66,7 +66,14 @@ pub enum DrawError {
     NotDistinct(String),
     #[error("params.{0}: names itself through other params")]
     Cycle(String),
+    #[error("params.{name}.pad: {pad} digits is more than an int can need ({MAX_PAD})")]
+    PadTooWide { name: String, pad: usize },
 }
+
+/// The widest `pad` an `int` draw takes: an i64 has at most 19 digits and
+/// a sign. A wider one is a typo, and formatting it would panic (Rust's
+/// format width stops at 65,535).
+pub const MAX_PAD: usize = 20;
 
 const POOLS_TOML: &str = include_str!("../../../fixtures/sim/pools.toml");
 
@@ -111,6 +118,12 @@ pub fn check(specs: &BTreeMap<String, ParamSpec>) -> Result<(), DrawError> {
         }
         if d.one_of.as_ref().is_some_and(Vec::is_empty) || d.int.is_some_and(|[lo, hi]| lo > hi) {
             return Err(DrawError::Empty(name.clone()));
+        }
+        if let Some(pad) = d.pad.filter(|pad| *pad > MAX_PAD) {
+            return Err(DrawError::PadTooWide {
+                name: name.clone(),
+                pad,
+            });
         }
         if let Some(other) = d.distinct.iter().find(|o| !specs.contains_key(*o)) {
             return Err(DrawError::Distinct {
@@ -256,6 +269,21 @@ mod tests {
 
     fn specs(text: &str) -> BTreeMap<String, ParamSpec> {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_pad_wider_than_an_int_is_refused_at_load_not_a_panic_at_draw() {
+        let s = specs(r#"n = { int = [1, 9], pad = 100000000000 }"#);
+        assert_eq!(
+            check(&s),
+            Err(DrawError::PadTooWide {
+                name: "n".into(),
+                pad: 100_000_000_000
+            })
+        );
+        let widest = specs(&format!("n = {{ int = [-1, -1], pad = {MAX_PAD} }}"));
+        check(&widest).unwrap();
+        assert_eq!(draw("t", 0, &widest, &none()).unwrap()["n"].len(), MAX_PAD);
     }
 
     #[test]
