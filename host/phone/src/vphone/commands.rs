@@ -20,7 +20,26 @@ const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 /// ADBKeyBoard's input method, as `ime list -s` lists it.
 const ADBKEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 
-/// Run one command (`args[0]` and its arguments) with `stdin` from a pipe.
+/// Run one command that reads no phone state (`echo`, `sleep`, `grep`, …)
+/// without the phone's lock, or None when `args[0]` needs it (see [`run`]).
+/// `sleep` is here above all: it waits, and must not hold the phone while
+/// it does.
+pub(super) fn stateless(args: &[String], stdin: &[u8]) -> Option<ShellOutput> {
+    let rest: Vec<&str> = args.get(1..)?.iter().map(String::as_str).collect();
+    Some(match args.first()?.as_str() {
+        "echo" => echo(&rest),
+        "true" => ShellOutput::ok(Vec::new()),
+        "false" => ShellOutput::fail(1, ""),
+        "grep" => grep(&rest, stdin),
+        "sleep" => sleep(&rest),
+        "wm" => wm(&rest),
+        "logcat" => logcat(&rest),
+        _ => return None,
+    })
+}
+
+/// Run one command (`args[0]` and its arguments) with `stdin` from a pipe,
+/// holding the phone's state; [`stateless`] has answered those that need none.
 pub(super) fn run(
     inner: &mut Inner,
     setups: &dyn Setups,
@@ -32,19 +51,13 @@ pub(super) fn run(
     };
     let rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
     match name.as_str() {
-        "echo" => echo(&rest),
-        "true" => ShellOutput::ok(Vec::new()),
-        "false" => ShellOutput::fail(1, ""),
         "cat" => cat(inner, &rest, stdin),
         "rm" => rm(inner, &rest),
-        "grep" => grep(&rest, stdin),
-        "sleep" => sleep(&rest),
         "kill" => super::jobs::kill(inner, &rest),
         "chmod" => super::jobs::chmod(inner, &rest),
         "sha256sum" => super::jobs::sha256sum(inner, &rest),
         "tail" => super::jobs::tail(inner, &rest, stdin),
         "getprop" => getprop(inner, &rest),
-        "wm" => wm(&rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
         "input" => super::input::input(inner, &rest),
@@ -58,7 +71,6 @@ pub(super) fn run(
         "pm" => super::system::pm(inner, &rest),
         "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
         "find" => super::records::find(inner, &rest),
-        "logcat" => logcat(&rest),
         "droidscore-sim" => control(inner, setups, &rest),
         other => ShellOutput::fail(
             127,

@@ -104,7 +104,10 @@ impl VirtualPhone {
                 }
             }
         };
-        let mut inner = self.lock();
+        // The phone's lock is taken per command, never across the line: a
+        // `sleep` (or any command that waits) on one connection must not hold
+        // the phone for every other (issue 30: `echo ok` waited 7.5 s behind
+        // `sleep 4; sleep 4`). Commands from two shells interleave, as on a phone.
         let mut out = ShellOutput::default();
         let mut status = 0u8;
         // `adb shell` starts in `/`.
@@ -123,7 +126,7 @@ impl VirtualPhone {
                 let expand = |w: &script::Word| w.expand(status, last_background);
                 let argv: Vec<String> = pipeline.commands[0].iter().map(expand).collect();
                 last_background = Some(jobs::start(
-                    &mut inner,
+                    &mut self.lock(),
                     &cwd,
                     argv,
                     &pipeline.redirects,
@@ -144,9 +147,11 @@ impl VirtualPhone {
                     return out;
                 }
                 let result = if args.first().map(String::as_str) == Some("cd") {
-                    jobs::cd(&inner, &mut cwd, args.get(1).map(String::as_str))
+                    jobs::cd(&self.lock(), &mut cwd, args.get(1).map(String::as_str))
+                } else if let Some(result) = commands::stateless(&args, &stdin) {
+                    result
                 } else {
-                    commands::run(&mut inner, &*self.setups, &args, &stdin)
+                    commands::run(&mut self.lock(), &*self.setups, &args, &stdin)
                 };
                 out.stderr.extend(result.stderr);
                 status = result.exit;

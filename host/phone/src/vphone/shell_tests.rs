@@ -471,3 +471,32 @@ fn sync_list_and_stat_see_pushed_files_with_their_mtimes() {
     ok(&phone, "rm -r /sdcard/d");
     assert_eq!(Device::stat(&phone, "/sdcard/d/a.txt"), None);
 }
+
+/// Issue 30: the phone's lock was held for a whole command line, so `echo ok`
+/// on a second connection waited behind another's `sleep 4; sleep 4`.
+#[test]
+fn a_sleep_on_one_connection_does_not_hold_the_phone_for_another() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let phone = Arc::new(phone());
+    let slept = Arc::new(AtomicBool::new(false));
+    let sleeper = {
+        let (phone, slept) = (Arc::clone(&phone), Arc::clone(&slept));
+        std::thread::spawn(move || {
+            phone.run("sleep 1; sleep 1");
+            slept.store(true, Ordering::SeqCst);
+        })
+    };
+    // Let the sleeper start; the margin is the rest of its two seconds.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(ok(&phone, "echo ok"), "ok\n");
+    assert_eq!(
+        ok(&phone, "settings get global wifi_on; echo ok"),
+        "1\nok\n"
+    );
+    assert!(
+        !slept.load(Ordering::SeqCst),
+        "a second command waited for the sleeper to finish"
+    );
+    sleeper.join().unwrap();
+}
