@@ -5,14 +5,83 @@
 //!
 //! Values are read as written: `true`/`false` only, digits only for numbers,
 //! `[l,t][r,b]` with optionally negative `i32`s and no spaces for bounds.
-//! Duplicate attributes are refused. Errors name the byte offset in the input.
+//! Duplicate attributes are refused, and so is a tag with more than
+//! [`MAX_EXTRA_ATTRIBUTES`]. Errors name the byte offset in the input.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use quick_xml::events::BytesStart;
 
 use super::error::ParseError;
 use super::node::{Bounds, CompactString, ExtraAttr, Hierarchy, Node};
+
+/// The most extra attributes (beyond AOSP uiautomator's own, which are
+/// typed fields and each at most once) one `<node>` or `<hierarchy>` may
+/// carry; past it the dump is refused. androidx's dumper adds a few: a
+/// thousand is no screen, only a file made to be slow. Extras only, so a
+/// tree parsed at the bound serialises and parses again.
+pub(crate) const MAX_EXTRA_ATTRIBUTES: usize = 1024;
+
+/// Extra attribute names seen so far in one tag (at most
+/// [`MAX_EXTRA_ATTRIBUTES`]), to refuse a duplicate in
+/// time linear in the tag (issue 30: a scan of the extras per attribute made
+/// `ui` on a node with 200,000 attributes take over 30 s). Most tags have no
+/// extras or a few; the set is built only once there are more.
+#[derive(Default)]
+struct ExtraNames<'a> {
+    few: Vec<&'a str>,
+    many: HashSet<&'a str>,
+}
+
+impl<'a> ExtraNames<'a> {
+    /// Few enough to compare one by one.
+    const FEW: usize = 8;
+
+    /// False when `name` was seen before.
+    fn insert(&mut self, name: &'a str) -> bool {
+        if self.few.len() < Self::FEW {
+            if self.few.contains(&name) {
+                return false;
+            }
+            self.few.push(name);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().copied());
+        }
+        self.many.insert(name)
+    }
+
+    /// How many names were inserted.
+    fn len(&self) -> usize {
+        self.few.len().max(self.many.len())
+    }
+
+    /// Insert the extra attribute `name` of the tag `<what>` at byte `tag`
+    /// (its value at byte `value`): an error for a duplicate, or for one
+    /// past [`MAX_EXTRA_ATTRIBUTES`].
+    fn add(
+        &mut self,
+        name: &'a str,
+        what: &str,
+        tag: usize,
+        value: usize,
+    ) -> Result<(), ParseError> {
+        if self.len() == MAX_EXTRA_ATTRIBUTES {
+            return Err(ParseError::new(
+                tag,
+                format!(
+                    "<{what}> at byte {tag} has over {MAX_EXTRA_ATTRIBUTES} attributes besides uiautomator's own"
+                ),
+            ));
+        }
+        if !self.insert(name) {
+            return Err(duplicate(value, name));
+        }
+        Ok(())
+    }
+}
 
 /// Up to 40 characters of `s`, for error messages.
 pub(super) fn clip(s: &str) -> Cow<'_, str> {
@@ -273,6 +342,7 @@ pub(super) fn parse_hierarchy_attrs(
     let at = tag_offset(text, e, 0);
     let mut prev: Option<&str> = None;
     let mut seen_rotation = false;
+    let mut extras = ExtraNames::default();
     let raw_attrs = e.attributes_raw();
     let mut scan = AttrScan::new(raw_attrs);
     while let Some((name, raw, _)) = scan
@@ -287,9 +357,7 @@ pub(super) fn parse_hierarchy_attrs(
             seen_rotation = true;
             h.rotation = parse_u32(raw, vat, name)?;
         } else {
-            if h.extra.iter().any(|x| x.name == name) {
-                return Err(duplicate(vat, name));
-            }
+            extras.add(name, "hierarchy", at, vat)?;
             let value = unescape(raw, vat, name)?;
             h.extra.push(ExtraAttr {
                 name: CompactString::from(name),
@@ -356,6 +424,7 @@ pub(super) fn parse_node(text: &str, e: &BytesStart<'_>, at: usize) -> Result<No
     let raw_attrs = e.attributes_raw();
     let mut scan = AttrScan::new(raw_attrs);
     let mut expect = 0;
+    let mut extras = ExtraNames::default();
     while let Some((name, raw, predicted)) = scan
         .next_attr(NODE_ATTRS.get(expect).copied())
         .map_err(|bad| attrs_error(text, raw_attrs, bad, at))?
@@ -373,9 +442,7 @@ pub(super) fn parse_node(text: &str, e: &BytesStart<'_>, at: usize) -> Result<No
             None => 0,
         };
         if bit == 0 {
-            if node.extra.iter().any(|x| x.name == name) {
-                return Err(duplicate(vat, name));
-            }
+            extras.add(name, "node", at, vat)?;
             let value = unescape(raw, vat, name)?;
             node.extra.push(ExtraAttr {
                 name: CompactString::from(name),
@@ -465,5 +532,75 @@ mod tests {
         ] {
             assert_eq!(parse_bounds(bad), None, "{bad:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::super::{parse_xml, to_xml};
+    use super::MAX_EXTRA_ATTRIBUTES;
+
+    /// A dump whose one node has `class`, `bounds` and `extras` extra attributes.
+    fn node_with_extras(extras: usize) -> String {
+        let mut tag = String::from(r#"<node class="c" bounds="[0,0][1,1]""#);
+        for i in 0..extras {
+            tag.push_str(&format!(r#" x{i}="v{i}""#));
+        }
+        format!(r#"<hierarchy rotation="0">{tag} /></hierarchy>"#)
+    }
+
+    /// Issue 30: each extra attribute was checked against every one before
+    /// it, so `ui` on a node with 200,000 attributes took over 30 s; and no
+    /// bound said how many a node may have.
+    #[test]
+    fn a_node_at_the_attribute_bound_is_read_whole_and_one_more_is_refused() {
+        let extras = MAX_EXTRA_ATTRIBUTES;
+        let h = parse_xml(node_with_extras(extras).as_bytes()).unwrap();
+        let node = &h.nodes[0];
+        assert_eq!(node.extra.len(), extras);
+        for (i, extra) in node.extra.iter().enumerate() {
+            assert_eq!(
+                (extra.name.as_str(), extra.value.as_str()),
+                (&*format!("x{i}"), &*format!("v{i}"))
+            );
+        }
+        let again = parse_xml(to_xml(&h).as_bytes()).unwrap();
+        assert_eq!(again, h, "every extra goes back where it was");
+
+        let refused = parse_xml(node_with_extras(extras + 1).as_bytes()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            format!("<node> at byte 24 has over {MAX_EXTRA_ATTRIBUTES} attributes besides uiautomator's own")
+        );
+        let huge = parse_xml(node_with_extras(200_000).as_bytes()).unwrap_err();
+        assert_eq!(huge, refused);
+    }
+
+    #[test]
+    fn a_duplicate_among_many_extras_is_still_refused() {
+        let input = node_with_extras(MAX_EXTRA_ATTRIBUTES - 1).replace(" />", r#" x7="again" />"#);
+        let e = parse_xml(input.as_bytes()).unwrap_err().to_string();
+        assert!(e.starts_with("duplicate attribute x7 at byte"), "{e}");
+        let input = node_with_extras(3).replace(" />", r#" x1="again" />"#);
+        let e = parse_xml(input.as_bytes()).unwrap_err().to_string();
+        assert!(e.starts_with("duplicate attribute x1 at byte"), "{e}");
+    }
+
+    #[test]
+    fn the_hierarchy_tag_has_the_same_bound() {
+        let attrs: String = (0..MAX_EXTRA_ATTRIBUTES)
+            .map(|i| format!(" h{i}=\"v\""))
+            .collect();
+        let at_bound = format!("<hierarchy{attrs}></hierarchy>");
+        assert_eq!(
+            parse_xml(at_bound.as_bytes()).unwrap().extra.len(),
+            MAX_EXTRA_ATTRIBUTES
+        );
+        let past = format!("<hierarchy rotation=\"0\"{attrs} one-more=\"v\"></hierarchy>");
+        let e = parse_xml(past.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("<hierarchy> at byte 0 has over {MAX_EXTRA_ATTRIBUTES} attributes besides uiautomator's own")
+        );
     }
 }

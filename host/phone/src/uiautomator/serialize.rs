@@ -21,6 +21,7 @@
 //! `UiDevice.dumpWindowHierarchy`, which turns on KXmlSerializer's indent-output:
 //! CRLF then two spaces per depth before each start tag and each non-leaf end tag.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::node::{ExtraAttr, Hierarchy, Node};
@@ -163,20 +164,28 @@ impl Writer {
 
 /// Puts extra attributes back where they were: after the attribute named in
 /// `after` (chains of extras included), `None` first, unknown anchors last.
+/// Each anchor's extras are looked up once, so a node's extras cost time
+/// linear in their number (a scan of the list per attribute was quadratic).
 struct Extras<'a> {
     list: &'a [ExtraAttr],
     written: Vec<bool>,
+    /// The extras that followed each attribute, by name, in source order;
+    /// an anchor's entry is taken when its extras are written.
+    by_anchor: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Extras<'a> {
     fn new(list: &'a [ExtraAttr]) -> Self {
+        let mut by_anchor: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, extra) in list.iter().enumerate() {
+            if let Some(anchor) = &extra.after {
+                by_anchor.entry(anchor.as_str()).or_default().push(i);
+            }
+        }
         Self {
             list,
-            written: if list.is_empty() {
-                Vec::new()
-            } else {
-                vec![false; list.len()]
-            },
+            written: vec![false; list.len()],
+            by_anchor,
         }
     }
 
@@ -189,11 +198,11 @@ impl<'a> Extras<'a> {
     }
 
     fn after(&mut self, name: &str, out: &mut String) {
-        if self.list.is_empty() {
+        let Some(followers) = self.by_anchor.remove(name) else {
             return;
-        }
-        for i in 0..self.list.len() {
-            if !self.written[i] && self.list[i].after.as_deref() == Some(name) {
+        };
+        for i in followers {
+            if !self.written[i] {
                 self.write(i, out);
             }
         }
