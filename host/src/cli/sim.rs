@@ -189,6 +189,9 @@ fn serve(args: ServeArgs) -> Result<(), CliError> {
     let server = Server::bind(&args.listen)
         .map_err(|e| CliError::io(format!("failed to listen on {}", args.listen), e))?;
     let addr = server.local_addr();
+    // Each connection holds descriptors: the usual soft limit of 1024 is too few.
+    let open_files = droidscore_phone::adbd::raise_open_file_limit();
+    tracing::debug!(?open_files, "virtual phone: descriptor limit");
     if (5555..=5585).contains(&addr.port()) {
         tracing::warn!(
             "port {} is in the adb server's emulator scan range (5555–5585): `adb devices` will also list it as emulator-{}; always pass -s",

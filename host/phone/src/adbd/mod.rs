@@ -26,7 +26,7 @@ mod test_support;
 mod wire_tests;
 
 pub use fake_device::FakeDevice;
-pub use server::{Server, ServerHandle};
+pub use server::{raise_open_file_limit, Server, ServerHandle, ACCEPT_BACKOFF, MAX_CONNECTIONS};
 
 /// What a shell command printed and how it exited.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
