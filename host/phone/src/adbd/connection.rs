@@ -16,6 +16,17 @@
 //! command holds up the connection's other streams, not other connections.
 //! The exception is `tcp:PORT` (see `relay`): a TCP connection the device
 //! opens, read by a thread of its own that writes through the same writer.
+//!
+//! What a peer that never acknowledges can make us hold is bounded (issue
+//! 30: 32 `exec:screencap` streams never acknowledged held 330 MiB). adbd
+//! stops reading a service's output while its WRTE is unacknowledged, so the
+//! service blocks (AOSP packages/modules/adb docs/dev/delayed_ack.md, read
+//! at LineageOS/android_packages_modules_adb 7025155). Our services answer
+//! whole, so the bound is on what waits to be sent: at most
+//! [`MAX_STREAMS`] streams are open, and while [`MAX_BUFFERED`] bytes wait
+//! on the connection a new one-shot OPEN is refused (CLSE) and a `sync:`
+//! stream answers no further request, nor acknowledges the WRTE that
+//! carried it, until the peer has taken what waits.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -31,9 +42,20 @@ use super::{
     },
     relay::{self, Relay, Writer},
     service::{run_one_shot, Service},
-    sync::SyncSession,
+    sync::{Fed, SyncSession},
     Device,
 };
+
+/// The most streams one connection may have open at once; an OPEN past it
+/// is refused with CLSE. The adb server opens a stream per command and a
+/// few run at once; adbd itself is bounded only by its descriptors.
+pub(crate) const MAX_STREAMS: usize = 64;
+
+/// The most bytes of answers a connection holds unsent before it answers
+/// nothing new: a one-shot OPEN is refused with CLSE, a `sync:` stream's
+/// requests wait. A peer that reads takes them at once; one that does not
+/// costs this plus one answer (a 1080x2400 screencap is 10 MiB).
+pub(crate) const MAX_BUFFERED: usize = 16 * 1024 * 1024;
 
 /// Serve one connection until the peer leaves or breaks the protocol.
 /// A peer that hangs up is Ok; a malformed packet or a failed write is Err.
@@ -80,6 +102,24 @@ struct Stream {
     awaiting_okay: bool,
     /// Nothing more will be added: CLSE once the outbox is empty.
     finished: bool,
+    /// The peer's last WRTE is not acknowledged yet: its `sync:` requests
+    /// wait for the connection's unsent answers to go out (see
+    /// [`MAX_BUFFERED`]).
+    okay_owed: bool,
+}
+
+impl Stream {
+    fn new(remote_id: u32) -> Stream {
+        Stream {
+            remote_id,
+            sync: None,
+            relay: None,
+            outbox: VecDeque::new(),
+            awaiting_okay: false,
+            finished: false,
+            okay_owed: false,
+        }
+    }
 }
 
 impl Connection<'_> {
@@ -114,7 +154,8 @@ impl Connection<'_> {
                     Some(stream) => stream.awaiting_okay = false,
                     None => return Ok(()),
                 }
-                self.pump(arg1)
+                self.pump(arg1)?;
+                self.resume_sync()
             }
             A_WRTE => {
                 let Some(stream) = self.streams.get_mut(&arg1) else {
@@ -129,12 +170,15 @@ impl Connection<'_> {
                         return self.send(Packet::new(A_CLSE, arg1, remote_id, Vec::new()));
                     }
                 }
-                if let Some(session) = stream.sync.as_mut() {
-                    let mut answers = Vec::new();
-                    if !session.feed(&data, self.device, &mut answers) {
-                        stream.finished = true;
-                    }
-                    stream.outbox.extend(answers);
+                if stream.okay_owed {
+                    // A WRTE before we acknowledged the last: the peer does
+                    // not wait, so nothing it sends can be held back.
+                    tracing::debug!(local_id = arg1, "adbd: WRTE before OKAY; stream closed");
+                    self.streams.remove(&arg1);
+                    return self.send(Packet::new(A_CLSE, arg1, remote_id, Vec::new()));
+                }
+                if stream.sync.is_some() {
+                    return self.feed_sync(arg1, &data);
                 }
                 // Shell stdin (v2 ids 0, 4, 5) and exec input have nowhere to go.
                 self.send(Packet::new(A_OKAY, arg1, remote_id, Vec::new()))?;
@@ -194,6 +238,23 @@ impl Connection<'_> {
             tracing::debug!(service = name_text, "adbd: OPEN refused");
             return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
         };
+        if self.streams.len() >= MAX_STREAMS {
+            tracing::debug!(
+                service = name_text,
+                MAX_STREAMS,
+                "adbd: OPEN refused: too many streams"
+            );
+            return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
+        }
+        let one_shot = !matches!(service, Service::Sync | Service::Tcp(_));
+        if one_shot && self.buffered() >= MAX_BUFFERED {
+            tracing::debug!(
+                service = name_text,
+                MAX_BUFFERED,
+                "adbd: OPEN refused: the peer has not taken earlier answers"
+            );
+            return self.send(Packet::new(A_CLSE, 0, remote_id, Vec::new()));
+        }
         if let Service::Tcp(port) = service {
             return self.open_tcp(remote_id, port, max_payload);
         }
@@ -214,12 +275,10 @@ impl Connection<'_> {
         // A shell packet's header rides in the same WRTE as its data.
         let answer = run_one_shot(&service, self.device, max_payload.saturating_sub(5));
         let stream = Stream {
-            remote_id,
             sync: answer.is_none().then(SyncSession::default),
-            relay: None,
             finished: answer.is_some(),
             outbox: answer.unwrap_or_default().into(),
-            awaiting_okay: false,
+            ..Stream::new(remote_id)
         };
         self.streams.insert(local_id, stream);
         self.pump(local_id)
@@ -253,14 +312,60 @@ impl Connection<'_> {
         self.streams.insert(
             local_id,
             Stream {
-                remote_id,
-                sync: None,
                 relay: Some(relay),
-                outbox: VecDeque::new(),
-                awaiting_okay: false,
-                finished: false,
+                ..Stream::new(remote_id)
             },
         );
+        Ok(())
+    }
+
+    /// Bytes of answers waiting to be sent, on every stream.
+    fn buffered(&self) -> usize {
+        self.streams.values().map(|s| s.outbox.len()).sum()
+    }
+
+    /// The peer wrote `data` on the `sync:` stream `local_id`: answer what
+    /// the connection has room for, and acknowledge the WRTE once every
+    /// whole request in it is answered.
+    fn feed_sync(&mut self, local_id: u32, data: &[u8]) -> Result<(), PacketError> {
+        let room = MAX_BUFFERED.saturating_sub(self.buffered());
+        let Some(stream) = self.streams.get_mut(&local_id) else {
+            return Ok(());
+        };
+        let Some(session) = stream.sync.as_mut() else {
+            return Ok(());
+        };
+        let mut answers = Vec::new();
+        let fed = session.feed(data, self.device, &mut answers, room);
+        stream.outbox.extend(answers);
+        let remote_id = stream.remote_id;
+        match fed {
+            Fed::Ended => stream.finished = true,
+            Fed::Paused => stream.okay_owed = true,
+            Fed::Done => stream.okay_owed = false,
+        }
+        if !stream.okay_owed {
+            self.send(Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
+        }
+        self.pump(local_id)
+    }
+
+    /// Answers went out: let `sync:` streams whose requests wait go on,
+    /// while there is room.
+    fn resume_sync(&mut self) -> Result<(), PacketError> {
+        let mut waiting: Vec<u32> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| s.okay_owed)
+            .map(|(&id, _)| id)
+            .collect();
+        waiting.sort_unstable();
+        for local_id in waiting {
+            if self.buffered() >= MAX_BUFFERED {
+                break;
+            }
+            self.feed_sync(local_id, &[])?;
+        }
         Ok(())
     }
 

@@ -12,6 +12,8 @@
 //! wire tests here and the real-adb tests (host/tests/integration/adb/adbd.rs)
 //! serve.
 
+#[cfg(test)]
+mod bound_tests;
 mod connection;
 mod fake_device;
 pub mod faults;

@@ -6,6 +6,11 @@
 //!
 //! As in adbd, a failure answers FAIL and ends the session; QUIT ends it
 //! quietly. Either way the stream closes once the answers are flushed.
+//!
+//! Answers stop at a limit the connection gives (what it has room for):
+//! requests past it stay in the inbox until fed again, so a peer that
+//! sends many RECVs at once and reads nothing cannot make the session hold
+//! many files' worth of answers.
 
 use super::{Device, SyncFail};
 
@@ -49,6 +54,18 @@ struct Upload {
     data: Vec<u8>,
 }
 
+/// Where a [`SyncSession::feed`] left off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fed {
+    /// Every whole request is answered; a partial one waits for more bytes.
+    Done,
+    /// The answers reached the limit with requests still waiting: feed
+    /// again (with no new bytes) once they have gone out.
+    Paused,
+    /// The session is over (QUIT, or a FAIL written): flush, then close.
+    Ended,
+}
+
 /// What one whole request did.
 enum Step {
     /// Consumed this many bytes; carry on.
@@ -60,31 +77,40 @@ enum Step {
 }
 
 impl SyncSession {
-    /// Take the bytes of one WRTE, append the answers to `out`. False once
-    /// the session has ended: flush `out`, then close the stream.
-    pub(crate) fn feed(&mut self, bytes: &[u8], device: &dyn Device, out: &mut Vec<u8>) -> bool {
+    /// Take the bytes of one WRTE, append the answers to `out` while it is
+    /// under `limit` bytes (one answer may cross it).
+    pub(crate) fn feed(
+        &mut self,
+        bytes: &[u8],
+        device: &dyn Device,
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Fed {
         if self.ended {
-            return false;
+            return Fed::Ended;
         }
         self.inbox.extend_from_slice(bytes);
         let mut at = 0;
-        loop {
+        let fed = loop {
+            if out.len() >= limit && at < self.inbox.len() {
+                break Fed::Paused;
+            }
             let step = match self.sending.take() {
                 Some(upload) => self.upload_step(upload, at, device, out),
                 None => self.request_step(at, device, out),
             };
             match step {
                 Step::Continue(used) => at += used,
-                Step::NeedMore => break,
+                Step::NeedMore => break Fed::Done,
                 Step::End => {
                     self.ended = true;
                     self.inbox = Vec::new();
-                    return false;
+                    return Fed::Ended;
                 }
             }
-        }
+        };
         self.inbox.drain(..at);
-        true
+        fed
     }
 
     /// A request: `[id][path length]` then the path.
@@ -266,7 +292,7 @@ mod tests {
 
     fn run(session: &mut SyncSession, device: &FakeDevice, bytes: &[u8]) -> (bool, Vec<u8>) {
         let mut out = Vec::new();
-        let open = session.feed(bytes, device, &mut out);
+        let open = session.feed(bytes, device, &mut out, usize::MAX) != Fed::Ended;
         (open, out)
     }
 
@@ -283,7 +309,10 @@ mod tests {
         let mut session = SyncSession::default();
         let mut out = Vec::new();
         for byte in &bytes {
-            assert!(session.feed(std::slice::from_ref(byte), &device, &mut out));
+            assert_eq!(
+                session.feed(std::slice::from_ref(byte), &device, &mut out, usize::MAX),
+                Fed::Done
+            );
         }
         assert_eq!(out, b"OKAY\0\0\0\0");
         assert_eq!(
@@ -419,9 +448,9 @@ mod tests {
             let device = FakeDevice::default();
             let mut session = SyncSession::default();
             let mut out = Vec::new();
-            session.feed(prefix, &device, &mut out);
+            session.feed(prefix, &device, &mut out, usize::MAX);
             for piece in &pieces {
-                session.feed(piece, &device, &mut out);
+                session.feed(piece, &device, &mut out, usize::MAX);
             }
         }
     }
