@@ -17,6 +17,8 @@ mod bound_tests;
 mod connection;
 mod fake_device;
 pub mod faults;
+#[cfg(test)]
+pub(crate) mod fuzz_tests;
 mod packet;
 mod relay;
 mod server;

@@ -43,7 +43,7 @@ pub fn raise_open_file_limit() -> Option<u64> {
     let mut limit = getrlimit(Resource::Nofile);
     if limit.current != limit.maximum {
         limit.current = limit.maximum;
-        if let Err(e) = setrlimit(Resource::Nofile, limit.clone()) {
+        if let Err(e) = setrlimit(Resource::Nofile, limit) {
             tracing::debug!(error = %e, "adbd: RLIMIT_NOFILE not raised");
         }
     }
@@ -194,7 +194,7 @@ fn accept_loop(
                 continue;
             }
         };
-        let registered = match Registered::new(connections, clone) {
+        let registered = match Registered::admit(connections, clone) {
             Admission::Served(registered) => registered,
             Admission::Full => {
                 tracing::warn!(%peer, MAX_CONNECTIONS, "adbd: too many connections; closed");
@@ -263,7 +263,7 @@ enum Admission {
 }
 
 impl Registered {
-    fn new(connections: &Arc<Connections>, socket: TcpStream) -> Admission {
+    fn admit(connections: &Arc<Connections>, socket: TcpStream) -> Admission {
         let mut registry = connections.lock();
         if registry.closed {
             return Admission::Closed;

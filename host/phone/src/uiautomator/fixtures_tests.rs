@@ -167,7 +167,7 @@ fn parse_error_messages_snapshot() {
 }
 
 /// Serialising, parsing and serialising again gives the same bytes.
-fn assert_fixpoint(h: &Hierarchy) -> Result<(), TestCaseError> {
+pub(super) fn assert_fixpoint(h: &Hierarchy) -> Result<(), TestCaseError> {
     for style in [XmlStyle::OneLine, XmlStyle::Indented { crlf: true }] {
         let once = to_xml_styled(h, style);
         let reparsed =

@@ -20,3 +20,5 @@ pub use serialize::{to_xml, to_xml_styled, XmlStyle};
 
 #[cfg(test)]
 mod fixtures_tests;
+#[cfg(test)]
+mod fuzz_tests;

@@ -288,6 +288,8 @@ impl crate::adb::Transport for InProcess {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod input_tests;
 #[cfg(test)]
 mod shell_tests;
