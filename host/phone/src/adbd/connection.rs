@@ -4,7 +4,8 @@
 //! "service") gets a stream: OKAY(local-id, remote-id) to accept it, or
 //! CLSE(0, remote-id) to refuse it. A stream's answer goes out as WRTE packets
 //! of at most the peer's maxdata, one at a time: the next waits for the peer's
-//! OKAY. Every WRTE the peer sends is acknowledged with OKAY at once. When the
+//! OKAY. Every WRTE the peer sends is acknowledged with OKAY at once (but a
+//! `sync:` stream's, while answers wait: see below). When the
 //! answer is flushed the stream ends with CLSE; a CLSE from the peer drops it
 //! and is answered with ours, as adbd answers it (AOSP packages/modules/adb
 //! sockets.cpp, `local_socket_close` → `remote_socket_shutdown`; read at
