@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::draw::{self, DrawError, ParamSpec};
+use super::draw::{self, DrawError, ParamSpec, MAX_EXPANDED_LEN};
 use super::{Done, Draws, Instance, Step, Task};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
 use droidscore_phone::apps::{Alarm, InitialRecord, SetupError, Variant, ALARMS_KEY};
@@ -75,6 +75,9 @@ fn field_message(e: &serde_path_to_error::Error<toml::de::Error>) -> String {
 pub enum VariantError {
     #[error("{{{0}}} is used but no such param is defined")]
     UndefinedParam(String),
+    /// The string at this key grows past the bound.
+    #[error("{0}: longer than {MAX_EXPANDED_LEN} bytes once params are filled in")]
+    TooLong(String),
     #[error(transparent)]
     Field(#[from] FieldError),
     #[error("oracle{0}")]
@@ -351,11 +354,13 @@ fn for_structure(raw: &toml::Table) -> toml::Table {
     table
 }
 
+/// A string that would grow too long is left as written: the variant's
+/// pass reports it.
 fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) {
     match value {
         toml::Value::String(s) if s.contains('{') => {
-            for (k, v) in params {
-                *s = s.replace(&format!("{{{k}}}"), v);
+            if let Ok(filled) = draw::fill::<draw::TooLong>(s, params, |_| Ok(())) {
+                *s = filled;
             }
         }
         toml::Value::Array(items) => items.iter_mut().for_each(|v| substitute_known(v, params)),
@@ -376,7 +381,7 @@ fn instantiate(
     params: &BTreeMap<String, String>,
 ) -> Result<Instance, VariantError> {
     let mut value = toml::Value::Table(raw.clone());
-    substitute(&mut value, params)?;
+    substitute(&mut value, params, &mut Vec::new())?;
     let toml::Value::Table(table) = value else {
         unreachable!("a table stays a table")
     };
@@ -436,39 +441,52 @@ fn instantiate(
 fn substitute(
     value: &mut toml::Value,
     params: &BTreeMap<String, String>,
+    at: &mut Vec<String>,
 ) -> Result<(), VariantError> {
     match value {
         toml::Value::String(s) if s.contains('{') => {
-            let mut out = String::with_capacity(s.len());
-            let mut rest = s.as_str();
-            while let Some(open) = rest.find('{') {
-                out.push_str(&rest[..open]);
-                let after = &rest[open + 1..];
-                match after.find('}') {
-                    // `{name}` with a plain identifier is a parameter; anything
-                    // else (regex quantifiers like `{2}`) is left alone.
-                    Some(close) if is_param(&after[..close]) => {
-                        let name = &after[..close];
-                        let v = params
-                            .get(name)
-                            .ok_or_else(|| VariantError::UndefinedParam(name.to_string()))?;
-                        out.push_str(v);
-                        rest = &after[close + 1..];
-                    }
-                    _ => {
-                        out.push('{');
-                        rest = after;
-                    }
-                }
-            }
-            out.push_str(rest);
-            *s = out;
+            // `{name}` with a plain identifier is a parameter; anything else
+            // (regex quantifiers like `{2}`) is left alone.
+            *s = draw::fill(s, params, |name| match is_param(name) {
+                true => Err(Unfilled::Undefined(name.to_string())),
+                false => Ok(()),
+            })
+            .map_err(|e| match e {
+                Unfilled::Undefined(name) => VariantError::UndefinedParam(name),
+                Unfilled::TooLong => VariantError::TooLong(at.join(".")),
+            })?;
         }
-        toml::Value::Array(items) => items.iter_mut().try_for_each(|v| substitute(v, params))?,
-        toml::Value::Table(t) => t.iter_mut().try_for_each(|(_, v)| substitute(v, params))?,
+        toml::Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                let last = at.pop().unwrap_or_default();
+                at.push(format!("{last}[{i}]"));
+                substitute(v, params, at)?;
+                at.pop();
+                at.push(last);
+            }
+        }
+        toml::Value::Table(t) => {
+            for (k, v) in t.iter_mut() {
+                at.push(k.clone());
+                substitute(v, params, at)?;
+                at.pop();
+            }
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// Why a string of the file could not be filled in.
+enum Unfilled {
+    Undefined(String),
+    TooLong,
+}
+
+impl From<draw::TooLong> for Unfilled {
+    fn from(_: draw::TooLong) -> Self {
+        Unfilled::TooLong
+    }
 }
 
 fn is_param(s: &str) -> bool {
@@ -483,7 +501,12 @@ mod tests {
     #[test]
     fn substitute_replaces_params_and_leaves_regex_counts() {
         let mut v = toml::Value::String("alarm {time} ^\\d{2}$".into());
-        substitute(&mut v, &[("time".to_string(), "07:30".to_string())].into()).unwrap();
+        substitute(
+            &mut v,
+            &[("time".to_string(), "07:30".to_string())].into(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(v.as_str(), Some("alarm 07:30 ^\\d{2}$"));
     }
 
@@ -514,10 +537,31 @@ tap = { text_regex = "{title}|x" }
         assert!(task.variants[0].solution[0].tap.is_some());
     }
 
+    /// A string of the file naming a param many times is bounded as a
+    /// param is, and the error names its key.
+    #[test]
+    fn a_string_naming_params_is_bounded_at_max_expanded_len() {
+        let params = BTreeMap::from([("a".to_string(), "x".repeat(MAX_EXPANDED_LEN / 4))]);
+        let mut at = toml::Value::String("{a}".repeat(4));
+        substitute(&mut at, &params, &mut Vec::new()).unwrap();
+        assert_eq!(at.as_str().map(str::len), Some(MAX_EXPANDED_LEN));
+        let mut past: toml::Value = toml::from_str::<toml::Table>(&format!(
+            "goal = [\"ok\", \"{}!\"]",
+            "{a}".repeat(4)
+        ))
+        .unwrap()
+        .into();
+        let e = substitute(&mut past, &params, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("goal[1]: longer than {MAX_EXPANDED_LEN} bytes once params are filled in")
+        );
+    }
+
     #[test]
     fn an_undefined_param_is_an_error_naming_it() {
         let mut v = toml::Value::String("at {when}".into());
-        let e = substitute(&mut v, &BTreeMap::new())
+        let e = substitute(&mut v, &BTreeMap::new(), &mut Vec::new())
             .unwrap_err()
             .to_string();
         assert!(e.contains("{when}"), "{e}");
