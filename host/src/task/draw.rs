@@ -71,7 +71,9 @@ pub enum DrawError {
     Cycle(String),
     #[error("params.{name}.pad: {pad} digits is more than an int can need ({MAX_PAD})")]
     PadTooWide { name: String, pad: usize },
-    #[error("params.{0}: longer than {MAX_EXPANDED_LEN} bytes once the params it names are filled in")]
+    #[error(
+        "params.{0}: longer than {MAX_EXPANDED_LEN} bytes once the params it names are filled in"
+    )]
     TooLong(String),
 }
 
@@ -352,7 +354,10 @@ mod tests {
     fn a_composed_param_is_bounded_at_max_expanded_len() {
         let half = "x".repeat(MAX_EXPANDED_LEN / 2);
         let at = specs(&format!("a0 = \"{half}\"\na1 = \"{{a0}}{{a0}}\""));
-        assert_eq!(draw("t", 0, &at, &none()).unwrap()["a1"].len(), MAX_EXPANDED_LEN);
+        assert_eq!(
+            draw("t", 0, &at, &none()).unwrap()["a1"].len(),
+            MAX_EXPANDED_LEN
+        );
         let past = specs(&format!("a0 = \"{half}\"\na1 = \"{{a0}}y{{a0}}\""));
         assert_eq!(
             draw("t", 0, &past, &none()),
@@ -361,9 +366,15 @@ mod tests {
         // A value naming no param, and a drawn option, are bounded too.
         let long = "x".repeat(MAX_EXPANDED_LEN + 1);
         let fixed = specs(&format!("a = \"{long}\""));
-        assert_eq!(draw("t", 0, &fixed, &none()), Err(DrawError::TooLong("a".into())));
+        assert_eq!(
+            draw("t", 0, &fixed, &none()),
+            Err(DrawError::TooLong("a".into()))
+        );
         let drawn = specs(&format!("a = {{ one_of = [\"{long}\"] }}"));
-        assert_eq!(draw("t", 0, &drawn, &none()), Err(DrawError::TooLong("a".into())));
+        assert_eq!(
+            draw("t", 0, &drawn, &none()),
+            Err(DrawError::TooLong("a".into()))
+        );
     }
 
     /// Issue 30 item 8: `a1 = "{a0}"` x16 up to `a8` (16^8 copies) made

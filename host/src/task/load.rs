@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::draw::{self, DrawError, ParamSpec, MAX_EXPANDED_LEN};
 use super::{Done, Draws, Instance, Step, Task};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
-use droidscore_phone::apps::{Alarm, InitialRecord, SetupError, Variant, ALARMS_KEY};
+use droidscore_phone::apps::{
+    Alarm, Decoy, InitialRecord, Reorder, SetupError, Variant, ALARMS_KEY,
+};
 
 /// A task file (or directory) that could not be loaded: its path, and what
 /// is wrong with it.
@@ -43,6 +45,12 @@ pub enum Problem {
     NoVariants,
     #[error("variant[{index}].id: {id:?} is used twice")]
     VariantTwice { index: usize, id: String },
+    #[error("variant[{index}]: {id:?} changes nothing from variant {same_as:?}")]
+    VariantAlike {
+        index: usize,
+        id: String,
+        same_as: String,
+    },
     #[error(transparent)]
     Draw(#[from] DrawError),
     #[error("variant {id:?}: {source}")]
@@ -133,14 +141,58 @@ struct TaskSpec {
     solution: Vec<Step>,
 }
 
-// No `deny_unknown_fields` here: serde does not support it beside `flatten`;
-// `Variant` itself denies unknown fields, which covers the same keys.
+/// A `[[variant]]`: a [`Variant`]'s fields and its decoy solution. Written
+/// out rather than `#[serde(flatten)]`ed, which would make serde ignore a
+/// misspelt key (`renmae`, `decoy`) instead of refusing it.
 #[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct VariantSpec {
-    #[serde(flatten)]
-    variant: Variant,
+    id: String,
+    #[serde(default)]
+    rename: BTreeMap<String, String>,
+    #[serde(default)]
+    reorder: Vec<Reorder>,
+    #[serde(default)]
+    decoys: Vec<Decoy>,
+    #[serde(default)]
+    initial: BTreeMap<String, String>,
+    #[serde(default)]
+    alarms: Option<Vec<Alarm>>,
+    #[serde(default)]
+    params: BTreeMap<String, String>,
+    #[serde(default)]
+    records: Vec<InitialRecord>,
     #[serde(default)]
     decoy_solution: Vec<Step>,
+}
+
+impl VariantSpec {
+    /// The variant and its decoy solution. Every field is named, so a field
+    /// added to [`Variant`] fails to build here until it is read.
+    fn split(self) -> (Variant, Vec<Step>) {
+        let VariantSpec {
+            id,
+            rename,
+            reorder,
+            decoys,
+            initial,
+            alarms,
+            params,
+            records,
+            decoy_solution,
+        } = self;
+        let variant = Variant {
+            id,
+            rename,
+            reorder,
+            decoys,
+            initial,
+            alarms,
+            params,
+            records,
+        };
+        (variant, decoy_solution)
+    }
 }
 
 fn default_max_steps() -> u32 {
@@ -222,7 +274,7 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     let raw: toml::Table = toml::from_str(text).map_err(|e| err(Problem::Toml(e)))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
-    let spec: TaskSpec = typed(&for_structure(&raw)).map_err(|e| err(e.into()))?;
+    let spec: TaskSpec = typed(for_structure(&raw)).map_err(|e| err(e.into()))?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -236,15 +288,16 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     if spec.variant.is_empty() {
         return Err(err(Problem::NoVariants));
     }
-    let mut ids = std::collections::BTreeSet::new();
+    let mut ids = BTreeSet::new();
     for (i, v) in spec.variant.iter().enumerate() {
-        if !ids.insert(v.variant.id.clone()) {
+        if !ids.insert(v.id.clone()) {
             return Err(err(Problem::VariantTwice {
                 index: i,
-                id: v.variant.id.clone(),
+                id: v.id.clone(),
             }));
         }
     }
+    alike_variants(&raw, &spec).map_err(err)?;
     draw::check(&spec.params).map_err(|e| err(e.into()))?;
     let templated = draw::has_draws(&spec.params);
     let mut apps = vec![spec.app.clone()];
@@ -263,13 +316,53 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
         templated,
         draws: Draws {
             specs: spec.params,
-            variants: spec.variant.into_iter().map(|v| v.variant.params).collect(),
+            variants: spec.variant.into_iter().map(|v| v.params).collect(),
         },
         raw,
         variants: Vec::new(),
     };
     task.variants = task.instances(0)?;
     Ok(task)
+}
+
+/// Refuse a variant that changes nothing from an earlier one (the base, or
+/// a copy): it would score the same episode twice under two names. Compared
+/// as written, less its id; a param set to the value `[params]` gives it
+/// already is no change. One pass over a sorted map: linear in variants.
+fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Result<(), Problem> {
+    let raw_variants = raw.get("variant").and_then(|v| v.as_array());
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for (index, v) in spec.variant.iter().enumerate() {
+        let params: BTreeMap<&String, &String> = v
+            .params
+            .iter()
+            .filter(|(k, value)| spec.params.get(*k) != Some(&ParamSpec::Fixed((*value).clone())))
+            .collect();
+        let decoy_solution = raw_variants
+            .and_then(|vs| vs.get(index))
+            .and_then(|v| v.get("decoy_solution"));
+        // serde_json writes maps in key order: equal variants, equal text.
+        let Ok(what) = serde_json::to_string(&(
+            &v.rename,
+            &v.reorder,
+            &v.decoys,
+            &v.initial,
+            &v.alarms,
+            params,
+            &v.records,
+            decoy_solution,
+        )) else {
+            continue;
+        };
+        if let Some(same_as) = seen.insert(what, &v.id) {
+            return Err(Problem::VariantAlike {
+                index,
+                id: v.id.clone(),
+                same_as: same_as.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Task {
@@ -369,28 +462,39 @@ fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) 
     }
 }
 
-fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, FieldError> {
-    let de = toml::Value::Table(value.clone());
-    serde_path_to_error::deserialize(de).map_err(FieldError)
+fn typed<T: serde::de::DeserializeOwned>(value: toml::Table) -> Result<T, FieldError> {
+    serde_path_to_error::deserialize(toml::Value::Table(value)).map_err(FieldError)
 }
 
-/// Substitute `{name}` in every string of the file, then build variant `index`.
+/// Substitute `{name}` in every string of the file but its variants, and
+/// of variant `index`, then build that variant. Only that variant is copied
+/// and read: a file of N variants costs N times one variant, not N².
 fn instantiate(
     raw: &toml::Table,
     index: usize,
     params: &BTreeMap<String, String>,
 ) -> Result<Instance, VariantError> {
-    let mut value = toml::Value::Table(raw.clone());
-    substitute(&mut value, params, &mut Vec::new())?;
-    let toml::Value::Table(table) = value else {
+    let mut base: toml::Table = raw
+        .iter()
+        .filter(|(key, _)| *key != "variant")
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    base.insert("variant".into(), toml::Value::Array(Vec::new()));
+    let mut base = toml::Value::Table(base);
+    substitute(&mut base, params, &mut Vec::new())?;
+    let toml::Value::Table(base) = base else {
         unreachable!("a table stays a table")
     };
-    let spec: TaskSpec = typed(&table)?;
-    let mut spec_variants = spec.variant;
-    let VariantSpec {
-        variant,
-        decoy_solution,
-    } = spec_variants.swap_remove(index);
+    let spec: TaskSpec = typed(base)?;
+    let mut own = raw
+        .get("variant")
+        .and_then(|v| v.get(index))
+        .cloned()
+        .unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+    substitute(&mut own, params, &mut Vec::new())?;
+    let own: VariantSpec =
+        serde_path_to_error::deserialize(own).map_err(|e| VariantError::Field(FieldError(e)))?;
+    let (variant, decoy_solution) = own.split();
     let oracle = Oracle::from_specs(spec.oracle)?;
     for (list, steps) in [
         ("solution", &spec.solution),
@@ -495,6 +599,10 @@ fn is_param(s: &str) -> bool {
 }
 
 #[cfg(test)]
+#[path = "load_tests.rs"]
+mod variant_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -545,12 +653,10 @@ tap = { text_regex = "{title}|x" }
         let mut at = toml::Value::String("{a}".repeat(4));
         substitute(&mut at, &params, &mut Vec::new()).unwrap();
         assert_eq!(at.as_str().map(str::len), Some(MAX_EXPANDED_LEN));
-        let mut past: toml::Value = toml::from_str::<toml::Table>(&format!(
-            "goal = [\"ok\", \"{}!\"]",
-            "{a}".repeat(4)
-        ))
-        .unwrap()
-        .into();
+        let mut past: toml::Value =
+            toml::from_str::<toml::Table>(&format!("goal = [\"ok\", \"{}!\"]", "{a}".repeat(4)))
+                .unwrap()
+                .into();
         let e = substitute(&mut past, &params, &mut Vec::new()).unwrap_err();
         assert_eq!(
             e.to_string(),
