@@ -52,9 +52,9 @@ impl Store {
         })
     }
 
-    /// Like [`Store::open`] but a missing file is an error, for commands that
-    /// read a store (`report`, `--resume`, `--merge`): a typo must not quietly
-    /// create an empty store.
+    /// Like [`Store::open`] but a missing file is an error: a typo must not
+    /// quietly create an empty store. A command that only reads uses
+    /// [`Store::open_read_only`].
     pub fn open_existing(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         let path = path.as_ref().to_owned();
         let conn = schema::open(&path, false)?;
