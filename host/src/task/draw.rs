@@ -308,7 +308,14 @@ fn one(d: &Draw, rng: &mut ChaCha8Rng) -> String {
         return items[below(rng, items.len() as u64) as usize].clone();
     }
     if let Some([lo, hi]) = d.int {
-        let n = lo + below(rng, (hi - lo + 1) as u64) as i64;
+        // In i128: `hi - lo + 1` overflows an i64 for a range wider than
+        // half of it, and the whole range is 2^64 values, one more than a u64.
+        let span = i128::from(hi) - i128::from(lo) + 1;
+        let offset = match u64::try_from(span) {
+            Ok(span) => below(rng, span),
+            Err(_) => rng.next_u64(),
+        };
+        let n = (i128::from(lo) + i128::from(offset)) as i64;
         return match d.pad {
             Some(width) => format!("{n:0width$}"),
             None => n.to_string(),
@@ -391,6 +398,25 @@ mod tests {
             Err(DrawError::TooLong("a3".into()))
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    /// Found by the fuzzer: `int = [lo, hi]` over more than half the i64
+    /// range panicked on `hi - lo + 1` (overflow) in a debug build and drew
+    /// from a wrapped range in a release one.
+    #[test]
+    fn an_int_draw_over_the_whole_i64_range_stays_in_range() {
+        for (lo, hi) in [
+            (i64::MIN, i64::MAX),
+            (-575_211_477_093_861_104, 8_648_160_559_760_914_703),
+            (i64::MAX, i64::MAX),
+            (i64::MIN, i64::MIN),
+        ] {
+            let s = specs(&format!("n = {{ int = [{lo}, {hi}] }}"));
+            for seed in 0..50 {
+                let n: i64 = draw("t", seed, &s, &none()).unwrap()["n"].parse().unwrap();
+                assert!((lo..=hi).contains(&n), "{n} not in [{lo}, {hi}]");
+            }
+        }
     }
 
     #[test]
