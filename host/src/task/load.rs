@@ -603,6 +603,10 @@ fn is_param(s: &str) -> bool {
 mod variant_tests;
 
 #[cfg(test)]
+#[path = "fuzz_tests.rs"]
+mod fuzz_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
