@@ -297,7 +297,9 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
             }));
         }
     }
-    alike_variants(&raw, &spec).map_err(err)?;
+    if let Some(alike) = alike_variants(&raw, &spec) {
+        return Err(err(alike));
+    }
     draw::check(&spec.params).map_err(|e| err(e.into()))?;
     let templated = draw::has_draws(&spec.params);
     let mut apps = vec![spec.app.clone()];
@@ -329,7 +331,7 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
 /// a copy): it would score the same episode twice under two names. Compared
 /// as written, less its id; a param set to the value `[params]` gives it
 /// already is no change. One pass over a sorted map: linear in variants.
-fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Result<(), Problem> {
+fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Option<Problem> {
     let raw_variants = raw.get("variant").and_then(|v| v.as_array());
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
     for (index, v) in spec.variant.iter().enumerate() {
@@ -355,14 +357,14 @@ fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Result<(), Problem> {
             continue;
         };
         if let Some(same_as) = seen.insert(what, &v.id) {
-            return Err(Problem::VariantAlike {
+            return Some(Problem::VariantAlike {
                 index,
                 id: v.id.clone(),
                 same_as: same_as.to_string(),
             });
         }
     }
-    Ok(())
+    None
 }
 
 impl Task {
