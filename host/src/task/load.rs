@@ -329,31 +329,31 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
 
 /// Refuse a variant that changes nothing from an earlier one (the base, or
 /// a copy): it would score the same episode twice under two names. Compared
-/// as written, less its id; a param set to the value `[params]` gives it
+/// as written, params unfilled (two variants naming different params differ
+/// even where instance 0 draws them alike), less its id and empty keys (an
+/// empty `rename` is none); a param set to the value `[params]` gives it
 /// already is no change. One pass over a sorted map: linear in variants.
 fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Option<Problem> {
-    let raw_variants = raw.get("variant").and_then(|v| v.as_array());
+    let raw_variants = raw.get("variant").and_then(|v| v.as_array())?;
     let mut seen: BTreeMap<String, &str> = BTreeMap::new();
-    for (index, v) in spec.variant.iter().enumerate() {
-        let params: BTreeMap<&String, &String> = v
-            .params
-            .iter()
-            .filter(|(k, value)| spec.params.get(*k) != Some(&ParamSpec::Fixed((*value).clone())))
-            .collect();
-        let decoy_solution = raw_variants
-            .and_then(|vs| vs.get(index))
-            .and_then(|v| v.get("decoy_solution"));
-        // serde_json writes maps in key order: equal variants, equal text.
-        let Ok(what) = serde_json::to_string(&(
-            &v.rename,
-            &v.reorder,
-            &v.decoys,
-            &v.initial,
-            &v.alarms,
-            params,
-            &v.records,
-            decoy_solution,
-        )) else {
+    for (index, (v, written)) in spec.variant.iter().zip(raw_variants).enumerate() {
+        let mut what = written.as_table().cloned().unwrap_or_default();
+        what.remove("id");
+        if let Some(toml::Value::Table(params)) = what.get_mut("params") {
+            params.retain(
+                |name, value| match (spec.params.get(name), value.as_str()) {
+                    (Some(ParamSpec::Fixed(own)), Some(value)) => own != value,
+                    _ => true,
+                },
+            );
+        }
+        // `alarms = []` is a change (no alarms); other keys empty are none.
+        what.retain(|key, value| match value {
+            toml::Value::Table(t) => !t.is_empty(),
+            toml::Value::Array(a) => key == "alarms" || !a.is_empty(),
+            _ => true,
+        });
+        let Ok(what) = serde_json::to_string(&what) else {
             continue;
         };
         if let Some(same_as) = seen.insert(what, &v.id) {

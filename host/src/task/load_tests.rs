@@ -67,6 +67,12 @@ fn a_variant_that_changes_nothing_is_refused() {
             "base",
         ),
         (
+            format!("{base}[[variant]]\nid = \"blank\"\nrename = {{}}\ndecoys = []\n"),
+            1,
+            "blank",
+            "base",
+        ),
+        (
             format!("{base}[[variant]]\nid = \"same\"\nparams = {{ label = \"Wi-Fi\" }}\n"),
             1,
             "same",
@@ -96,6 +102,19 @@ fn a_variant_that_changes_nothing_is_refused() {
         "{base}{renamed}[[variant]]\nid = \"other\"\nparams = {{ label = \"WLAN\" }}\n"
     ))
     .unwrap();
+    assert_eq!(task.variants.len(), 3);
+    // Variants naming two drawn params differ, though one instance may
+    // draw them alike: they are compared as written.
+    let text = task_text(
+        "[[variant]]\nid = \"base\"\n\
+         [[variant]]\nid = \"a\"\nrename = { \"Wi-Fi\" = \"{a}\" }\n\
+         [[variant]]\nid = \"b\"\nrename = { \"Wi-Fi\" = \"{b}\" }\n",
+    )
+    .replace(
+        "[params]\n",
+        "[params]\na = { one_of = [\"x\"] }\nb = { one_of = [\"x\", \"y\"] }\n",
+    );
+    let task = load_text(Path::new("dir/wifi_on.toml"), &text).unwrap();
     assert_eq!(task.variants.len(), 3);
 }
 
