@@ -29,10 +29,9 @@ pub struct Episode {
     pub task: String,
     pub variant: String,
     pub end: End,
-    /// Device actions taken (refused ones included).
+    /// Device actions taken (refused ones included: each was told to the
+    /// agent, [`Agent::refused`], and so is on its step record).
     pub steps: u32,
-    /// Why each refused action was refused (an unknown app or intent).
-    pub refused: Vec<String>,
     /// The oracle's verdict on the state the episode left.
     pub verdict: Verdict,
     /// Success under the task's completion rule.
@@ -50,7 +49,6 @@ pub fn run(
 ) -> Result<Episode, PhoneError> {
     let baseline = Baseline::capture(phone);
     let mut steps = 0;
-    let mut refused = Vec::new();
     let mut answer = None;
     // `max_steps` bounds the agent's decisions, the final complete/infeasible
     // one included, as in AndroidWorld's episode runner.
@@ -63,17 +61,22 @@ pub fn run(
         let observation = phone.observe(agent.wants_screenshot())?;
         match agent.next(&instance.goal, &observation) {
             Decision::Act(action) => {
-                refusal(phone.act(&action), &mut refused)?;
+                refusal(phone.act(&action), agent)?;
                 steps += 1;
             }
             Decision::ActAll(actions) => {
+                // One answer's actions (tap, type, Enter): once one is
+                // refused, the rest are not done (no Enter after text that
+                // was not typed).
                 for action in &actions {
-                    refusal(phone.act(action), &mut refused)?;
                     steps += 1;
+                    if refusal(phone.act(action), agent)? {
+                        break;
+                    }
                 }
             }
             Decision::Open(intent) => {
-                refusal(phone.open(&intent), &mut refused)?;
+                refusal(phone.open(&intent), agent)?;
                 steps += 1;
             }
             Decision::Complete => break End::Complete,
@@ -132,7 +135,6 @@ pub fn run(
         variant: instance.variant.id.clone(),
         end,
         steps,
-        refused,
         verdict,
         success,
         reason,
@@ -140,13 +142,17 @@ pub fn run(
     })
 }
 
-/// Keep a refused action as an invalid step; anything else is the phone failing.
-fn refusal(result: Result<(), PhoneError>, refused: &mut Vec<String>) -> Result<(), PhoneError> {
+/// A refused action (text `input text` cannot type, an app or intent the
+/// phone does not have) is the agent's invalid step: it is told why, which
+/// puts the reason on the step's record and in its next prompt. Anything
+/// else is the phone failing. True when it was refused.
+fn refusal(result: Result<(), PhoneError>, agent: &mut dyn Agent) -> Result<bool, PhoneError> {
     match result {
+        Ok(()) => Ok(false),
         Err(e) if e.is_refusal() => {
-            refused.push(e.to_string());
-            Ok(())
+            agent.refused(&e.to_string());
+            Ok(true)
         }
-        other => other,
+        Err(e) => Err(e),
     }
 }

@@ -83,6 +83,16 @@ impl Dialogue {
         });
     }
 
+    /// The phone refused the action last answered, for `why`: the history
+    /// says it was not performed (never "screen changed"), and the next
+    /// prompt says why.
+    pub fn refused(&mut self, why: &str) {
+        if let Some(entry) = self.history.last_mut() {
+            entry.result = "not performed".into();
+        }
+        self.last_error = Some(why.to_string());
+    }
+
     /// The answer was not a valid action, for `reason`.
     pub fn invalid(&mut self, reason: String) {
         self.history.push(HistoryEntry {

@@ -279,6 +279,13 @@ impl Agent for LlmAgent {
     fn step_record(&mut self) -> Option<StepRecord> {
         self.log.last().cloned()
     }
+
+    fn refused(&mut self, why: &str) {
+        if let Some(log) = self.log.last_mut() {
+            log.invalid_reason.get_or_insert_with(|| why.to_string());
+        }
+        self.dialogue.refused(why);
+    }
 }
 
 #[cfg(test)]

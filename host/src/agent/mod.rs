@@ -54,6 +54,15 @@ pub trait Agent {
     fn step_record(&mut self) -> Option<StepRecord> {
         None
     }
+
+    /// The phone refused the action just decided, for `why` (text `input
+    /// text` cannot type without ADBKeyBoard, an app or intent it does not
+    /// have): nothing was done. The step is invalid for that reason, and an
+    /// agent that tells its model what came of each action says so in the
+    /// next prompt. Built-in agents ignore it.
+    fn refused(&mut self, why: &str) {
+        let _ = why;
+    }
 }
 
 /// The do-nothing agent: declares the task complete at once.

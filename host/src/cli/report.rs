@@ -31,7 +31,12 @@ pub struct ReportArgs {
 }
 
 pub fn report(args: ReportArgs) -> Result<(), CliError> {
-    let store = Store::open(&args.store)?;
+    // Reading never writes: the store is opened read-only, and a missing
+    // one is an error, not a new empty file. `--merge` writes into it.
+    let store = match args.merge.is_empty() {
+        true => Store::open_read_only(&args.store)?,
+        false => Store::open(&args.store)?,
+    };
     if !args.merge.is_empty() {
         let sources = crate::store::expand_sources(&args.merge, &args.store)
             .map_err(|e| CliError::BadInput(e.to_string()))?;

@@ -105,4 +105,16 @@ impl Agent for Recording<'_> {
     fn wants_screenshot(&self) -> bool {
         self.inner.wants_screenshot()
     }
+
+    /// The step just recorded was refused by the phone: its invalid reason
+    /// (after the agent's own, if it had one), and the agent is told.
+    fn refused(&mut self, why: &str) {
+        if let Some(step) = self.steps.last_mut() {
+            step.invalid_reason = Some(match step.invalid_reason.take() {
+                Some(own) => format!("{own}; {why}"),
+                None => why.to_string(),
+            });
+        }
+        self.inner.refused(why);
+    }
 }

@@ -34,6 +34,9 @@ const PROBE_CACHE_PAGES: i64 = 8;
 pub struct Store {
     path: PathBuf,
     pub(super) conn: Connection,
+    /// What `conn` reads when an older store is opened to read: dropped
+    /// (removed) after `conn` is closed.
+    _copy: Option<schema::ReadCopy>,
 }
 
 impl Store {
@@ -42,16 +45,38 @@ impl Store {
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         let path = path.as_ref().to_owned();
         let conn = schema::open(&path, true)?;
-        Ok(Store { path, conn })
+        Ok(Store {
+            path,
+            conn,
+            _copy: None,
+        })
     }
 
-    /// Like [`Store::open`] but a missing file is an error, for commands that
-    /// read a store (`report`, `--resume`, `--merge`): a typo must not quietly
-    /// create an empty store.
+    /// Like [`Store::open`] but a missing file is an error: a typo must not
+    /// quietly create an empty store. A command that only reads uses
+    /// [`Store::open_read_only`].
     pub fn open_existing(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         let path = path.as_ref().to_owned();
         let conn = schema::open(&path, false)?;
-        Ok(Store { path, conn })
+        Ok(Store {
+            path,
+            conn,
+            _copy: None,
+        })
+    }
+
+    /// Open the store at `path` only to read it (`report`): a missing file
+    /// is [`StoreError::Missing`], and the file is never written, not even
+    /// migrated (an older schema is read through a migrated copy; see
+    /// [`schema::open_read_only`]). Writes through it fail.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref().to_owned();
+        let (conn, copy) = schema::open_read_only(&path)?;
+        Ok(Store {
+            path,
+            conn,
+            _copy: copy,
+        })
     }
 
     /// The file this store lives in.

@@ -89,10 +89,11 @@ pub struct MergeSummary {
 /// Merge the stores at `from` into `into` (see the module docs). All or nothing:
 /// on error `into` is unchanged.
 pub fn merge<P: AsRef<Path>>(into: &Store, from: &[P]) -> Result<MergeSummary, StoreError> {
-    // Open every source before taking the target's write lock.
+    // Open every source before taking the target's write lock; a source is
+    // only read, never written (not even migrated).
     let sources = from
         .iter()
-        .map(Store::open_existing)
+        .map(Store::open_read_only)
         .collect::<Result<Vec<_>, _>>()?;
     let tx = into.begin_write()?;
     let mut summary = MergeSummary::default();

@@ -15,6 +15,8 @@ mod merge;
 #[cfg(test)]
 mod old_store_tests;
 mod read;
+#[cfg(test)]
+mod read_only_tests;
 mod records;
 mod rows;
 mod schema;

@@ -6,11 +6,17 @@
 //! crash mid-upgrade leaves the file at the last complete version. Only append
 //! to the list; never edit a migration that has shipped.
 //!
+//! A command that only reads a store ([`open_read_only`]: `report`) opens it
+//! with `SQLITE_OPEN_READ_ONLY` and never writes it: a store of an older
+//! schema is read through a migrated copy in the temp directory.
+//!
 //! Written here, not with `rusqlite_migration`: no release of it supports
 //! rusqlite 0.43 (2.6.0 requires 0.40, and two `libsqlite3-sys` versions
 //! cannot link into one build).
 
-use std::{path::Path, time::Duration};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
@@ -143,6 +149,46 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
         }
     };
     let conn = Connection::open_with_flags(path, flags).map_err(sql("open the file"))?;
+    let version = check(&conn, path)?;
+    // WAL: readers (`report`) never block the writer, and a commit is one
+    // append to the -wal file. synchronous=NORMAL then fsyncs only at
+    // checkpoints, not per commit: a committed transaction is in the OS's
+    // page cache before COMMIT returns, so it survives the *process* dying
+    // (crash, Ctrl-C, SIGKILL); only an OS crash or power loss can drop the
+    // last few commits, never tear one or corrupt the file.
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        .map_err(sql("switch to WAL"))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::NoWal {
+            path: path.to_owned(),
+            mode,
+        });
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(sql("set synchronous=NORMAL"))?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(sql("turn on foreign keys"))?;
+    if version < known_version() {
+        migrate(&conn, path, MIGRATIONS)?;
+    }
+    Ok(conn)
+}
+
+/// Configure a connection just opened on `path` and check the file is a
+/// store this code can read: its schema version.
+fn check(conn: &Connection, path: &Path) -> Result<i64, StoreError> {
+    let sql = |doing| {
+        move |source: rusqlite::Error| {
+            if source.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
+                StoreError::NotADatabase {
+                    path: path.to_owned(),
+                }
+            } else {
+                StoreError::sql(path, doing, source)
+            }
+        }
+    };
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql("set the busy timeout"))?;
     // The first statement that reads the file: a non-SQLite file fails here.
@@ -172,30 +218,58 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
             known: known_version(),
         });
     }
-    // WAL: readers (`report`) never block the writer, and a commit is one
-    // append to the -wal file. synchronous=NORMAL then fsyncs only at
-    // checkpoints, not per commit: a committed transaction is in the OS's
-    // page cache before COMMIT returns, so it survives the *process* dying
-    // (crash, Ctrl-C, SIGKILL); only an OS crash or power loss can drop the
-    // last few commits, never tear one or corrupt the file.
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-        .map_err(sql("switch to WAL"))?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        return Err(StoreError::NoWal {
+    Ok(version)
+}
+
+/// A migrated copy of an older store, in the temp directory; removed when
+/// dropped (after the connection reading it, which is declared before it).
+#[derive(Debug)]
+pub(super) struct ReadCopy(PathBuf);
+
+impl Drop for ReadCopy {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut path = self.0.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Open the store at `path` to read it, never writing it: a missing file is
+/// [`StoreError::Missing`] (not created), and the file is opened with
+/// `SQLITE_OPEN_READ_ONLY`, so no byte of it changes. A store of the current
+/// schema is read as it is. An older one (an empty file is version 0) is
+/// copied with `VACUUM INTO` to the temp directory and the copy migrated
+/// and read; `run` migrates the file itself when it next writes to it.
+pub(super) fn open_read_only(path: &Path) -> Result<(Connection, Option<ReadCopy>), StoreError> {
+    if !path.exists() {
+        return Err(StoreError::Missing {
             path: path.to_owned(),
-            mode,
         });
     }
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(sql("set synchronous=NORMAL"))?;
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .map_err(sql("turn on foreign keys"))?;
-    if version < known_version() {
-        migrate(&conn, path, MIGRATIONS)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|source| StoreError::sql(path, "open the file", source))?;
+    if check(&conn, path)? == known_version() {
+        return Ok((conn, None));
     }
-    Ok(conn)
+    let copy = ReadCopy(std::env::temp_dir().join(format!(
+        "droidscore-read-{}-{}.sqlite",
+        std::process::id(),
+        COPIES.fetch_add(1, Ordering::Relaxed)
+    )));
+    // A copy left by an earlier process of the same id would make VACUUM INTO fail.
+    drop(ReadCopy(copy.0.clone()));
+    conn.execute("VACUUM INTO ?1", [copy.0.to_string_lossy()])
+        .map_err(|source| StoreError::sql(path, "copy an older store to migrate", source))?;
+    drop(conn);
+    let conn = open(&copy.0, false)?;
+    Ok((conn, Some(copy)))
 }
+
+/// Read copies made by this process, for unique names.
+static COPIES: AtomicU64 = AtomicU64::new(0);
 
 /// Run the `migrations` the file has not had yet, one transaction each.
 fn migrate(conn: &Connection, path: &Path, migrations: &[&str]) -> Result<(), StoreError> {

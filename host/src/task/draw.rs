@@ -10,6 +10,9 @@
 //! - `{ phone = true }`: a fresh fictional number, `+1 650-555-01NN`, never
 //!   one of the world's.
 //!
+//! A param's value, once the params it names are filled in, is at most
+//! [`MAX_EXPANDED_LEN`] bytes, and so is every string of the file.
+//!
 //! Any draw may say `distinct = ["other"]`: drawn again until it differs
 //! from those params. Instance seed `s` of task `t` seeds ChaCha8 with
 //! sha256(`"{t}/{s}"`), so an instance is the same on every machine and does
@@ -68,6 +71,62 @@ pub enum DrawError {
     Cycle(String),
     #[error("params.{name}.pad: {pad} digits is more than an int can need ({MAX_PAD})")]
     PadTooWide { name: String, pad: usize },
+    #[error(
+        "params.{0}: longer than {MAX_EXPANDED_LEN} bytes once the params it names are filled in"
+    )]
+    TooLong(String),
+}
+
+/// The longest a param's value may be once the params it names are filled
+/// in, and the longest any string of a task file may grow when they are
+/// (in bytes). Params that compose params grow geometrically (`a1 =
+/// "{a0}{a0}"`, `a2 = "{a1}{a1}"`, …: 2^n); checked while filling in, so
+/// nothing longer is ever allocated. 16 KiB is far above any goal, name or
+/// message body a phone is asked to type.
+pub const MAX_EXPANDED_LEN: usize = 16 * 1024;
+
+/// `text` grew past [`MAX_EXPANDED_LEN`] while its params were filled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLong;
+
+/// `text` with each `{name}` that `values` knows replaced by its value;
+/// `unknown` decides what a `{name}` it does not know is (`Ok(())` leaves it
+/// as written). Refused as [`TooLong`] before the result would pass
+/// [`MAX_EXPANDED_LEN`] bytes.
+pub(crate) fn fill<E: From<TooLong>>(
+    text: &str,
+    values: &BTreeMap<String, String>,
+    mut unknown: impl FnMut(&str) -> Result<(), E>,
+) -> Result<String, E> {
+    let mut out = String::new();
+    let push = |out: &mut String, piece: &str| {
+        if out.len() + piece.len() > MAX_EXPANDED_LEN {
+            return Err(TooLong);
+        }
+        out.push_str(piece);
+        Ok(())
+    };
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        push(&mut out, &rest[..open])?;
+        let after = &rest[open + 1..];
+        let name = after.find('}').map(|close| &after[..close]);
+        match name.and_then(|n| values.get_key_value(n)) {
+            Some((name, value)) => {
+                push(&mut out, value)?;
+                rest = &after[name.len() + 1..];
+            }
+            None => {
+                if let Some(name) = name {
+                    unknown(name)?;
+                }
+                push(&mut out, "{")?;
+                rest = after;
+            }
+        }
+    }
+    push(&mut out, rest)?;
+    Ok(out)
 }
 
 /// The widest `pad` an `int` draw takes: an i64 has at most 19 digits and
@@ -208,10 +267,8 @@ pub fn draw(
     for _ in 0..=names.len() {
         let mut settled = true;
         for (name, value) in fixed.iter_mut() {
-            let mut next = value.clone();
-            for (other, v) in out.iter() {
-                next = next.replace(&format!("{{{other}}}"), v);
-            }
+            let next = fill(value, &out, |_| Ok(()))
+                .map_err(|TooLong| DrawError::TooLong(name.clone()))?;
             if next != *value {
                 *value = next;
                 settled = false;
@@ -221,6 +278,11 @@ pub fn draw(
             }
         }
         if settled && fixed.keys().all(|n| out.contains_key(n)) {
+            // A draw's option, or a fixed value naming no param, was never
+            // filled in: its length is checked here.
+            if let Some((name, _)) = out.iter().find(|(_, v)| v.len() > MAX_EXPANDED_LEN) {
+                return Err(DrawError::TooLong(name.clone()));
+            }
             return Ok(out);
         }
     }
@@ -246,7 +308,14 @@ fn one(d: &Draw, rng: &mut ChaCha8Rng) -> String {
         return items[below(rng, items.len() as u64) as usize].clone();
     }
     if let Some([lo, hi]) = d.int {
-        let n = lo + below(rng, (hi - lo + 1) as u64) as i64;
+        // In i128: `hi - lo + 1` overflows an i64 for a range wider than
+        // half of it, and the whole range is 2^64 values, one more than a u64.
+        let span = i128::from(hi) - i128::from(lo) + 1;
+        let offset = match u64::try_from(span) {
+            Ok(span) => below(rng, span),
+            Err(_) => rng.next_u64(),
+        };
+        let n = (i128::from(lo) + i128::from(offset)) as i64;
         return match d.pad {
             Some(width) => format!("{n:0width$}"),
             None => n.to_string(),
@@ -284,6 +353,70 @@ mod tests {
         let widest = specs(&format!("n = {{ int = [-1, -1], pad = {MAX_PAD} }}"));
         check(&widest).unwrap();
         assert_eq!(draw("t", 0, &widest, &none()).unwrap()["n"].len(), MAX_PAD);
+    }
+
+    /// A composed param is bounded while it is filled in: at the bound it
+    /// loads, one byte past it is refused naming the param.
+    #[test]
+    fn a_composed_param_is_bounded_at_max_expanded_len() {
+        let half = "x".repeat(MAX_EXPANDED_LEN / 2);
+        let at = specs(&format!("a0 = \"{half}\"\na1 = \"{{a0}}{{a0}}\""));
+        assert_eq!(
+            draw("t", 0, &at, &none()).unwrap()["a1"].len(),
+            MAX_EXPANDED_LEN
+        );
+        let past = specs(&format!("a0 = \"{half}\"\na1 = \"{{a0}}y{{a0}}\""));
+        assert_eq!(
+            draw("t", 0, &past, &none()),
+            Err(DrawError::TooLong("a1".into()))
+        );
+        // A value naming no param, and a drawn option, are bounded too.
+        let long = "x".repeat(MAX_EXPANDED_LEN + 1);
+        let fixed = specs(&format!("a = \"{long}\""));
+        assert_eq!(
+            draw("t", 0, &fixed, &none()),
+            Err(DrawError::TooLong("a".into()))
+        );
+        let drawn = specs(&format!("a = {{ one_of = [\"{long}\"] }}"));
+        assert_eq!(
+            draw("t", 0, &drawn, &none()),
+            Err(DrawError::TooLong("a".into()))
+        );
+    }
+
+    /// Issue 30 item 8: `a1 = "{a0}"` x16 up to `a8` (16^8 copies) made
+    /// loading allocate 20 GB; it is refused at the first param past the bound.
+    #[test]
+    fn params_composing_params_16_times_over_are_refused_not_expanded() {
+        let mut text = "a0 = \"xxxxxxxxxxxxxxxx\"\n".to_string();
+        for i in 1..=8 {
+            text += &format!("a{i} = \"{}\"\n", format!("{{a{}}}", i - 1).repeat(16));
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(
+            draw("t", 0, &specs(&text), &none()),
+            Err(DrawError::TooLong("a3".into()))
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    /// Found by the fuzzer: `int = [lo, hi]` over more than half the i64
+    /// range panicked on `hi - lo + 1` (overflow) in a debug build and drew
+    /// from a wrapped range in a release one.
+    #[test]
+    fn an_int_draw_over_the_whole_i64_range_stays_in_range() {
+        for (lo, hi) in [
+            (i64::MIN, i64::MAX),
+            (-575_211_477_093_861_104, 8_648_160_559_760_914_703),
+            (i64::MAX, i64::MAX),
+            (i64::MIN, i64::MIN),
+        ] {
+            let s = specs(&format!("n = {{ int = [{lo}, {hi}] }}"));
+            for seed in 0..50 {
+                let n: i64 = draw("t", seed, &s, &none()).unwrap()["n"].parse().unwrap();
+                assert!((lo..=hi).contains(&n), "{n} not in [{lo}, {hi}]");
+            }
+        }
     }
 
     #[test]

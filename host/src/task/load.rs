@@ -5,10 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::draw::{self, DrawError, ParamSpec};
+use super::draw::{self, DrawError, ParamSpec, MAX_EXPANDED_LEN};
 use super::{Done, Draws, Instance, Step, Task};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
-use droidscore_phone::apps::{Alarm, InitialRecord, SetupError, Variant, ALARMS_KEY};
+use droidscore_phone::apps::{
+    Alarm, Decoy, InitialRecord, Reorder, SetupError, Variant, ALARMS_KEY,
+};
 
 /// A task file (or directory) that could not be loaded: its path, and what
 /// is wrong with it.
@@ -43,6 +45,12 @@ pub enum Problem {
     NoVariants,
     #[error("variant[{index}].id: {id:?} is used twice")]
     VariantTwice { index: usize, id: String },
+    #[error("variant[{index}]: {id:?} changes nothing from variant {same_as:?}")]
+    VariantAlike {
+        index: usize,
+        id: String,
+        same_as: String,
+    },
     #[error(transparent)]
     Draw(#[from] DrawError),
     #[error("variant {id:?}: {source}")]
@@ -75,6 +83,9 @@ fn field_message(e: &serde_path_to_error::Error<toml::de::Error>) -> String {
 pub enum VariantError {
     #[error("{{{0}}} is used but no such param is defined")]
     UndefinedParam(String),
+    /// The string at this key grows past the bound.
+    #[error("{0}: longer than {MAX_EXPANDED_LEN} bytes once params are filled in")]
+    TooLong(String),
     #[error(transparent)]
     Field(#[from] FieldError),
     #[error("oracle{0}")]
@@ -130,14 +141,58 @@ struct TaskSpec {
     solution: Vec<Step>,
 }
 
-// No `deny_unknown_fields` here: serde does not support it beside `flatten`;
-// `Variant` itself denies unknown fields, which covers the same keys.
+/// A `[[variant]]`: a [`Variant`]'s fields and its decoy solution. Written
+/// out rather than `#[serde(flatten)]`ed, which would make serde ignore a
+/// misspelt key (`renmae`, `decoy`) instead of refusing it.
 #[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct VariantSpec {
-    #[serde(flatten)]
-    variant: Variant,
+    id: String,
+    #[serde(default)]
+    rename: BTreeMap<String, String>,
+    #[serde(default)]
+    reorder: Vec<Reorder>,
+    #[serde(default)]
+    decoys: Vec<Decoy>,
+    #[serde(default)]
+    initial: BTreeMap<String, String>,
+    #[serde(default)]
+    alarms: Option<Vec<Alarm>>,
+    #[serde(default)]
+    params: BTreeMap<String, String>,
+    #[serde(default)]
+    records: Vec<InitialRecord>,
     #[serde(default)]
     decoy_solution: Vec<Step>,
+}
+
+impl VariantSpec {
+    /// The variant and its decoy solution. Every field is named, so a field
+    /// added to [`Variant`] fails to build here until it is read.
+    fn split(self) -> (Variant, Vec<Step>) {
+        let VariantSpec {
+            id,
+            rename,
+            reorder,
+            decoys,
+            initial,
+            alarms,
+            params,
+            records,
+            decoy_solution,
+        } = self;
+        let variant = Variant {
+            id,
+            rename,
+            reorder,
+            decoys,
+            initial,
+            alarms,
+            params,
+            records,
+        };
+        (variant, decoy_solution)
+    }
 }
 
 fn default_max_steps() -> u32 {
@@ -219,7 +274,7 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     let raw: toml::Table = toml::from_str(text).map_err(|e| err(Problem::Toml(e)))?;
     // A first typed pass on the raw file: structural errors are reported once,
     // with the field path, before any variant is instantiated.
-    let spec: TaskSpec = typed(&for_structure(&raw)).map_err(|e| err(e.into()))?;
+    let spec: TaskSpec = typed(for_structure(&raw)).map_err(|e| err(e.into()))?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -233,14 +288,17 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
     if spec.variant.is_empty() {
         return Err(err(Problem::NoVariants));
     }
-    let mut ids = std::collections::BTreeSet::new();
+    let mut ids = BTreeSet::new();
     for (i, v) in spec.variant.iter().enumerate() {
-        if !ids.insert(v.variant.id.clone()) {
+        if !ids.insert(v.id.clone()) {
             return Err(err(Problem::VariantTwice {
                 index: i,
-                id: v.variant.id.clone(),
+                id: v.id.clone(),
             }));
         }
+    }
+    if let Some(alike) = alike_variants(&raw, &spec) {
+        return Err(err(alike));
     }
     draw::check(&spec.params).map_err(|e| err(e.into()))?;
     let templated = draw::has_draws(&spec.params);
@@ -260,13 +318,53 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
         templated,
         draws: Draws {
             specs: spec.params,
-            variants: spec.variant.into_iter().map(|v| v.variant.params).collect(),
+            variants: spec.variant.into_iter().map(|v| v.params).collect(),
         },
         raw,
         variants: Vec::new(),
     };
     task.variants = task.instances(0)?;
     Ok(task)
+}
+
+/// Refuse a variant that changes nothing from an earlier one (the base, or
+/// a copy): it would score the same episode twice under two names. Compared
+/// as written, params unfilled (two variants naming different params differ
+/// even where instance 0 draws them alike), less its id and empty keys (an
+/// empty `rename` is none); a param set to the value `[params]` gives it
+/// already is no change. One pass over a sorted map: linear in variants.
+fn alike_variants(raw: &toml::Table, spec: &TaskSpec) -> Option<Problem> {
+    let raw_variants = raw.get("variant").and_then(|v| v.as_array())?;
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for (index, (v, written)) in spec.variant.iter().zip(raw_variants).enumerate() {
+        let mut what = written.as_table().cloned().unwrap_or_default();
+        what.remove("id");
+        if let Some(toml::Value::Table(params)) = what.get_mut("params") {
+            params.retain(
+                |name, value| match (spec.params.get(name), value.as_str()) {
+                    (Some(ParamSpec::Fixed(own)), Some(value)) => own != value,
+                    _ => true,
+                },
+            );
+        }
+        // `alarms = []` is a change (no alarms); other keys empty are none.
+        what.retain(|key, value| match value {
+            toml::Value::Table(t) => !t.is_empty(),
+            toml::Value::Array(a) => key == "alarms" || !a.is_empty(),
+            _ => true,
+        });
+        let Ok(what) = serde_json::to_string(&what) else {
+            continue;
+        };
+        if let Some(same_as) = seen.insert(what, &v.id) {
+            return Some(Problem::VariantAlike {
+                index,
+                id: v.id.clone(),
+                same_as: same_as.to_string(),
+            });
+        }
+    }
+    None
 }
 
 impl Task {
@@ -351,11 +449,13 @@ fn for_structure(raw: &toml::Table) -> toml::Table {
     table
 }
 
+/// A string that would grow too long is left as written: the variant's
+/// pass reports it.
 fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) {
     match value {
         toml::Value::String(s) if s.contains('{') => {
-            for (k, v) in params {
-                *s = s.replace(&format!("{{{k}}}"), v);
+            if let Ok(filled) = draw::fill::<draw::TooLong>(s, params, |_| Ok(())) {
+                *s = filled;
             }
         }
         toml::Value::Array(items) => items.iter_mut().for_each(|v| substitute_known(v, params)),
@@ -364,28 +464,39 @@ fn substitute_known(value: &mut toml::Value, params: &BTreeMap<String, String>) 
     }
 }
 
-fn typed<T: serde::de::DeserializeOwned>(value: &toml::Table) -> Result<T, FieldError> {
-    let de = toml::Value::Table(value.clone());
-    serde_path_to_error::deserialize(de).map_err(FieldError)
+fn typed<T: serde::de::DeserializeOwned>(value: toml::Table) -> Result<T, FieldError> {
+    serde_path_to_error::deserialize(toml::Value::Table(value)).map_err(FieldError)
 }
 
-/// Substitute `{name}` in every string of the file, then build variant `index`.
+/// Substitute `{name}` in every string of the file but its variants, and
+/// of variant `index`, then build that variant. Only that variant is copied
+/// and read: a file of N variants costs N times one variant, not N².
 fn instantiate(
     raw: &toml::Table,
     index: usize,
     params: &BTreeMap<String, String>,
 ) -> Result<Instance, VariantError> {
-    let mut value = toml::Value::Table(raw.clone());
-    substitute(&mut value, params)?;
-    let toml::Value::Table(table) = value else {
+    let mut base: toml::Table = raw
+        .iter()
+        .filter(|(key, _)| *key != "variant")
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    base.insert("variant".into(), toml::Value::Array(Vec::new()));
+    let mut base = toml::Value::Table(base);
+    substitute(&mut base, params, &mut Vec::new())?;
+    let toml::Value::Table(base) = base else {
         unreachable!("a table stays a table")
     };
-    let spec: TaskSpec = typed(&table)?;
-    let mut spec_variants = spec.variant;
-    let VariantSpec {
-        variant,
-        decoy_solution,
-    } = spec_variants.swap_remove(index);
+    let spec: TaskSpec = typed(base)?;
+    let mut own = raw
+        .get("variant")
+        .and_then(|v| v.get(index))
+        .cloned()
+        .unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+    substitute(&mut own, params, &mut Vec::new())?;
+    let own: VariantSpec =
+        serde_path_to_error::deserialize(own).map_err(|e| VariantError::Field(FieldError(e)))?;
+    let (variant, decoy_solution) = own.split();
     let oracle = Oracle::from_specs(spec.oracle)?;
     for (list, steps) in [
         ("solution", &spec.solution),
@@ -436,39 +547,52 @@ fn instantiate(
 fn substitute(
     value: &mut toml::Value,
     params: &BTreeMap<String, String>,
+    at: &mut Vec<String>,
 ) -> Result<(), VariantError> {
     match value {
         toml::Value::String(s) if s.contains('{') => {
-            let mut out = String::with_capacity(s.len());
-            let mut rest = s.as_str();
-            while let Some(open) = rest.find('{') {
-                out.push_str(&rest[..open]);
-                let after = &rest[open + 1..];
-                match after.find('}') {
-                    // `{name}` with a plain identifier is a parameter; anything
-                    // else (regex quantifiers like `{2}`) is left alone.
-                    Some(close) if is_param(&after[..close]) => {
-                        let name = &after[..close];
-                        let v = params
-                            .get(name)
-                            .ok_or_else(|| VariantError::UndefinedParam(name.to_string()))?;
-                        out.push_str(v);
-                        rest = &after[close + 1..];
-                    }
-                    _ => {
-                        out.push('{');
-                        rest = after;
-                    }
-                }
-            }
-            out.push_str(rest);
-            *s = out;
+            // `{name}` with a plain identifier is a parameter; anything else
+            // (regex quantifiers like `{2}`) is left alone.
+            *s = draw::fill(s, params, |name| match is_param(name) {
+                true => Err(Unfilled::Undefined(name.to_string())),
+                false => Ok(()),
+            })
+            .map_err(|e| match e {
+                Unfilled::Undefined(name) => VariantError::UndefinedParam(name),
+                Unfilled::TooLong => VariantError::TooLong(at.join(".")),
+            })?;
         }
-        toml::Value::Array(items) => items.iter_mut().try_for_each(|v| substitute(v, params))?,
-        toml::Value::Table(t) => t.iter_mut().try_for_each(|(_, v)| substitute(v, params))?,
+        toml::Value::Array(items) => {
+            for (i, v) in items.iter_mut().enumerate() {
+                let last = at.pop().unwrap_or_default();
+                at.push(format!("{last}[{i}]"));
+                substitute(v, params, at)?;
+                at.pop();
+                at.push(last);
+            }
+        }
+        toml::Value::Table(t) => {
+            for (k, v) in t.iter_mut() {
+                at.push(k.clone());
+                substitute(v, params, at)?;
+                at.pop();
+            }
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// Why a string of the file could not be filled in.
+enum Unfilled {
+    Undefined(String),
+    TooLong,
+}
+
+impl From<draw::TooLong> for Unfilled {
+    fn from(_: draw::TooLong) -> Self {
+        Unfilled::TooLong
+    }
 }
 
 fn is_param(s: &str) -> bool {
@@ -477,13 +601,26 @@ fn is_param(s: &str) -> bool {
 }
 
 #[cfg(test)]
+#[path = "load_tests.rs"]
+mod variant_tests;
+
+#[cfg(test)]
+#[path = "fuzz_tests.rs"]
+mod fuzz_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn substitute_replaces_params_and_leaves_regex_counts() {
         let mut v = toml::Value::String("alarm {time} ^\\d{2}$".into());
-        substitute(&mut v, &[("time".to_string(), "07:30".to_string())].into()).unwrap();
+        substitute(
+            &mut v,
+            &[("time".to_string(), "07:30".to_string())].into(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(v.as_str(), Some("alarm 07:30 ^\\d{2}$"));
     }
 
@@ -514,10 +651,29 @@ tap = { text_regex = "{title}|x" }
         assert!(task.variants[0].solution[0].tap.is_some());
     }
 
+    /// A string of the file naming a param many times is bounded as a
+    /// param is, and the error names its key.
+    #[test]
+    fn a_string_naming_params_is_bounded_at_max_expanded_len() {
+        let params = BTreeMap::from([("a".to_string(), "x".repeat(MAX_EXPANDED_LEN / 4))]);
+        let mut at = toml::Value::String("{a}".repeat(4));
+        substitute(&mut at, &params, &mut Vec::new()).unwrap();
+        assert_eq!(at.as_str().map(str::len), Some(MAX_EXPANDED_LEN));
+        let mut past: toml::Value =
+            toml::from_str::<toml::Table>(&format!("goal = [\"ok\", \"{}!\"]", "{a}".repeat(4)))
+                .unwrap()
+                .into();
+        let e = substitute(&mut past, &params, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("goal[1]: longer than {MAX_EXPANDED_LEN} bytes once params are filled in")
+        );
+    }
+
     #[test]
     fn an_undefined_param_is_an_error_naming_it() {
         let mut v = toml::Value::String("at {when}".into());
-        let e = substitute(&mut v, &BTreeMap::new())
+        let e = substitute(&mut v, &BTreeMap::new(), &mut Vec::new())
             .unwrap_err()
             .to_string();
         assert!(e.contains("{when}"), "{e}");

@@ -5,9 +5,11 @@
 
 use std::sync::Arc;
 
-use droidscore::agent::{Noop, Solver};
-use droidscore::episode;
+use droidscore::agent::{Agent, LlmAgent, LlmConfig, Noop, Solver};
+use droidscore::episode::{self, Episode};
 use droidscore::run::backend::{prepare_adb_phone, Prepared};
+use droidscore::run::{EpisodeKey, Recording};
+use droidscore::store::StepRecord;
 use droidscore::task::{load_dir, Instance, Task};
 use droidscore_phone::adb::{AdbOptions, AdbPhone};
 use droidscore_phone::sim::SimPhone;
@@ -128,6 +130,31 @@ fn a_dump_that_cannot_get_an_idle_state_is_retried_and_then_given_up_within_the_
     assert!(err.contains("uiautomator dump failed"), "{err}");
 }
 
+/// `inst` played by `agent` on `phone`, and the steps a run records.
+fn recorded(
+    phone: &mut AdbPhone,
+    agent: &mut dyn Agent,
+    inst: &Instance,
+) -> (Episode, Vec<StepRecord>) {
+    let key = EpisodeKey {
+        run_id: "r".into(),
+        task: inst.task.clone(),
+        variant: inst.variant.id.clone(),
+        repeat: 0,
+    };
+    let mut recording = Recording::new(agent, key);
+    let ep = episode::run(phone, &mut recording, inst).unwrap();
+    (ep, recording.steps)
+}
+
+/// The invalid reasons on recorded steps.
+fn invalid(steps: &[StepRecord]) -> Vec<String> {
+    steps
+        .iter()
+        .filter_map(|s| s.invalid_reason.clone())
+        .collect()
+}
+
 /// The reference solution of `alarm_add_labeled`, typing `label` instead.
 fn typing(tasks: &[Task], label: &str) -> Instance {
     let mut inst = tasks
@@ -161,13 +188,13 @@ fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step()
     // Without ADBKeyBoard, non-ASCII is a refusal recorded on the step.
     let inst = typing(&tasks, "Café");
     prepare_adb_phone(&mut phone, &inst, 0).unwrap();
-    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
+    let (ep, steps) = recorded(&mut phone, &mut Solver::new(inst.solution.clone()), &inst);
+    let refused = invalid(&steps);
     assert!(
-        ep.refused
-            .iter()
-            .any(|r| r.contains("not ASCII") && r.contains("ADBKeyBoard")),
-        "{:?}",
-        ep.refused
+        refused.len() == 1
+            && refused[0].contains("not ASCII")
+            && refused[0].contains("ADBKeyBoard"),
+        "{refused:?} {ep:?}"
     );
     assert!(!phone
         .read_app("app/alarms")
@@ -180,13 +207,81 @@ fn hostile_text_reaches_the_field_exactly_and_non_ascii_is_refused_on_the_step()
     let mut phone =
         AdbPhone::new(Box::new(InProcess::new(vp.clone())), AdbOptions::default()).unwrap();
     prepare_adb_phone(&mut phone, &inst, 0).unwrap();
-    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
-    assert!(ep.refused.is_empty(), "{:?}", ep.refused);
+    let (_, steps) = recorded(&mut phone, &mut Solver::new(inst.solution.clone()), &inst);
+    assert_eq!(invalid(&steps), Vec::<String>::new());
     assert!(phone
         .read_app("app/alarms")
         .unwrap()
         .unwrap()
         .contains("\"Café\""));
+}
+
+/// Text `input text` cannot type was refused by the phone, but the step
+/// said nothing: no invalid reason, and the model was told the screen
+/// changed (issue 30 item 11). Now the step is invalid for the reason and
+/// the next prompt says the text was not typed and why.
+#[test]
+fn text_adb_cannot_type_is_an_invalid_step_and_the_model_is_told_why() {
+    let tasks = tasks();
+    let (_vp, mut phone) = adb_phone(&tasks);
+    let inst = instance(&tasks, "wifi_on", "base").clone();
+    prepare_adb_phone(&mut phone, &inst, 0).unwrap();
+    let rt = crate::scripted_server::runtime();
+    let server = crate::scripted_server::ScriptedServer::start(
+        &rt,
+        ["Caf\u{e9} au lait", "line one\\nline two", "100%s sure"]
+            .iter()
+            .map(|text| {
+                crate::scripted_server::Reply::Content(format!(
+                    "Reason: type it.\nAction: {{\"action_type\": \"input_text\", \"text\": \"{text}\"}}"
+                ))
+            })
+            .chain([crate::scripted_server::Reply::Content(
+                "Action: {\"action_type\": \"status\", \"goal_status\": \"complete\"}".into(),
+            )])
+            .collect(),
+    );
+    let config = LlmConfig {
+        timeout: std::time::Duration::from_secs(5),
+        ..LlmConfig::new(server.base_url.clone(), "scripted")
+    };
+    let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
+    let (_, steps) = recorded(&mut phone, &mut agent, &inst);
+    let reasons: Vec<Option<String>> = steps.iter().map(|s| s.invalid_reason.clone()).collect();
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
+    for (reason, why) in reasons
+        .iter()
+        .zip(["not ASCII", "control character", "\"%s\""])
+    {
+        assert!(
+            reason.as_deref().is_some_and(|r| r.contains(why)),
+            "{reasons:?}"
+        );
+    }
+    assert_eq!(reasons[3], None);
+    let prompts: Vec<String> = server
+        .received()
+        .iter()
+        .map(|r| {
+            let content = &r.body["messages"][1]["content"];
+            content
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| content[0]["text"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    for (prompt, why) in prompts[1..]
+        .iter()
+        .zip(["not ASCII", "control character", "\"%s\""])
+    {
+        assert!(prompt.contains("-> not performed"), "{prompt}");
+        assert!(!prompt.contains("screen changed"), "{prompt}");
+        let last = prompt
+            .lines()
+            .find(|l| l.starts_with("Last answer invalid, not performed: refused:"))
+            .unwrap_or_else(|| panic!("{prompt}"));
+        assert!(last.contains(why), "{last}");
+    }
 }
 
 #[test]
@@ -289,8 +384,8 @@ fn with_read_back_typing_is_checked_against_the_focused_field() {
     // Typed into the label field: read back, it is there.
     let inst = typing(&tasks, "Swim");
     prepare_adb_phone(&mut phone, &inst, 0).unwrap();
-    let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), &inst).unwrap();
-    assert!(ep.refused.is_empty(), "{:?}", ep.refused);
+    let (_, steps) = recorded(&mut phone, &mut Solver::new(inst.solution.clone()), &inst);
+    assert_eq!(invalid(&steps), Vec::<String>::new());
     // Typed with no field focused (the launcher): nothing took it, so the step is refused.
     phone
         .act(&DeviceAction::Key {

@@ -488,3 +488,27 @@ fn resume_compares_the_suite_by_its_contents() {
     assert!(err.contains(copy.to_str().unwrap()), "{err}");
     assert!(err.contains("embedded"), "{err}");
 }
+
+/// `report --store missing.sqlite` created a 28 KB store, and an empty
+/// file got a schema written into it: reading must never write.
+#[test]
+fn report_on_a_missing_or_empty_store_writes_nothing() {
+    let env = TestEnv::new("report-read-only");
+    let missing = env.join("missing.sqlite");
+    let o = env
+        .droidscore()
+        .args(["report", "--store"])
+        .arg(&missing)
+        .code(exit::IO);
+    assert!(text(&o.stderr).contains("missing.sqlite does not exist"));
+    assert!(!missing.exists(), "report created the store");
+    let empty = env.join("empty.sqlite");
+    std::fs::write(&empty, b"").unwrap();
+    let o = env
+        .droidscore()
+        .args(["report", "--store"])
+        .arg(&empty)
+        .code(exit::BAD_INPUT);
+    assert!(text(&o.stderr).contains("holds no runs"));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+}
