@@ -206,9 +206,9 @@ mod tests {
     }
 
     proptest! {
-        // ~2-4 s in a debug build; PROPTEST_CASES raises it for a long run.
+        // ~3-4 s in a debug build; PROPTEST_CASES raises it for a long run.
         #![proptest_config(ProptestConfig::with_cases(
-            std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(12_000)
+            std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(30_000)
         ))]
 
         /// Any bytes: a request that passes every check, or a JSON error body
