@@ -78,6 +78,8 @@ pub struct ApiError {
     pub message: String,
     pub kind: &'static str,
     pub param: Option<String>,
+    /// OpenAI's machine-readable `code` (`invalid_api_key`), if it has one.
+    pub code: Option<&'static str>,
 }
 
 impl ApiError {
@@ -87,6 +89,7 @@ impl ApiError {
             message: message.into(),
             kind: "invalid_request_error",
             param: Some(param.into()),
+            code: None,
         }
     }
 
@@ -96,6 +99,19 @@ impl ApiError {
             message: message.into(),
             kind: "server_error",
             param: None,
+            code: None,
+        }
+    }
+
+    /// A refusal that no one field of the request caused (a route, a
+    /// method, a body too large), with its HTTP status.
+    pub fn refused(status: u16, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+            kind: "invalid_request_error",
+            param: None,
+            code: None,
         }
     }
 
@@ -106,7 +122,7 @@ impl ApiError {
                 "message": self.message,
                 "type": self.kind,
                 "param": self.param,
-                "code": serde_json::Value::Null,
+                "code": self.code,
             }
         })
     }
@@ -129,6 +145,11 @@ pub fn decode_image(url: &str, param: &str) -> Result<image::DynamicImage, ApiEr
     image::load_from_memory(&bytes)
         .map_err(|e| ApiError::invalid(param, format!("not an image this server can decode: {e}")))
 }
+
+/// The most tokens one answer may ask for (`max_tokens`). OpenAI refuses
+/// 0; above this a request would hold the one engine for minutes on a
+/// phone's CPU, and every model this server runs has a context shorter than it.
+pub const MAX_TOKENS: usize = 32_768;
 
 /// OpenAI's limit on `top_logprobs`.
 pub const MAX_TOP_LOGPROBS: usize = 20;
@@ -208,6 +229,7 @@ impl ChatRequest {
                     // OpenAI makes the schema optional: any JSON object.
                     None => Ok(Some(serde_json::json!({"type": "object"}))),
                     Some(schema) if schema.is_object() || schema.is_boolean() => {
+                        crate::schema::check_bounds(schema)?;
                         Ok(Some(schema.clone()))
                     }
                     Some(_) => Err(ApiError::invalid(
@@ -246,6 +268,14 @@ impl ChatRequest {
         }
         if self.n.is_some_and(|n| n != 1) {
             return Err(ApiError::invalid("n", "only n = 1 is supported"));
+        }
+        if let Some(n) = self.max_tokens {
+            if !(1..=MAX_TOKENS).contains(&n) {
+                return Err(ApiError::invalid(
+                    "max_tokens",
+                    format!("must be between 1 and {MAX_TOKENS}"),
+                ));
+            }
         }
         if let Some(t) = self.temperature {
             if !(0.0..=2.0).contains(&t) {

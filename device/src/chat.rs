@@ -4,6 +4,10 @@
 //! chosen by our sampler (`sampling.rs`), a `response_format` schema
 //! enforced by llguidance, and the engine's answer drained to its end.
 //!
+//! A client that hangs up (`HungUp`) cancels its generation, and its
+//! answer is still drained here: the engine must never find its response
+//! channel gone (see `server.rs`).
+//!
 //! A text-only prompt is tokenized first (a `Tokenize` request runs the
 //! same chat-template processor as a chat request, `add_request.rs`) and
 //! sent as those tokens, so the prefix cache's key is exactly what the
@@ -20,12 +24,14 @@ use mistralrs::{
     SamplingParams, StopTokens, TextMessageRole, TextMessages,
 };
 
-use crate::api::{ApiError, ChatRequest, PromptTokensDetails, Usage, SCHEMA_PARAM};
+use crate::api::{ApiError, ChatRequest, Content, Part, PromptTokensDetails, Usage, SCHEMA_PARAM};
 use crate::engine::Engine;
 use crate::logprobs::{self, Recorder};
 use crate::prefix_cache::{capacity_for, entry_capacity, Hit};
+use crate::request::Checked;
 use crate::runner::Runner;
 use crate::sampling::Chooser;
+use crate::schema::{first_line, unfollowable};
 
 /// How long an answered sequence may keep the engine before it lets go of
 /// its response channel (mistral.rs runs a sequence that finished at its
@@ -49,28 +55,97 @@ fn role(role: &str) -> TextMessageRole {
     }
 }
 
+/// Whether the client that asked is still there: the handler holds the
+/// other end ([`HungUp::pair`]) and drops it when its connection goes.
+#[derive(Debug)]
+pub struct HungUp(Option<tokio::sync::oneshot::Receiver<()>>);
+
+/// The handler's end: dropped when it is (its client hung up), or when the
+/// answer is back.
+#[derive(Debug)]
+pub struct StillHere(#[allow(dead_code)] tokio::sync::oneshot::Sender<()>);
+
+impl HungUp {
+    pub fn pair() -> (StillHere, HungUp) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        (StillHere(tx), HungUp(Some(rx)))
+    }
+
+    /// A caller that never goes (the warm-up chat).
+    pub fn never() -> HungUp {
+        HungUp(None)
+    }
+
+    /// Gone already?
+    fn now(&mut self) -> bool {
+        use tokio::sync::oneshot::error::TryRecvError;
+        self.0
+            .as_mut()
+            .is_some_and(|rx| matches!(rx.try_recv(), Err(TryRecvError::Closed)))
+    }
+
+    /// Resolves when the client hangs up; never, if it does not.
+    async fn wait(&mut self) {
+        match self.0.as_mut() {
+            Some(rx) => {
+                let _ = rx.await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// What a client that hung up is told, should anyone read it.
+fn hung_up() -> ApiError {
+    ApiError::refused(499, "the client closed the connection before the answer")
+}
+
+/// Cancel the sequence running now. mistral.rs 0.8.1 has no per-request
+/// cancel; `TERMINATE_ALL_NEXT_STEP` marks every running sequence
+/// `Done(Canceled)` at its next completion step (`scheduler/default_scheduler.rs`),
+/// which then answers with `finish_reason: "canceled"` like any finish. The
+/// flag is process-wide and cleared only when a running sequence sees it, so
+/// [`uncancel`] clears it once this request's sequence is gone: the runner
+/// lock is held the whole time, so no other request's sequence runs.
+fn cancel() {
+    mistralrs::core::TERMINATE_ALL_NEXT_STEP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+fn uncancel() {
+    mistralrs::core::TERMINATE_ALL_NEXT_STEP.store(false, std::sync::atomic::Ordering::SeqCst);
+}
+
 impl Engine {
     /// One chat completion, as an OpenAI response body.
     pub async fn chat(&self, request: &ChatRequest) -> Result<serde_json::Value, ApiError> {
-        let turns = request.turns()?;
-        let top_logprobs = request.logprobs()?;
-        let schema = request.json_schema()?;
-        if top_logprobs.is_some() && schema.is_some() {
-            // A grammar makes mistral.rs run a step's logits processors
-            // twice when it rejects the first pick; the recorder would
-            // count a step too many.
-            return Err(ApiError::invalid(
-                "logprobs",
-                "logprobs are not reported with a response_format constraint",
-            ));
-        }
+        self.chat_unless_hung_up(request, HungUp::never()).await
+    }
+
+    /// One chat completion; when the client hangs up, its generation is
+    /// cancelled and the answer drained to its end all the same, so the
+    /// engine never sends to a channel that is gone (which kills its thread).
+    pub async fn chat_unless_hung_up(
+        &self,
+        request: &ChatRequest,
+        mut client: HungUp,
+    ) -> Result<serde_json::Value, ApiError> {
+        let Checked {
+            turns,
+            top_logprobs,
+            schema,
+        } = crate::request::check(request)?;
         let sampling = request.sampling();
         let has_images = turns.iter().any(|t| !t.images.is_empty());
 
         let mut slot = self.runner.lock().await;
+        if client.now() {
+            // It hung up while waiting its turn: nothing to do for it.
+            return Err(hung_up());
+        }
         let (messages, prompt) = {
             let mistralrs = current(&slot)?;
             if has_images {
+                text_only_refuses_images(&mistralrs, request)?;
                 let mut builder = RequestBuilder::new();
                 for turn in turns {
                     builder = if turn.images.is_empty() {
@@ -91,7 +166,12 @@ impl Engine {
                 let tokens = mistralrs::Model::new(mistralrs.clone())
                     .tokenize(either::Either::Left(messages), None, true, true, None)
                     .await
-                    .map_err(|e| ApiError::server(format!("the chat template failed: {e:#}")))?;
+                    .map_err(|e| {
+                        ApiError::server(format!(
+                            "the chat template failed: {}",
+                            first_line(&format!("{e:#}"))
+                        ))
+                    })?;
                 (
                     RequestMessage::CompletionTokens(tokens.clone()),
                     Some(tokens),
@@ -177,7 +257,16 @@ impl Engine {
             .send(normal)
             .await
             .map_err(|e| ApiError::server(format!("the engine is gone: {e}")))?;
-        let answer = match rx.recv().await {
+        let mut cancelled = false;
+        let first = tokio::select! {
+            first = rx.recv() => first,
+            () = client.wait() => {
+                cancel();
+                cancelled = true;
+                rx.recv().await
+            }
+        };
+        let answer = match first {
             Some(Response::CompletionDone(done)) => {
                 let choice = done.choices.first();
                 Answer {
@@ -209,21 +298,20 @@ impl Engine {
                     ApiError::invalid("messages", message)
                 });
             }
-            Some(Response::InternalError(e)) => {
-                return Err(ApiError::server(format!("the model failed: {e}")))
+            other => {
+                let drained = drain(&mut rx).await;
+                if cancelled {
+                    uncancel();
+                }
+                return Err(failure(other, schema.is_some(), drained));
             }
-            Some(Response::ModelError(e, _)) | Some(Response::CompletionModelError(e, _)) => {
-                return Err(ApiError::server(format!("the model failed: {e}")))
-            }
-            Some(_) => return Err(ApiError::server("an unexpected kind of response")),
-            None => return Err(ApiError::server("the engine closed the channel")),
         };
         // The sequence lets go of the channel once the engine is done with
         // it; only then has every cache entry it makes been added.
-        let drained =
-            tokio::time::timeout(DRAIN_WAIT, async { while rx.recv().await.is_some() {} })
-                .await
-                .is_ok();
+        let drained = drain(&mut rx).await;
+        if cancelled {
+            uncancel();
+        }
         let engine_hit = runner.hits() > hits_before;
 
         let u = &answer.usage;
@@ -265,6 +353,9 @@ impl Engine {
             total_time_ms: f64::from(u.total_time_sec) * 1e3,
         };
         drop(slot);
+        if cancelled {
+            return Err(hung_up());
+        }
         Ok(serde_json::json!({
             "id": answer.id,
             "object": "chat.completion",
@@ -374,6 +465,71 @@ impl Engine {
         cache.counters.resets += 1;
         Ok(())
     }
+}
+
+/// Drain the answer's channel until the engine lets go of it (within
+/// [`DRAIN_WAIT`]): whether it did.
+async fn drain(rx: &mut tokio::sync::mpsc::Receiver<Response>) -> bool {
+    tokio::time::timeout(DRAIN_WAIT, async { while rx.recv().await.is_some() {} })
+        .await
+        .is_ok()
+}
+
+/// The error for a response that is no answer. A model error on a
+/// constrained request may be llguidance giving up on the schema: the
+/// client's 400 (`crate::schema`). A 500 says the first line of
+/// mistral.rs's words; the rest (a backtrace) goes to the log.
+fn failure(response: Option<Response>, constrained: bool, drained: bool) -> ApiError {
+    if !drained {
+        tracing::warn!(
+            "a failed sequence held the engine {} s",
+            DRAIN_WAIT.as_secs()
+        );
+    }
+    let words = match response {
+        Some(Response::InternalError(e)) => e.to_string(),
+        Some(Response::ModelError(e, _)) | Some(Response::CompletionModelError(e, _)) => e,
+        Some(_) => return ApiError::server("an unexpected kind of response"),
+        None => return ApiError::server("the engine closed the channel"),
+    };
+    tracing::error!("the model failed: {words}");
+    if let Some(refused) = constrained.then(|| unfollowable(&words)).flatten() {
+        return refused;
+    }
+    ApiError::server(format!("the model failed: {}", first_line(&words)))
+}
+
+/// An image for a model that reads none is the client's error, named by
+/// its first image part; the chat template would fail on it with a 500.
+fn text_only_refuses_images(
+    mistralrs: &Arc<MistralRs>,
+    request: &ChatRequest,
+) -> Result<(), ApiError> {
+    let multimodal = mistralrs.config(None).is_ok_and(|c| {
+        matches!(
+            c.category,
+            mistralrs::core::ModelCategory::Multimodal { .. }
+        )
+    });
+    if multimodal {
+        return Ok(());
+    }
+    let param = request
+        .messages
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| match &m.content {
+            Some(Content::Parts(parts)) => parts
+                .iter()
+                .position(|p| matches!(p, Part::ImageUrl { .. }))
+                .map(|j| format!("messages[{i}].content[{j}]")),
+            _ => None,
+        })
+        .unwrap_or_else(|| "messages".into());
+    Err(ApiError::invalid(
+        param,
+        "this model reads text only: send no image_url parts to it",
+    ))
 }
 
 fn current(slot: &Option<Runner>) -> Result<Arc<MistralRs>, ApiError> {

@@ -170,6 +170,12 @@ pub struct ServeArgs {
     /// never outlives it, even when it is killed with SIGKILL.
     #[arg(long)]
     pub exit_with_stdin: bool,
+    /// Require `Authorization: Bearer TOKEN` on every route, the token read
+    /// from this file (`droidscore device deploy` writes one only the shell
+    /// user can read). Without it, DROIDSCORE_TOKEN in the environment; with
+    /// neither, the server is open to whoever reaches its port.
+    #[arg(long)]
+    pub token_file: Option<std::path::PathBuf>,
 }
 
 /// Run the command line; the process exit code (one of [`crate::exit`]).
@@ -503,6 +509,9 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
             std::process::exit(exit::SUCCESS);
         });
     }
+    // A bad token is refused before the model loads.
+    let token = crate::auth::Token::from_file_or_env(args.token_file.as_deref())
+        .map_err(|e| e.to_string())?;
     // Prefix-cache resets start engine threads; bound glibc's arenas first.
     crate::runner::one_malloc_arena()?;
     let (threads, path, runtime) = prepare(args.threads, args.model.as_deref(), args.path.weights)?;
@@ -545,7 +554,7 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
         // The base URL on stdout, so a script can wait for it.
         println!("http://{addr}/v1");
         tracing::info!("ready: {info}");
-        axum::serve(listener, crate::server::router(Arc::new(engine)))
+        axum::serve(listener, crate::server::router(Arc::new(engine), token))
             .await
             .map_err(|e| Failure::new(exit::FAILED, e.to_string()))
     })

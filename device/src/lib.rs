@@ -5,7 +5,8 @@
 //! weights, `engine` loads a model through mistral.rs and answers chats,
 //! `kld` the fidelity metric as llama-perplexity defines it, `quantize`
 //! re-quantizes a GGUF file and reads its packed layout, `api` is the
-//! OpenAI wire format, `logprobs` its log probabilities, `chat` one chat
+//! OpenAI wire format, `request` a body read into a request, `schema` the
+//! bounds on a `response_format` schema, `auth` the bearer token, `logprobs` its log probabilities, `chat` one chat
 //! completion through the engine, `sampling` the token choice, `runner` the
 //! mistral.rs engine and its replacement, `prefix_cache` the prefix cache's
 //! budget and bookkeeping, `reported` the engine's facts in the contract's
@@ -13,6 +14,7 @@
 //! `exit` its exit codes.
 
 pub mod api;
+pub mod auth;
 pub mod chat;
 pub mod cli;
 pub mod engine;
@@ -24,8 +26,10 @@ pub mod model;
 pub mod prefix_cache;
 pub mod quantize;
 pub mod reported;
+pub mod request;
 pub mod runner;
 pub mod sampling;
+pub mod schema;
 pub mod server;
 pub mod speed;
 pub mod tokenizer;

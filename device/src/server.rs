@@ -1,12 +1,13 @@
 //! The HTTP side: `/v1/chat/completions`, `/v1/models`, `/health` (with the
-//! prefix cache's counters), and an
+//! prefix cache's counters), a bearer token when one was given, and an
 //! OpenAI-style error body for everything refused, including bodies that are
-//! not JSON and routes that do not exist.
+//! not JSON or too large, routes that do not exist and wrong methods.
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -14,9 +15,12 @@ use axum::{Json, Router};
 
 use droidscore_contract::health::{self, Health};
 
-use crate::api::{ApiError, ChatRequest};
+use crate::api::ApiError;
+use crate::auth::Token;
+use crate::chat::HungUp;
 use crate::engine::Engine;
 use crate::reported;
+use crate::request::{self, MAX_BODY_BYTES};
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -25,39 +29,59 @@ impl IntoResponse for ApiError {
     }
 }
 
-async fn chat(
-    State(engine): State<Arc<Engine>>,
-    body: Bytes,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(&body);
-    let request: ChatRequest = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        ApiError::invalid(
-            if path == "." {
-                "body".to_string()
-            } else {
-                path
-            },
+/// A body axum would not read: too large (a plain-text 413 before), or cut off.
+fn unread_body(rejection: BytesRejection) -> ApiError {
+    let status = rejection.status();
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::refused(
+            413,
+            format!("the request body is over {MAX_BODY_BYTES} bytes, the most this server reads"),
+        )
+    } else {
+        ApiError::refused(
+            status.as_u16(),
             format!(
-                "the request body is not a chat completion request: {}",
-                e.inner()
+                "the request body could not be read: {}",
+                rejection.body_text()
             ),
         )
-    })?;
+    }
+}
+
+/// One chat completion. It runs in a task of its own, so that a client
+/// that hangs up drops only this handler, never the engine's response
+/// channel: mistral.rs 0.8.1 unwraps its send on that channel when a step
+/// fails (`handle_pipeline_forward_error!`, engine/mod.rs:412) and its
+/// engine thread dies. The task is told of the hang-up and cancels the
+/// generation (`chat.rs`).
+async fn chat(
+    State(engine): State<Arc<Engine>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let body = body.map_err(unread_body)?;
+    let request = request::parse(&body)?;
     if let Some(model) = &request.model {
         if model != &engine.info.id {
             return Err(ApiError {
                 status: 404,
-                message: format!(
-                    "the model {model:?} does not exist; this server has {:?}",
-                    engine.info.id
-                ),
-                kind: "invalid_request_error",
-                param: Some("model".into()),
+                code: Some("model_not_found"),
+                ..ApiError::invalid(
+                    "model",
+                    format!(
+                        "the model {model:?} does not exist; this server has {:?}",
+                        engine.info.id
+                    ),
+                )
             });
         }
     }
-    engine.chat(&request).await.map(Json)
+    let (still_here, hung_up) = HungUp::pair();
+    let task = tokio::spawn(async move { engine.chat_unless_hung_up(&request, hung_up).await });
+    let answer = task
+        .await
+        .map_err(|e| ApiError::server(format!("the request's task failed: {e}")))?;
+    drop(still_here);
+    answer.map(Json)
 }
 
 async fn models(State(engine): State<Arc<Engine>>) -> Json<serde_json::Value> {
@@ -97,20 +121,35 @@ fn threads_now() -> Option<u64> {
 }
 
 async fn not_found() -> ApiError {
-    ApiError {
-        status: 404,
-        message: "no such route: this server has /v1/chat/completions, /v1/models and /health"
-            .into(),
-        kind: "invalid_request_error",
-        param: None,
-    }
+    ApiError::refused(
+        404,
+        "no such route: this server has /v1/chat/completions, /v1/models and /health",
+    )
 }
 
-pub fn router(engine: Arc<Engine>) -> Router {
+/// A known route asked with the wrong method (an empty 405 before).
+async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    let allowed = if uri.path() == "/v1/chat/completions" {
+        "POST"
+    } else {
+        "GET"
+    };
+    ApiError::refused(405, format!("{} takes {allowed}, not {method}", uri.path()))
+}
+
+/// The routes, with `token` required on every one when given
+/// ([`crate::auth`]), and every refusal an OpenAI error body.
+pub fn router(engine: Arc<Engine>, token: Option<Token>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(chat))
         .route("/v1/models", get(models))
         .route("/health", get(health))
         .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            token,
+            crate::auth::require,
+        ))
         .with_state(engine)
 }

@@ -1,10 +1,17 @@
 //! `droidscore-device serve` as a client meets it: refusing a missing or
 //! corrupt model before any port opens, then — on the default model, fetched
 //! by the test command (`droidscore-device fetch-model`) — `/health`,
-//! `/v1/models`, a chat completion with usage, and OpenAI-style errors.
+//! `/v1/models`, a chat completion with usage, and OpenAI-style errors;
+//! `hardening` pins issue 30's defects (hang-ups, refusals, the token) and
+//! `soak` abandons 200 requests at random points.
 //! Without the default model in the cache this test fails, saying so.
 
 mod support;
+
+#[path = "serve/hardening.rs"]
+mod hardening;
+#[path = "serve/soak.rs"]
+mod soak;
 
 use droidscore_device::exit;
 use support::env::{default_model, text, TestEnv};

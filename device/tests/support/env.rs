@@ -65,6 +65,7 @@ impl TestEnv {
             })
             .to_string();
         Server {
+            pid: served.child.id(),
             _served: served,
             addr,
         }
@@ -82,6 +83,9 @@ impl std::ops::Deref for TestEnv {
 /// A server started by [`TestEnv::serve`], killed when dropped.
 pub struct Server {
     _served: Served,
+    /// Its process id (the same after it runs itself again with
+    /// MALLOC_ARENA_MAX=1: that is an exec).
+    pub pid: u32,
     /// `HOST:PORT` of its base URL.
     pub addr: String,
 }

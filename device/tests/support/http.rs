@@ -6,23 +6,40 @@ use std::net::TcpStream;
 
 /// One HTTP/1.1 request; (status, JSON body).
 pub fn http(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, serde_json::Value) {
+    let (status, _, json) = http_with(addr, method, path, &[], body.unwrap_or("").as_bytes());
+    (status, json)
+}
+
+/// One HTTP/1.1 request with extra header lines (`Authorization: …`) and
+/// any body bytes; (status, the response's headers, JSON body or null).
+pub fn http_with(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &[u8],
+) -> (u16, String, serde_json::Value) {
     let mut s = TcpStream::connect(addr).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    s.read_to_string(&mut response).unwrap();
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    // A server that refuses early (413) may close before it all went.
+    let _ = s.write_all(body);
+    let mut response = Vec::new();
+    let _ = s.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response);
     let status = response[9..12].parse().unwrap();
-    let json = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b)
-        .unwrap_or("");
+    let (headers, json) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
     (
         status,
+        headers.to_string(),
         serde_json::from_str(json).unwrap_or(serde_json::Value::Null),
     )
 }

@@ -25,6 +25,9 @@ pub trait DeployTarget {
         -> Result<(), PhoneError>;
     /// Make a file already on the phone executable.
     fn make_executable(&mut self, remote: &str) -> Result<(), PhoneError>;
+    /// Make a file on the phone readable and writable by its owner only
+    /// (the shell user; apps run as other users).
+    fn make_private(&mut self, remote: &str) -> Result<(), PhoneError>;
     /// Remove a file; removing one that is not there is fine.
     fn remove_file(&mut self, remote: &str) -> Result<(), PhoneError>;
     /// The last `lines` lines of a file on the phone, or why they cannot be read.

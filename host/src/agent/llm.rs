@@ -58,9 +58,12 @@ pub struct LlmAgent {
 
 impl LlmAgent {
     pub fn new(config: LlmConfig, handle: Handle) -> Result<Self, LlmError> {
-        let api_key = match &config.api_key_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.clone()))?),
-            None => None,
+        let api_key = match (&config.api_key, &config.api_key_env) {
+            (Some(key), _) => Some(key.expose().to_string()),
+            (None, Some(var)) => {
+                Some(std::env::var(var).map_err(|_| LlmError::MissingKey(var.clone()))?)
+            }
+            (None, None) => None,
         };
         let client = super::http_client::client(
             &config.base_url,

@@ -8,6 +8,27 @@ use std::time::Duration;
 use super::format::AgentFormat;
 use super::schema::Constrain;
 
+/// A bearer token, kept out of `Debug` output and logs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> ApiKey {
+        ApiKey(key.into())
+    }
+
+    /// The key itself, for the `Authorization` header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(…)")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmConfig {
     /// Up to and including `/v1`, e.g. `http://127.0.0.1:8080/v1`.
@@ -15,6 +36,9 @@ pub struct LlmConfig {
     pub model: String,
     /// The environment variable holding the API key, sent as a bearer token.
     pub api_key_env: Option<String>,
+    /// A key given as it is: the token of the server droidscore deployed to
+    /// the phone (`model_server::on_phone`). It wins over `api_key_env`.
+    pub api_key: Option<ApiKey>,
     pub temperature: f32,
     /// The request's `seed`: the episode seed, so a repeat samples anew and
     /// the same episode samples the same.
@@ -45,6 +69,7 @@ impl LlmConfig {
             base_url: base_url.into(),
             model: model.into(),
             api_key_env: None,
+            api_key: None,
             temperature: 0.0,
             seed: 0,
             max_tokens: 256,

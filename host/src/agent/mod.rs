@@ -24,7 +24,7 @@ pub use action::{parse_action, resolve, Action, ActionError, Resolved};
 pub use decision::Decision;
 pub use format::AgentFormat;
 pub use llm::{LlmAgent, LlmError};
-pub use llm_config::LlmConfig;
+pub use llm_config::{ApiKey, LlmConfig};
 pub use prompt::element_lines;
 pub use random::RandomAgent;
 pub use reference::Solver;

@@ -15,8 +15,10 @@ use droidscore_phone::adb::AdbPhone;
 #[derive(Debug, Subcommand)]
 pub enum DeviceCommand {
     /// Push `droidscore-device` and a model to /data/local/tmp, start `serve`
-    /// in the background, `adb forward` a host port to it and wait for
-    /// /health; print the base URL (`http://127.0.0.1:PORT/v1`) on stdout.
+    /// in the background with a fresh bearer token (in
+    /// /data/local/tmp/droidscore-device.token, readable by the shell user
+    /// only), `adb forward` a host port to it and wait for /health; print
+    /// the base URL (`http://127.0.0.1:PORT/v1`) on stdout.
     Deploy(DeployArgs),
     /// Stop the deployed server and remove its forward.
     Stop(StopArgs),
@@ -97,6 +99,11 @@ fn deploy(args: DeployArgs) -> Result<(), CliError> {
     let mut phone = run::one_phone(args.serial)?;
     let runtime = runtime()?;
     let server = deploy_to(&mut phone, &options, runtime.handle(), false)?;
+    eprintln!(
+        "requests need `Authorization: Bearer TOKEN`, the token in {} on the phone (`adb shell cat {}`)",
+        crate::model_server::token::REMOTE_TOKEN,
+        crate::model_server::token::REMOTE_TOKEN,
+    );
     super::shared::out(&format!("{}\n", server.base_url))
 }
 

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use droidscore_contract::health::{Health, HealthError};
 
+use crate::agent::ApiKey;
+
 /// Why the local server did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalServerError {
@@ -204,7 +206,7 @@ impl LocalServer {
                 )))
             }
         };
-        let get = |url: String| async move { get_json(&url, Duration::from_secs(60)).await };
+        let get = |url: String| async move { get_json(&url, None, Duration::from_secs(60)).await };
         let root = server.base_url.trim_end_matches("/v1").to_string();
         server.health = Health::from_json(&runtime.block_on(get(format!("{root}/health")))?)?;
         let models = runtime.block_on(get(format!("{}/models", server.base_url)))?;
@@ -251,8 +253,13 @@ pub(crate) fn check_model_name(model: &str) -> Result<(), LocalServerError> {
     })
 }
 
-/// GET a JSON document, within `timeout`.
-pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json::Value, GetError> {
+/// GET a JSON document, within `timeout`, with the server's bearer token
+/// when it has one (a deployed server's, `on_phone`).
+pub(crate) async fn get_json(
+    url: &str,
+    token: Option<&ApiKey>,
+    timeout: Duration,
+) -> Result<serde_json::Value, GetError> {
     crate::agent::http_client::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(timeout)
@@ -262,7 +269,11 @@ pub(crate) async fn get_json(url: &str, timeout: Duration) -> Result<serde_json:
         url: url.to_string(),
         source,
     };
-    let response = client.get(url).send().await.map_err(request)?;
+    let mut get = client.get(url);
+    if let Some(token) = token {
+        get = get.bearer_auth(token.expose());
+    }
+    let response = get.send().await.map_err(request)?;
     let status = response.status();
     let body = response.bytes().await.map_err(request)?;
     if !status.is_success() {

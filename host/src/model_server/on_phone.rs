@@ -7,6 +7,9 @@
 //! against it. The host crate never links mistral.rs; it only pushes the
 //! binary.
 //!
+//! Every deployment gets a fresh bearer token (`super::token`), which the
+//! server requires and the host sends on every request.
+//!
 //! What was deployed is kept on the phone beside the binary
 //! (`droidscore-device.json`: pid, port, argv, the files' sha256), so a later
 //! `stop` or `deploy` finds the server — and checks by `/proc/PID/cmdline`
@@ -20,6 +23,8 @@ use droidscore_contract::health::{Health, HealthError};
 use sha2::{Digest, Sha256};
 
 use super::local::{get_json, GetError};
+use super::token::{new_token, token_on_phone, REMOTE_TOKEN};
+use crate::agent::ApiKey;
 use droidscore_phone::{DeployTarget, PhoneError};
 
 /// Where everything goes on the phone: the one directory `adb shell` may
@@ -28,6 +33,7 @@ pub(crate) const REMOTE_DIR: &str = "/data/local/tmp";
 pub(crate) const REMOTE_BINARY: &str = "/data/local/tmp/droidscore-device";
 pub(crate) const REMOTE_LOG: &str = "/data/local/tmp/droidscore-device.log";
 pub(crate) const REMOTE_RECORD: &str = "/data/local/tmp/droidscore-device.json";
+
 pub(crate) const DEFAULT_PORT: u16 = 8077;
 /// The default model's file name, in the host's cache under `models/`.
 pub const DEFAULT_MODEL: &str = droidscore_contract::models::SMOLLM2_135M.file_name;
@@ -93,6 +99,8 @@ pub struct OnPhone {
     pub health: Health,
     /// An already running deployment of the same files was kept.
     pub reused: bool,
+    /// The bearer token every request to it carries.
+    pub token: ApiKey,
 }
 
 impl OnPhone {
@@ -202,6 +210,8 @@ pub(crate) fn serve_argv(
         format!("{REMOTE_DIR}/{model_name}"),
         "--listen".into(),
         format!("127.0.0.1:{port}"),
+        "--token-file".into(),
+        REMOTE_TOKEN.into(),
     ];
     if let Some(n) = threads {
         argv.extend(["--threads".into(), n.to_string()]);
@@ -313,6 +323,7 @@ pub fn stop(phone: &mut dyn DeployTarget) -> Result<Stopped, PhoneError> {
         }
     }
     phone.remove_file(REMOTE_RECORD)?;
+    phone.remove_file(REMOTE_TOKEN)?;
     stopped.deployment = Some(deployment);
     Ok(stopped)
 }
@@ -386,10 +397,14 @@ enum Unhealthy {
     Status { url: String, status: Option<String> },
 }
 
-/// `/health` answered `{"status":"ok"}`: its document.
-fn healthy(runtime: &tokio::runtime::Handle, local_port: u16) -> Result<Health, Unhealthy> {
+/// `/health` answered `{"status":"ok"}` to the token: its document.
+fn healthy(
+    runtime: &tokio::runtime::Handle,
+    local_port: u16,
+    token: &ApiKey,
+) -> Result<Health, Unhealthy> {
     let url = format!("http://127.0.0.1:{local_port}/health");
-    let document = runtime.block_on(get_json(&url, Duration::from_secs(5)))?;
+    let document = runtime.block_on(get_json(&url, Some(token), Duration::from_secs(5)))?;
     ready(url, &document)
 }
 
@@ -427,6 +442,19 @@ pub fn deploy(
     options: &DeployOptions,
     runtime: &tokio::runtime::Handle,
     reuse: bool,
+    progress: &mut dyn FnMut(&str),
+) -> Result<OnPhone, DeployError> {
+    deploy_with(phone, options, runtime, reuse, None, progress)
+}
+
+/// [`deploy`], a new server started with `token` when given (a restart
+/// during a run: the agents hold the old one), else with a fresh one.
+fn deploy_with(
+    phone: &mut dyn DeployTarget,
+    options: &DeployOptions,
+    runtime: &tokio::runtime::Handle,
+    reuse: bool,
+    token: Option<&ApiKey>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<OnPhone, DeployError> {
     let build_hint = format!(" (build it for the phone with {BUILD_HINT})");
@@ -471,18 +499,30 @@ pub fn deploy(
         if let Some(found) = previous.as_ref().filter(|d| {
             d.argv == argv && d.binary_sha256 == binary_sha256 && d.model_sha256 == model_sha256
         }) {
-            if still_running(phone, found)? {
+            let running_token = match still_running(phone, found)? {
+                true => token_on_phone(phone)?,
+                false => None,
+            };
+            if let Some(running_token) = running_token {
                 let (local, forwarded) = local_port(phone, found.port)?;
                 if !forwarded {
                     phone.forward(&format!("tcp:{local}"), &format!("tcp:{}", found.port))?;
                 }
-                if let Ok(health) = healthy(runtime, local) {
+                if let Ok(health) = healthy(runtime, local, &running_token) {
                     progress(&format!(
                         "droidscore-device already running on {} (pid {}, same binary, model and arguments): reused",
                         phone.serial(),
                         found.pid
                     ));
-                    return finish(phone, runtime, found.clone(), local, health, true);
+                    return finish(
+                        phone,
+                        runtime,
+                        found.clone(),
+                        local,
+                        health,
+                        true,
+                        running_token,
+                    );
                 }
             }
         }
@@ -513,6 +553,14 @@ pub fn deploy(
         false,
         progress,
     )?;
+
+    // The token before the server that reads it, readable by the shell user only.
+    let token = match token {
+        Some(token) => token.clone(),
+        None => new_token().map_err(|e| DeployError::BadInput(format!("/dev/urandom: {e}")))?,
+    };
+    phone.push(token.expose().as_bytes(), REMOTE_TOKEN, false)?;
+    phone.make_private(REMOTE_TOKEN)?;
 
     let words: Vec<&str> = argv.iter().map(String::as_str).collect();
     let pid = phone.start_background_in(REMOTE_DIR, &words, REMOTE_LOG)?;
@@ -545,7 +593,7 @@ pub fn deploy(
     let deadline = Instant::now() + options.wait;
     let mut last_check = Instant::now();
     let health = loop {
-        let why = match healthy(runtime, local) {
+        let why = match healthy(runtime, local, &token) {
             Ok(health) => break health,
             Err(why) => why,
         };
@@ -571,7 +619,7 @@ pub fn deploy(
         }
         std::thread::sleep(Duration::from_millis(250));
     };
-    finish(phone, runtime, deployment, local, health, false)
+    finish(phone, runtime, deployment, local, health, false, token)
 }
 
 /// The server on the phone during a run: after an attempt fails, a server
@@ -586,6 +634,8 @@ pub struct Keeper {
     local_port: u16,
     serial: String,
     restarted: bool,
+    /// The server's token, which the agents send: a restart keeps it.
+    token: ApiKey,
 }
 
 impl Keeper {
@@ -600,6 +650,7 @@ impl Keeper {
             local_port: server.local_port,
             serial: server.serial.clone(),
             restarted: false,
+            token: server.token.clone(),
         }
     }
 
@@ -609,7 +660,7 @@ impl Keeper {
         phone: &mut dyn DeployTarget,
         progress: &mut dyn FnMut(&str),
     ) -> Result<(), DeployError> {
-        let why = match healthy(&self.runtime, self.local_port) {
+        let why = match healthy(&self.runtime, self.local_port, &self.token) {
             Ok(_) => return Ok(()),
             Err(why) => why,
         };
@@ -624,7 +675,14 @@ impl Keeper {
             "the model server on {} does not answer ({why}): starting it again (once per run)",
             self.serial
         ));
-        let server = deploy(phone, &self.options, &self.runtime, false, progress)?;
+        let server = deploy_with(
+            phone,
+            &self.options,
+            &self.runtime,
+            false,
+            Some(&self.token),
+            progress,
+        )?;
         if server.local_port != self.local_port {
             // The forward went with the old server (or the adb server
             // forgot it when the phone went away): the agents' port again.
@@ -632,7 +690,7 @@ impl Keeper {
                 &format!("tcp:{}", self.local_port),
                 &format!("tcp:{}", self.options.port),
             )?;
-            healthy(&self.runtime, self.local_port).map_err(|e| {
+            healthy(&self.runtime, self.local_port, &self.token).map_err(|e| {
                 DeployError::NotReady(format!(
                     "the restarted server does not answer through 127.0.0.1:{}: {e}",
                     self.local_port
@@ -655,11 +713,13 @@ fn finish(
     local_port: u16,
     health: Health,
     reused: bool,
+    token: ApiKey,
 ) -> Result<OnPhone, DeployError> {
     let base_url = format!("http://127.0.0.1:{local_port}/v1");
     let models = runtime
         .block_on(get_json(
             &format!("{base_url}/models"),
+            Some(&token),
             Duration::from_secs(30),
         ))
         .map_err(|e| DeployError::NotReady(e.to_string()))?;
@@ -677,6 +737,7 @@ fn finish(
         model,
         health,
         reused,
+        token,
     })
 }
 
@@ -719,6 +780,8 @@ mod tests {
                 "/data/local/tmp/m.gguf",
                 "--listen",
                 "127.0.0.1:8077",
+                "--token-file",
+                "/data/local/tmp/droidscore-device.token",
                 "--threads",
                 "4"
             ]

@@ -4,6 +4,8 @@
 
 use droidscore_contract::health::Health;
 
+use crate::agent::ApiKey;
+
 use super::local::LocalServer;
 use super::on_phone::OnPhone;
 
@@ -34,6 +36,15 @@ impl Served {
         match self {
             Served::Local(s) => s.text_only(),
             Served::OnPhone(s) => s.text_only(),
+        }
+    }
+
+    /// The bearer token its requests need: a deployed server's; none for
+    /// one started on this machine's loopback for the run.
+    pub fn token(&self) -> Option<&ApiKey> {
+        match self {
+            Served::Local(_) => None,
+            Served::OnPhone(s) => Some(&s.token),
         }
     }
 

@@ -67,6 +67,7 @@ pub fn llm_config(
         (None, _, None) => return Err(RunSuiteError::BadInput("no model endpoint".into())),
     };
     config.api_key_env = options.api_key_env.clone();
+    config.api_key = served.and_then(Served::token).cloned();
     config.temperature = options.temperature;
     config.seed = options.episode_seed;
     config.no_image = options.no_image || served.is_some_and(Served::text_only);

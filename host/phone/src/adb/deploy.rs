@@ -179,6 +179,11 @@ impl DeployTarget for AdbPhone {
             .map(drop)
     }
 
+    fn make_private(&mut self, remote: &str) -> Result<(), PhoneError> {
+        self.shell_ok(&format!("chmod 600 {}", quote(remote)))
+            .map(drop)
+    }
+
     fn remove_file(&mut self, remote: &str) -> Result<(), PhoneError> {
         self.shell(&format!("rm -f {}", quote(remote))).map(drop)
     }

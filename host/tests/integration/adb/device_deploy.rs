@@ -79,6 +79,9 @@ struct PhoneServer {
     down: Arc<AtomicBool>,
     /// It dies (once) when this many chat completions have been answered.
     dies_after: Arc<AtomicUsize>,
+    /// Each request's bearer token (`Authorization: Bearer T`), if any; a
+    /// request without one is answered 401, as the real server does.
+    bearers: Arc<Mutex<Vec<Option<String>>>>,
 }
 
 impl PhoneServer {
@@ -89,12 +92,14 @@ impl PhoneServer {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let down = Arc::new(AtomicBool::new(false));
         let dies_after = Arc::new(AtomicUsize::new(usize::MAX));
+        let bearers = Arc::new(Mutex::new(Vec::new()));
         let server = PhoneServer {
             port,
             ready,
             seen,
             down,
             dies_after,
+            bearers,
         };
         let shared = server.shared();
         std::thread::spawn(move || {
@@ -115,7 +120,12 @@ impl PhoneServer {
             seen: Arc::clone(&self.seen),
             down: Arc::clone(&self.down),
             dies_after: Arc::clone(&self.dies_after),
+            bearers: Arc::clone(&self.bearers),
         }
+    }
+
+    fn bearers(&self) -> Vec<Option<String>> {
+        self.bearers.lock().unwrap().clone()
     }
 
     fn completions(&self) -> usize {
@@ -146,6 +156,7 @@ fn answer(stream: TcpStream, server: &PhoneServer) {
         .unwrap_or("")
         .to_string();
     let mut length = 0usize;
+    let mut bearer = None;
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
@@ -154,7 +165,13 @@ fn answer(stream: TcpStream, server: &PhoneServer) {
         if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
             length = v.trim().parse().unwrap_or(0);
         }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("authorization") {
+                bearer = value.trim().strip_prefix("Bearer ").map(str::to_string);
+            }
+        }
     }
+    server.bearers.lock().unwrap().push(bearer.clone());
     let mut body = vec![0u8; length];
     let _ = reader.read_exact(&mut body);
     let is_ready = ready.load(Ordering::SeqCst);
@@ -170,6 +187,10 @@ fn answer(stream: TcpStream, server: &PhoneServer) {
         .unwrap()
         .push((path.clone(), is_ready, Instant::now()));
     let (status, body) = match (path.as_str(), is_ready) {
+        _ if bearer.is_none() => (
+            "401 Unauthorized",
+            r#"{"error":{"message":"no token","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#.to_string(),
+        ),
         ("/health", true) => ("200 OK", health().to_string()),
         ("/health", false) => (
             "503 Service Unavailable",
@@ -337,7 +358,9 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
             "pid": job["pid"],
             "argv": ["nohup", "./droidscore-device", "serve",
                      "--model", "/data/local/tmp/stand-in.Q4_1.gguf",
-                     "--listen", format!("127.0.0.1:{port}"), "--threads", "2"],
+                     "--listen", format!("127.0.0.1:{port}"),
+                     "--token-file", "/data/local/tmp/droidscore-device.token",
+                     "--threads", "2"],
             "cwd": "/data/local/tmp",
             "stdin": "/dev/null",
             "stdout": "/data/local/tmp/droidscore-device.log",
@@ -424,6 +447,20 @@ fn deploy_pushes_starts_forwards_and_prints_the_url_once_health_answers_through_
         .seen()
         .iter()
         .any(|(p, _, _)| p == "/v1/chat/completions"));
+    // Every request, deploy's and the run's agent's, carried the token the
+    // phone holds, readable by the shell user only.
+    let token = adb_ok(
+        &adb,
+        &phone.addr,
+        &["shell", "cat", "/data/local/tmp/droidscore-device.token"],
+    );
+    let token = token.trim();
+    assert_eq!(token.len(), 64, "{token:?}");
+    let bearers = server.bearers();
+    assert!(
+        bearers.iter().all(|b| b.as_deref() == Some(token)),
+        "{bearers:?}"
+    );
     eprintln!("deploy test took {:?}", started.elapsed());
 }
 
