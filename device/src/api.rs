@@ -229,7 +229,8 @@ impl ChatRequest {
                     // OpenAI makes the schema optional: any JSON object.
                     None => Ok(Some(serde_json::json!({"type": "object"}))),
                     Some(schema) if schema.is_object() || schema.is_boolean() => {
-                        crate::schema::check_bounds(schema)?;
+                        crate::schema::check_bounds(schema)
+                            .map_err(|why| ApiError::invalid(SCHEMA_PARAM, why))?;
                         Ok(Some(schema.clone()))
                     }
                     Some(_) => Err(ApiError::invalid(

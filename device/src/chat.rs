@@ -493,8 +493,8 @@ fn failure(response: Option<Response>, constrained: bool, drained: bool) -> ApiE
         None => return ApiError::server("the engine closed the channel"),
     };
     tracing::error!("the model failed: {words}");
-    if let Some(refused) = constrained.then(|| unfollowable(&words)).flatten() {
-        return refused;
+    if let Some(why) = constrained.then(|| unfollowable(&words)).flatten() {
+        return ApiError::invalid(SCHEMA_PARAM, why);
     }
     ApiError::server(format!("the model failed: {}", first_line(&words)))
 }

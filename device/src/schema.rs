@@ -14,8 +14,6 @@
 //! `consume_token` mapped through `candle_core::Error::msg`) whose text is
 //! llguidance's error followed by its parser state in `<state>…</state>`.
 
-use crate::api::{ApiError, SCHEMA_PARAM};
-
 /// The most bytes a `response_format` schema may take, written compactly.
 /// The agent's own schemas are under 4 KiB; llguidance's work grows with
 /// the grammar, and all of it happens while the one engine waits.
@@ -25,22 +23,19 @@ pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 /// nest 6 deep; serde_json stops a body at 128 anyway.
 pub const MAX_SCHEMA_DEPTH: usize = 32;
 
-/// Refuse a schema past [`MAX_SCHEMA_BYTES`] or [`MAX_SCHEMA_DEPTH`].
-pub fn check_bounds(schema: &serde_json::Value) -> Result<(), ApiError> {
+/// Refuse a schema past [`MAX_SCHEMA_BYTES`] or [`MAX_SCHEMA_DEPTH`]: why,
+/// for the caller's 400 on the schema's field.
+pub fn check_bounds(schema: &serde_json::Value) -> Result<(), String> {
     let depth = depth(schema);
     if depth > MAX_SCHEMA_DEPTH {
-        return Err(ApiError::invalid(
-            SCHEMA_PARAM,
-            format!(
-                "the schema nests {depth} levels of objects and arrays; at most {MAX_SCHEMA_DEPTH} are accepted"
-            ),
+        return Err(format!(
+            "the schema nests {depth} levels of objects and arrays; at most {MAX_SCHEMA_DEPTH} are accepted"
         ));
     }
     let bytes = serde_json::to_vec(schema).map_or(usize::MAX, |b| b.len());
     if bytes > MAX_SCHEMA_BYTES {
-        return Err(ApiError::invalid(
-            SCHEMA_PARAM,
-            format!("the schema is {bytes} bytes; at most {MAX_SCHEMA_BYTES} are accepted"),
+        return Err(format!(
+            "the schema is {bytes} bytes; at most {MAX_SCHEMA_BYTES} are accepted"
         ));
     }
     Ok(())
@@ -68,18 +63,16 @@ fn depth(value: &serde_json::Value) -> usize {
 const LLGUIDANCE_STATE: &str = "\n<state>\n";
 
 /// A model error on a constrained request that is llguidance giving up on
-/// the schema: a 400 on the schema, in llguidance's first line, without
-/// its parser state or mistral.rs's backtrace. `None`: a real model error.
-pub fn unfollowable(message: &str) -> Option<ApiError> {
+/// the schema: why, in llguidance's first line, without its parser state or
+/// mistral.rs's backtrace, for the caller's 400 on the schema's field.
+/// `None`: a real model error.
+pub fn unfollowable(message: &str) -> Option<String> {
     let (first, _) = message.split_once(LLGUIDANCE_STATE)?;
     let why = first.lines().next().unwrap_or(first).trim();
-    Some(ApiError::invalid(
-        SCHEMA_PARAM,
-        format!(
-            "no answer can follow the schema: the grammar engine stopped with {why:?}; a schema \
-             whose every value nests without end (a $ref to itself, a required property that \
-             refers back to its own object) has no value to write"
-        ),
+    Some(format!(
+        "no answer can follow the schema: the grammar engine stopped with {why:?}; a schema \
+         whose every value nests without end (a $ref to itself, a required property that \
+         refers back to its own object) has no value to write"
     ))
 }
 
@@ -106,8 +99,7 @@ mod tests {
         assert_eq!(depth(&nested(MAX_SCHEMA_DEPTH)), MAX_SCHEMA_DEPTH);
         assert_eq!(check_bounds(&nested(MAX_SCHEMA_DEPTH)), Ok(()));
         let e = check_bounds(&nested(MAX_SCHEMA_DEPTH + 1)).unwrap_err();
-        assert_eq!(e.param.as_deref(), Some(SCHEMA_PARAM));
-        assert!(e.message.contains("33 levels"), "{}", e.message);
+        assert!(e.contains("33 levels"), "{e}");
     }
 
     #[test]
@@ -118,8 +110,7 @@ mod tests {
         assert_eq!(check_bounds(&at), Ok(()));
         let past = serde_json::json!({"description": "x".repeat(MAX_SCHEMA_BYTES - 17)});
         let e = check_bounds(&past).unwrap_err();
-        assert_eq!(e.status, 400);
-        assert!(e.message.contains("at most 65536"), "{}", e.message);
+        assert!(e.contains("at most 65536"), "{e}");
     }
 
     /// `{"$ref": "#"}` answered 500 with llguidance's parser state and a
@@ -128,9 +119,8 @@ mod tests {
     fn an_unfollowable_schema_is_a_400_without_the_parser_state() {
         let engine = "NoExtensionBias\n<state>\nTokens: ⟦⟧\nStop: NoExtensionBias\n</state><grammar>\n\n</grammar>\n   0: candle_core::error::Error::bt\n";
         let e = unfollowable(engine).unwrap();
-        assert_eq!((e.status, e.param.as_deref()), (400, Some(SCHEMA_PARAM)));
-        assert!(e.message.contains("\"NoExtensionBias\""), "{}", e.message);
-        assert!(!e.message.contains("<state>") && !e.message.contains("candle_core"));
+        assert!(e.contains("\"NoExtensionBias\""), "{e}");
+        assert!(!e.contains("<state>") && !e.contains("candle_core"));
         assert_eq!(unfollowable("out of memory"), None);
         assert_eq!(
             first_line("shape mismatch\n   0: candle_core::bt"),

@@ -22,6 +22,8 @@ pub(crate) mod fuzz_tests;
 mod packet;
 mod relay;
 mod server;
+#[cfg(test)]
+mod server_tests;
 mod service;
 mod sync;
 #[cfg(test)]

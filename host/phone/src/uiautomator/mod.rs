@@ -3,6 +3,8 @@
 //! an agent reads.
 
 mod attrs;
+#[cfg(test)]
+mod bound_tests;
 mod elements;
 mod error;
 mod node;
