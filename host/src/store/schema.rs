@@ -137,17 +137,7 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
-    let sql = |doing| {
-        move |source: rusqlite::Error| {
-            if source.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
-                StoreError::NotADatabase {
-                    path: path.to_owned(),
-                }
-            } else {
-                StoreError::sql(path, doing, source)
-            }
-        }
-    };
+    let sql = |doing| sql_error(path, doing);
     let conn = Connection::open_with_flags(path, flags).map_err(sql("open the file"))?;
     let version = check(&conn, path)?;
     // WAL: readers (`report`) never block the writer, and a commit is one
@@ -175,20 +165,27 @@ pub(super) fn open(path: &Path, create: bool) -> Result<Connection, StoreError> 
     Ok(conn)
 }
 
+/// A failed SQLite call on `path`, while `doing`: a file that is not a
+/// database says so; anything else is [`StoreError::sql`].
+fn sql_error<'a>(
+    path: &'a Path,
+    doing: &'static str,
+) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |source| {
+        if source.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
+            StoreError::NotADatabase {
+                path: path.to_owned(),
+            }
+        } else {
+            StoreError::sql(path, doing, source)
+        }
+    }
+}
+
 /// Configure a connection just opened on `path` and check the file is a
 /// store this code can read: its schema version.
 fn check(conn: &Connection, path: &Path) -> Result<i64, StoreError> {
-    let sql = |doing| {
-        move |source: rusqlite::Error| {
-            if source.sqlite_error_code() == Some(ErrorCode::NotADatabase) {
-                StoreError::NotADatabase {
-                    path: path.to_owned(),
-                }
-            } else {
-                StoreError::sql(path, doing, source)
-            }
-        }
-    };
+    let sql = |doing| sql_error(path, doing);
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql("set the busy timeout"))?;
     // The first statement that reads the file: a non-SQLite file fails here.
