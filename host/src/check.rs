@@ -1,7 +1,9 @@
 //! `droidscore tasks check`: an oracle is a claim too. For every task × variant,
 //! prove the oracle false on the initial state, false under a do-nothing agent,
 //! false under an agent that operates the decoy (where the variant has one),
-//! and true under the reference solution.
+//! and true under the reference solution. Milestones are claims too: each is
+//! false on the initial state and the reference reaches them all, in order,
+//! with no side effect.
 
 use crate::agent::{Noop, Solver};
 use crate::episode::{self, Episode};
@@ -10,7 +12,7 @@ use crate::task::{Instance, Step, Task};
 use droidscore_phone::apps::SetupError;
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::uiautomator::Selector;
-use droidscore_phone::PhoneError;
+use droidscore_phone::{Phone, PhoneError};
 
 /// One row of the check table.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -27,6 +29,12 @@ pub struct CheckRow {
     pub decoy: Option<Outcome>,
     pub reference: Outcome,
     pub reference_steps: u32,
+    /// The instance's milestones, and how many the reference reached in order.
+    pub milestones: usize,
+    pub reference_milestones: usize,
+    /// Side effects of the decoy agent's episode (its decoy writes, where
+    /// the decoy writes anything no check names); `None` without a decoy.
+    pub decoy_side_effects: Option<Vec<String>>,
     /// Every way this row breaks the rules; empty when it holds.
     pub violations: Vec<String>,
 }
@@ -84,6 +92,9 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
     let mut violations = Vec::new();
     let initial = match phone(instance) {
         Ok(mut p) => {
+            if let Err(e) = milestones_false_at_start(instance, &mut p) {
+                violations.push(e);
+            }
             let baseline = Baseline::capture(&mut p);
             let verdict = instance.oracle.evaluate(&mut p, &baseline);
             if verdict.outcome != Outcome::Fail {
@@ -124,11 +135,13 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         episode_with(instance, &mut Noop),
     );
     let decoy_steps = decoy_steps(instance);
+    let mut decoy_side_effects = None;
     let decoy = if decoy_steps.is_empty() {
         None
     } else {
         let result = episode_with(instance, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
+            decoy_side_effects = Some(ep.progress.side_effects.clone());
             if !matches!(ep.end, crate::episode::End::Complete) {
                 violations.push(format!(
                     "decoy agent did not finish its steps: {}",
@@ -138,17 +151,31 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         }
         Some(must_fail(&mut violations, "decoy", result))
     };
-    let (reference, reference_steps) =
+    let (reference, reference_steps, reference_milestones) =
         match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
             Ok(ep) => {
                 if !ep.success {
                     violations.push(format!("reference solution fails: {}", ep.reason));
                 }
-                (ep.verdict.outcome, ep.steps)
+                if let Some(unreached) = unreached(instance, &ep) {
+                    violations.push(unreached);
+                }
+                if !ep.progress.side_effects.is_empty() {
+                    violations.push(format!(
+                        "reference solution has side effects: {} (name them in the oracle, \
+                         a milestone or allow_writes)",
+                        ep.progress.side_effects.join(", ")
+                    ));
+                }
+                (
+                    ep.verdict.outcome,
+                    ep.steps,
+                    ep.progress.reached_in_order as usize,
+                )
             }
             Err(e) => {
                 violations.push(format!("reference solution: {e}"));
-                (Outcome::Skipped, 0)
+                (Outcome::Skipped, 0, 0)
             }
         };
     CheckRow {
@@ -161,8 +188,45 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         decoy,
         reference,
         reference_steps,
+        milestones: instance.milestones.len(),
+        reference_milestones,
+        decoy_side_effects,
         violations,
     }
+}
+
+/// Every milestone false on the phone as an episode starts: one true
+/// already is no sub-goal. The message names them.
+fn milestones_false_at_start(instance: &Instance, phone: &mut SimPhone) -> Result<(), String> {
+    let screen = phone
+        .observe(false)
+        .map_err(|e| format!("cannot read the initial screen: {e}"))?;
+    let at_start: Vec<String> = instance
+        .milestones
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.holds(phone, &screen))
+        .map(|(k, m)| format!("milestone {} ({}) is true at the start", k + 1, m.name))
+        .collect();
+    match at_start.is_empty() {
+        true => Ok(()),
+        false => Err(at_start.join("; ")),
+    }
+}
+
+/// The first milestone the reference did not reach in order, as a violation.
+fn unreached(instance: &Instance, ep: &Episode) -> Option<String> {
+    let k = ep.progress.reached_in_order as usize;
+    let m = instance.milestones.get(k)?;
+    let after = match k {
+        0 => "from the start".to_string(),
+        _ => format!("after milestone {k}"),
+    };
+    Some(format!(
+        "milestone {} ({}) is unreachable under the reference: it never held {after}",
+        k + 1,
+        m.name,
+    ))
 }
 
 /// Every task variant, and each parameterised task at instance seeds
