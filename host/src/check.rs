@@ -69,7 +69,7 @@ fn episode_with(
 }
 
 /// The steps of the decoy agent: the variant's own, or a tap on each switch decoy.
-fn decoy_steps(instance: &Instance) -> Vec<Step> {
+pub(crate) fn decoy_steps(instance: &Instance) -> Vec<Step> {
     if !instance.decoy_solution.is_empty() {
         return instance.decoy_solution.clone();
     }
@@ -229,6 +229,67 @@ fn unreached(instance: &Instance, ep: &Episode) -> Option<String> {
     ))
 }
 
+/// The reference solution replayed on the simulator: its device actions
+/// (RRR's numerator) and, per milestone, after how many of its solution
+/// steps the milestone first held in order (a scroll in search of a target
+/// is no solution step).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    pub steps: u32,
+    pub milestone_steps: Vec<usize>,
+}
+
+/// A [`Solver`] that notes how many solution steps it has done after each
+/// of its decisions.
+struct Counting {
+    solver: Solver,
+    done_after: Vec<usize>,
+}
+
+impl crate::agent::Agent for Counting {
+    fn next(&mut self, goal: &str, obs: &droidscore_phone::Observation) -> crate::agent::Decision {
+        let decision = self.solver.next(goal, obs);
+        self.done_after.push(self.solver.at());
+        decision
+    }
+}
+
+/// Replay `instance`'s reference on the simulator at episode seed 0; an
+/// error when it cannot run, fails, or leaves a milestone unreached.
+pub fn reference_replay(instance: &Instance) -> Result<Replay, String> {
+    let mut agent = Counting {
+        solver: Solver::new(instance.solution.clone()),
+        done_after: Vec::new(),
+    };
+    let ep = episode_with(instance, &mut agent).map_err(|e| e.to_string())?;
+    if !ep.success {
+        return Err(format!("reference solution fails: {}", ep.reason));
+    }
+    if let Some(why) = unreached(instance, &ep) {
+        return Err(why);
+    }
+    let milestone_steps = ep
+        .progress
+        .reached_at
+        .iter()
+        .map(|at| {
+            let d = at.unwrap_or(0) as usize;
+            agent.done_after.get(d.wrapping_sub(1)).copied().unwrap_or(0)
+        })
+        .collect();
+    Ok(Replay {
+        steps: ep.steps,
+        milestone_steps,
+    })
+}
+
+/// For each of `instance`'s milestones, after how many reference solution
+/// steps it first holds (in order): milestone k is what doing solution
+/// steps `milestone_steps[k-1]..milestone_steps[k]` reaches.
+pub fn milestone_steps(instance: &Instance) -> Result<Vec<usize>, String> {
+    reference_replay(instance).map(|r| r.milestone_steps)
+}
+
 /// Every task variant, and each parameterised task at instance seeds
 /// `0..instances` (a task without drawn params once): a template is proven on
 /// every instance checked, not on the one its author tried.
@@ -331,5 +392,74 @@ answer = "{number}"
             let ep = episode_with(inst, &mut Solver::new(solution)).unwrap();
             assert_eq!(ep.success, success, "{answer}: {}", ep.reason);
         }
+    }
+
+    /// A Wi-Fi task with `milestones` declared.
+    fn wifi_with(test: &str, milestones: &str) -> Task {
+        let env = droidscore_testenv::TestEnv::new(&format!("check-{test}"));
+        let text = format!(
+            r#"id = "wifi_off"
+app = "com.android.settings"
+goal = "Turn off Wi-Fi."
+initial = {{ "global/wifi_on" = "1" }}
+[[oracle]]
+check = "setting"
+key = "global/wifi_on"
+equals = "0"
+{milestones}
+[[variant]]
+id = "base"
+[[solution]]
+launch = "com.android.settings"
+[[solution]]
+tap = {{ text = "Network & internet", row = true }}
+[[solution]]
+tap = {{ text = "Internet", row = true }}
+[[solution]]
+tap = {{ text = "Wi-Fi", row = true }}
+"#
+        );
+        let path = env.write("wifi_off.toml", &text);
+        crate::task::load_file(&path).unwrap()
+    }
+
+    /// A milestone true at the start (Bluetooth is off already) and one the
+    /// reference never reaches (Bluetooth's screen) are refused, by name.
+    #[test]
+    fn a_milestone_true_at_the_start_or_unreachable_is_refused() {
+        let at_start = wifi_with(
+            "true-at-start",
+            "[[milestone]]\nname = \"Bluetooth off\"\ncheck = \"setting\"\nkey = \"global/bluetooth_on\"\nequals = \"0\"\n",
+        );
+        let row = check_instance(&at_start.variants[0]);
+        assert_eq!(
+            row.violations,
+            ["milestone 1 (Bluetooth off) is true at the start"]
+        );
+        let unreachable = wifi_with(
+            "unreachable",
+            "[[milestone]]\ncheck = \"foreground\"\nequals = \"com.android.settings\"\n\
+             [[milestone]]\nname = \"Bluetooth page\"\ncheck = \"ui\"\nselect = { text = \"Use Bluetooth\" }\n",
+        );
+        let row = check_instance(&unreachable.variants[0]);
+        assert_eq!(
+            row.violations,
+            ["milestone 2 (Bluetooth page) is unreachable under the reference: it never held after milestone 1"]
+        );
+        assert_eq!((row.milestones, row.reference_milestones), (2, 1));
+        let text = crate::report::check_table(std::slice::from_ref(&row));
+        assert!(text.contains("VIOLATION: milestone 2 (Bluetooth page) is unreachable"), "{text}");
+    }
+
+    /// The replay gives, per derived milestone, the solution steps done when
+    /// it first held: Settings after 1, the Internet row after 2 (on
+    /// Network & internet), the Wi-Fi row after 3, Wi-Fi off after 4.
+    #[test]
+    fn milestone_steps_count_solution_steps_not_scrolls() {
+        let task = wifi_with("steps", "");
+        let inst = &task.variants[0];
+        assert_eq!(milestone_steps(inst).unwrap(), [1, 2, 3, 4]);
+        let replay = reference_replay(inst).unwrap();
+        assert_eq!(replay.steps, 4);
     }
 }
