@@ -64,6 +64,9 @@ pub struct Progress {
     /// Per milestone, the step (1-based agent decision) it was reached at
     /// in order; `None` when it was not.
     pub reached_at: Vec<Option<u32>>,
+    /// Agent decisions taken (every step, an invalid answer's included).
+    #[serde(default)]
+    pub decisions: u32,
     /// Agent steps that acted on the phone (a tap, a typed text, an app
     /// opened; a decision of several actions is one step).
     pub acting_steps: u32,
@@ -253,6 +256,7 @@ pub fn run_guided(
     } else {
         (success, reason)
     };
+    progress.decisions = decisions;
     progress.reached_at = tracker.reached_at().to_vec();
     progress.reached_in_order = tracker.reached_in_order() as u32;
     progress.reached_any = tracker.reached_any() as u32;

@@ -9,6 +9,7 @@
 mod escape;
 pub mod format;
 pub mod html;
+pub mod progress;
 pub mod stats;
 pub mod summary;
 pub mod trajectory;

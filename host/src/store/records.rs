@@ -93,6 +93,10 @@ pub struct EpisodeRecord {
     /// The agent's last `answer`, if it gave one.
     #[serde(default)]
     pub answer: Option<String>,
+    /// Milestones, screen changes, the reference's steps and side effects
+    /// (`None` in older stores, and for an episode that never ran).
+    #[serde(default)]
+    pub progress: Option<crate::episode::Progress>,
 }
 
 /// One step of an episode: what the agent saw, said and did. An agent that
