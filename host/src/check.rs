@@ -274,7 +274,11 @@ pub fn reference_replay(instance: &Instance) -> Result<Replay, String> {
         .iter()
         .map(|at| {
             let d = at.unwrap_or(0) as usize;
-            agent.done_after.get(d.wrapping_sub(1)).copied().unwrap_or(0)
+            agent
+                .done_after
+                .get(d.wrapping_sub(1))
+                .copied()
+                .unwrap_or(0)
         })
         .collect();
     Ok(Replay {
@@ -448,7 +452,10 @@ tap = {{ text = "Wi-Fi", row = true }}
         );
         assert_eq!((row.milestones, row.reference_milestones), (2, 1));
         let text = crate::report::check_table(std::slice::from_ref(&row));
-        assert!(text.contains("VIOLATION: milestone 2 (Bluetooth page) is unreachable"), "{text}");
+        assert!(
+            text.contains("VIOLATION: milestone 2 (Bluetooth page) is unreachable"),
+            "{text}"
+        );
     }
 
     /// The replay gives, per derived milestone, the solution steps done when

@@ -96,8 +96,7 @@ impl Progress {
         if success {
             return Some(1.0);
         }
-        (self.milestones > 0)
-            .then(|| f64::from(self.reached_in_order) / f64::from(self.milestones))
+        (self.milestones > 0).then(|| f64::from(self.reached_in_order) / f64::from(self.milestones))
     }
 }
 

@@ -133,7 +133,8 @@ fn names(
                 return false;
             };
             let start = baseline.records.get(table);
-            let guard = start.is_some_and(|rs| count.holds(rs.iter().filter(|r| filter.accepts(r)).count()));
+            let guard = start
+                .is_some_and(|rs| count.holds(rs.iter().filter(|r| filter.accepts(r)).count()));
             if t != *table || guard {
                 return false;
             }
@@ -153,11 +154,14 @@ fn names(
 /// written record as it was then: a guard on it, so even an incidental
 /// write to it (the decoy's conversation marked read) is a side effect.
 fn guards(p: &Predicate, key: &str, baseline: &Baseline) -> bool {
-    let (Predicate::Record {
-        table,
-        filter,
-        count,
-    }, Some((t, id))) = (p, record_key(key))
+    let (
+        Predicate::Record {
+            table,
+            filter,
+            count,
+        },
+        Some((t, id)),
+    ) = (p, record_key(key))
     else {
         return false;
     };

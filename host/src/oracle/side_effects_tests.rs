@@ -6,7 +6,9 @@ use crate::agent::Solver;
 use crate::episode;
 use crate::task::{Instance, Suite};
 use droidscore_phone::apps::PhoneSetup;
-use droidscore_phone::{Capabilities, DeviceAction, Flip, Intent, Observation, PhoneError, SettingKey};
+use droidscore_phone::{
+    Capabilities, DeviceAction, Flip, Intent, Observation, PhoneError, SettingKey,
+};
 
 fn instance(task: &str, variant: &str) -> Instance {
     let tasks = Suite::Embedded.load().unwrap();
@@ -87,7 +89,11 @@ fn a_decoy_write_is_a_side_effect_with_and_without_flip_history() {
         let mut p = phone(&inst, history);
         let ep = episode::run(p.as_mut(), &mut Solver::new(inst.solution.clone()), &inst).unwrap();
         assert!(ep.success);
-        assert_eq!(ep.progress.side_effects, Vec::<String>::new(), "history {history}");
+        assert_eq!(
+            ep.progress.side_effects,
+            Vec::<String>::new(),
+            "history {history}"
+        );
     }
 }
 
@@ -99,7 +105,10 @@ fn a_write_undone_is_a_side_effect_only_where_history_is_kept() {
     let decoy = inst.decoy_solution.clone();
     let mut p = phone(&inst, true);
     let ep = episode::run(p.as_mut(), &mut Solver::new(decoy.clone()), &inst).unwrap();
-    assert_eq!(ep.progress.side_effects, ["app/decoy.airplane_mode_scheduling"]);
+    assert_eq!(
+        ep.progress.side_effects,
+        ["app/decoy.airplane_mode_scheduling"]
+    );
     let mut p = phone(&inst, false);
     let ep = episode::run(p.as_mut(), &mut Solver::new(decoy), &inst).unwrap();
     assert_eq!(ep.progress.side_effects, Vec::<String>::new());
@@ -122,9 +131,18 @@ fn an_incidental_write_to_a_guarded_record_is_a_side_effect() {
 
     let inst = instance("sms_mark_read", "decoy");
     let mut p = phone(&inst, true);
-    let ep = episode::run(p.as_mut(), &mut Solver::new(inst.decoy_solution.clone()), &inst)
-        .unwrap();
-    assert_eq!(ep.progress.side_effects.len(), 1, "{:?}", ep.progress.side_effects);
+    let ep = episode::run(
+        p.as_mut(),
+        &mut Solver::new(inst.decoy_solution.clone()),
+        &inst,
+    )
+    .unwrap();
+    assert_eq!(
+        ep.progress.side_effects.len(),
+        1,
+        "{:?}",
+        ep.progress.side_effects
+    );
     assert!(glob("record/sms/*/read", &ep.progress.side_effects[0]));
 }
 

@@ -85,6 +85,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
                 outcome(r.noop).into(),
                 r.decoy.map_or("-", outcome).into(),
                 format!("{} ({} steps)", outcome(r.reference), r.reference_steps),
+                format!("{}/{}", r.reference_milestones, r.milestones),
                 if r.ok() {
                     "ok".into()
                 } else {
@@ -97,7 +98,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
     let templates: std::collections::BTreeSet<&str> =
         rows.iter().map(|r| r.task.as_str()).collect();
     let summary = if bad == 0 {
-        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len(), templates.len())
+        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference, which reaches every milestone in order with no side effect\n", rows.len(), templates.len())
     } else {
         format!("{bad} of {} task instances break the rules\n", rows.len())
     };
@@ -110,6 +111,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
             "do-nothing",
             "decoy",
             "reference",
+            "milestones",
             "check",
         ],
         &cells,

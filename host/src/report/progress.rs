@@ -58,7 +58,11 @@ impl ProgressStats {
             let m = u64::from(p.milestones);
             total += m;
             any += if success { m } else { u64::from(p.reached_any) };
-            in_order += if success { m } else { u64::from(p.reached_in_order) };
+            in_order += if success {
+                m
+            } else {
+                u64::from(p.reached_in_order)
+            };
             changed += u64::from(p.screen_changes);
             acting += u64::from(p.acting_steps);
             invalid += u64::from(e.invalid_steps);
@@ -112,7 +116,10 @@ impl ProgressStats {
             self.ror.display(),
             self.invalid.display()
         );
-        out += &format!("episodes with side effects: {}", self.side_effects.display());
+        out += &format!(
+            "episodes with side effects: {}",
+            self.side_effects.display()
+        );
         if !self.side_effect_keys.is_empty() {
             let shown: Vec<String> = self
                 .side_effect_keys
@@ -189,8 +196,13 @@ mod tests {
         assert_eq!((s.ror.successes, s.ror.n), (6, 8));
         assert_eq!((s.invalid.successes, s.invalid.n), (2, 10));
         assert_eq!((s.side_effects.successes, s.side_effects.n), (1, 2));
-        assert_eq!(s.side_effect_keys, [("app/decoy.wi_fi_calling".to_string(), 1)]);
+        assert_eq!(
+            s.side_effect_keys,
+            [("app/decoy.wi_fi_calling".to_string(), 1)]
+        );
         assert!(s.lines().contains("Sub-SR 75.0% ["), "{}", s.lines());
-        assert!(ProgressStats::of(&[crate::store::test_support::episode("r", "t", "x", 0)]).is_none());
+        assert!(
+            ProgressStats::of(&[crate::store::test_support::episode("r", "t", "x", 0)]).is_none()
+        );
     }
 }

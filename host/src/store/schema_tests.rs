@@ -158,7 +158,9 @@ fn a_version_5_store_reads_without_progress_and_new_episodes_keep_theirs() {
     let store = Store::open_existing(&path).unwrap();
     assert_eq!(pragma(&store.conn, "user_version"), known_version());
     assert_eq!(store.episodes("r").unwrap()[0].progress, None);
-    store.create_run(&t::run("new", "2026-12-03T00:00:00Z")).unwrap();
+    store
+        .create_run(&t::run("new", "2026-12-03T00:00:00Z"))
+        .unwrap();
     let mut e = t::episode("new", "wifi_on", "base", 0);
     let progress = crate::episode::Progress {
         milestones: 4,

@@ -74,7 +74,8 @@ fn a_milestone_key_the_phone_lacks_is_refused_and_an_oracle_name_too() {
         e,
         "variant \"base\": milestone[0].key: \"global/wifi_onn\" is not a state key this phone has"
     );
-    let extra = "[[oracle]]\nname = \"x\"\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"0\"\n";
+    let extra =
+        "[[oracle]]\nname = \"x\"\ncheck = \"setting\"\nkey = \"global/wifi_on\"\nequals = \"0\"\n";
     let e = message(wifi("named-oracle", extra).unwrap_err());
     assert_eq!(
         e,
@@ -126,7 +127,8 @@ fn milestones_are_derived_from_the_solution_and_the_oracle() {
 /// no sub-goal, so it is not derived.
 #[test]
 fn a_guard_check_true_at_the_start_is_not_a_derived_milestone() {
-    let extra = "[[oracle]]\ncheck = \"setting\"\nkey = \"global/airplane_mode_on\"\nequals = \"0\"\n";
+    let extra =
+        "[[oracle]]\ncheck = \"setting\"\nkey = \"global/airplane_mode_on\"\nequals = \"0\"\n";
     let task = wifi("guard", extra).unwrap();
     let names: Vec<&str> = task.variants[0]
         .milestones
