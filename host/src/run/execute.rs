@@ -43,7 +43,7 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// What an attempt produced.
 enum Attempted {
-    Ran(Episode, Vec<StepRecord>),
+    Ran(Box<Episode>, Vec<StepRecord>),
     /// The phone cannot run this instance: skipped, with the reason.
     Skipped(String),
 }
@@ -145,7 +145,7 @@ fn attempt(
         crate::episode::End::Fatal(why) => return Err(Failure::Fatal(why.clone())),
         _ => {}
     }
-    Ok(Attempted::Ran(episode, recording.steps))
+    Ok(Attempted::Ran(Box::new(episode), recording.steps))
 }
 
 /// How an episode ended, as its record tells it.

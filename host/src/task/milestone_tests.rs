@@ -9,7 +9,7 @@ fn wifi(test: &str, extra: &str) -> Result<Task, TaskError> {
     let env = droidscore_testenv::TestEnv::new(&format!("milestone-{test}"));
     let path = env.write(
         "wifi_off.toml",
-        &format!(
+        format!(
             r#"id = "wifi_off"
 app = "com.android.settings"
 goal = "Turn off Wi-Fi."
