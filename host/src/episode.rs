@@ -254,3 +254,7 @@ fn refusal(result: Result<(), PhoneError>, agent: &mut dyn Agent) -> Result<bool
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+#[path = "episode_tests.rs"]
+mod tests;

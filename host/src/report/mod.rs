@@ -135,19 +135,41 @@ pub(crate) fn run_table(
                 EpisodeStatus::Skipped => "skipped",
                 EpisodeStatus::Infra => "infra",
             };
+            let (milestones, side_effects) = match &e.progress {
+                Some(p) if p.side_effects.is_empty() => (
+                    format!("{}/{}", p.reached_in_order, p.milestones),
+                    "-".into(),
+                ),
+                Some(p) => (
+                    format!("{}/{}", p.reached_in_order, p.milestones),
+                    p.side_effects.join(", "),
+                ),
+                None => ("-".into(), "-".into()),
+            };
             vec![
                 e.task.clone(),
                 e.variant.clone(),
                 e.repeat.to_string(),
                 verdict.into(),
                 e.steps.to_string(),
+                milestones,
+                side_effects,
                 e.reason.clone(),
             ]
         })
         .collect();
     let s = summary::summarize(run_id, episodes);
     let mut out = table(
-        &["task", "variant", "repeat", "verdict", "steps", "reason"],
+        &[
+            "task",
+            "variant",
+            "repeat",
+            "verdict",
+            "steps",
+            "milestones",
+            "side effects",
+            "reason",
+        ],
         &cells,
     );
     out += &format!("run {run_id} in {}\n", store.display());
@@ -160,6 +182,10 @@ pub(crate) fn run_table(
     if s.overall.n == 0 {
         out += &format!("agent {agent}: no episode could be scored, so no success rate\n");
         return out;
+    }
+    // Above the success line, which stays last: the line to quote.
+    if let Some(p) = &s.progress {
+        out += &p.lines();
     }
     out += &format!(
         "agent {agent}: {}/{} episodes succeeded ({:.1}%), Wilson 95% [{:.1}, {:.1}]\n",
