@@ -111,10 +111,11 @@ impl ProgressStats {
             ),
             None => "RRR: no success to measure it on\n".to_string(),
         };
+        // The invalid-answer rate is the usage lines' own ("invalid answers
+        // per recorded step"), the same count: not said twice.
         out += &format!(
-            "ROR (steps that changed the screen): {}; invalid answers: {}\n",
-            self.ror.display(),
-            self.invalid.display()
+            "ROR (steps that changed the screen): {}\n",
+            self.ror.display()
         );
         out += &format!(
             "episodes with side effects: {}",
