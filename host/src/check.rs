@@ -1,7 +1,9 @@
 //! `droidscore tasks check`: an oracle is a claim too. For every task × variant,
 //! prove the oracle false on the initial state, false under a do-nothing agent,
 //! false under an agent that operates the decoy (where the variant has one),
-//! and true under the reference solution.
+//! and true under the reference solution. Milestones are claims too: each is
+//! false on the initial state and the reference reaches them all, in order,
+//! with no side effect.
 
 use crate::agent::{Noop, Solver};
 use crate::episode::{self, Episode};
@@ -10,7 +12,7 @@ use crate::task::{Instance, Step, Task};
 use droidscore_phone::apps::SetupError;
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::uiautomator::Selector;
-use droidscore_phone::PhoneError;
+use droidscore_phone::{Phone, PhoneError};
 
 /// One row of the check table.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -27,6 +29,12 @@ pub struct CheckRow {
     pub decoy: Option<Outcome>,
     pub reference: Outcome,
     pub reference_steps: u32,
+    /// The instance's milestones, and how many the reference reached in order.
+    pub milestones: usize,
+    pub reference_milestones: usize,
+    /// Side effects of the decoy agent's episode (its decoy writes, where
+    /// the decoy writes anything no check names); `None` without a decoy.
+    pub decoy_side_effects: Option<Vec<String>>,
     /// Every way this row breaks the rules; empty when it holds.
     pub violations: Vec<String>,
 }
@@ -61,7 +69,7 @@ fn episode_with(
 }
 
 /// The steps of the decoy agent: the variant's own, or a tap on each switch decoy.
-fn decoy_steps(instance: &Instance) -> Vec<Step> {
+pub(crate) fn decoy_steps(instance: &Instance) -> Vec<Step> {
     if !instance.decoy_solution.is_empty() {
         return instance.decoy_solution.clone();
     }
@@ -84,6 +92,9 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
     let mut violations = Vec::new();
     let initial = match phone(instance) {
         Ok(mut p) => {
+            if let Err(e) = milestones_false_at_start(instance, &mut p) {
+                violations.push(e);
+            }
             let baseline = Baseline::capture(&mut p);
             let verdict = instance.oracle.evaluate(&mut p, &baseline);
             if verdict.outcome != Outcome::Fail {
@@ -124,11 +135,13 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         episode_with(instance, &mut Noop),
     );
     let decoy_steps = decoy_steps(instance);
+    let mut decoy_side_effects = None;
     let decoy = if decoy_steps.is_empty() {
         None
     } else {
         let result = episode_with(instance, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
+            decoy_side_effects = Some(ep.progress.side_effects.clone());
             if !matches!(ep.end, crate::episode::End::Complete) {
                 violations.push(format!(
                     "decoy agent did not finish its steps: {}",
@@ -138,17 +151,31 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         }
         Some(must_fail(&mut violations, "decoy", result))
     };
-    let (reference, reference_steps) =
+    let (reference, reference_steps, reference_milestones) =
         match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
             Ok(ep) => {
                 if !ep.success {
                     violations.push(format!("reference solution fails: {}", ep.reason));
                 }
-                (ep.verdict.outcome, ep.steps)
+                if let Some(unreached) = unreached(instance, &ep) {
+                    violations.push(unreached);
+                }
+                if !ep.progress.side_effects.is_empty() {
+                    violations.push(format!(
+                        "reference solution has side effects: {} (name them in the oracle, \
+                         a milestone or allow_writes)",
+                        ep.progress.side_effects.join(", ")
+                    ));
+                }
+                (
+                    ep.verdict.outcome,
+                    ep.steps,
+                    ep.progress.reached_in_order as usize,
+                )
             }
             Err(e) => {
                 violations.push(format!("reference solution: {e}"));
-                (Outcome::Skipped, 0)
+                (Outcome::Skipped, 0, 0)
             }
         };
     CheckRow {
@@ -161,8 +188,110 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         decoy,
         reference,
         reference_steps,
+        milestones: instance.milestones.len(),
+        reference_milestones,
+        decoy_side_effects,
         violations,
     }
+}
+
+/// Every milestone false on the phone as an episode starts: one true
+/// already is no sub-goal. The message names them.
+fn milestones_false_at_start(instance: &Instance, phone: &mut SimPhone) -> Result<(), String> {
+    let screen = phone
+        .observe(false)
+        .map_err(|e| format!("cannot read the initial screen: {e}"))?;
+    let at_start: Vec<String> = instance
+        .milestones
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.holds(phone, &screen))
+        .map(|(k, m)| format!("milestone {} ({}) is true at the start", k + 1, m.name))
+        .collect();
+    match at_start.is_empty() {
+        true => Ok(()),
+        false => Err(at_start.join("; ")),
+    }
+}
+
+/// The first milestone the reference did not reach in order, as a violation.
+fn unreached(instance: &Instance, ep: &Episode) -> Option<String> {
+    let k = ep.progress.reached_in_order as usize;
+    let m = instance.milestones.get(k)?;
+    let after = match k {
+        0 => "from the start".to_string(),
+        _ => format!("after milestone {k}"),
+    };
+    Some(format!(
+        "milestone {} ({}) is unreachable under the reference: it never held {after}",
+        k + 1,
+        m.name,
+    ))
+}
+
+/// The reference solution replayed on the simulator: its device actions
+/// (RRR's numerator) and, per milestone, after how many of its solution
+/// steps the milestone first held in order (a scroll in search of a target
+/// is no solution step).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    pub steps: u32,
+    pub milestone_steps: Vec<usize>,
+}
+
+/// A [`Solver`] that notes how many solution steps it has done after each
+/// of its decisions.
+struct Counting {
+    solver: Solver,
+    done_after: Vec<usize>,
+}
+
+impl crate::agent::Agent for Counting {
+    fn next(&mut self, goal: &str, obs: &droidscore_phone::Observation) -> crate::agent::Decision {
+        let decision = self.solver.next(goal, obs);
+        self.done_after.push(self.solver.at());
+        decision
+    }
+}
+
+/// Replay `instance`'s reference on the simulator at episode seed 0; an
+/// error when it cannot run, fails, or leaves a milestone unreached.
+pub fn reference_replay(instance: &Instance) -> Result<Replay, String> {
+    let mut agent = Counting {
+        solver: Solver::new(instance.solution.clone()),
+        done_after: Vec::new(),
+    };
+    let ep = episode_with(instance, &mut agent).map_err(|e| e.to_string())?;
+    if !ep.success {
+        return Err(format!("reference solution fails: {}", ep.reason));
+    }
+    if let Some(why) = unreached(instance, &ep) {
+        return Err(why);
+    }
+    let milestone_steps = ep
+        .progress
+        .reached_at
+        .iter()
+        .map(|at| {
+            let d = at.unwrap_or(0) as usize;
+            agent
+                .done_after
+                .get(d.wrapping_sub(1))
+                .copied()
+                .unwrap_or(0)
+        })
+        .collect();
+    Ok(Replay {
+        steps: ep.steps,
+        milestone_steps,
+    })
+}
+
+/// For each of `instance`'s milestones, after how many reference solution
+/// steps it first holds (in order): milestone k is what doing solution
+/// steps `milestone_steps[k-1]..milestone_steps[k]` reaches.
+pub fn milestone_steps(instance: &Instance) -> Result<Vec<usize>, String> {
+    reference_replay(instance).map(|r| r.milestone_steps)
 }
 
 /// Every task variant, and each parameterised task at instance seeds
@@ -267,5 +396,72 @@ answer = "{number}"
             let ep = episode_with(inst, &mut Solver::new(solution)).unwrap();
             assert_eq!(ep.success, success, "{answer}: {}", ep.reason);
         }
+    }
+
+    /// A Wi-Fi task with `milestones` declared.
+    fn wifi_with(test: &str, milestones: &str) -> Task {
+        let env = droidscore_testenv::TestEnv::new(&format!("check-{test}"));
+        let text = format!(
+            r#"id = "wifi_off"
+app = "com.android.settings"
+goal = "Turn off Wi-Fi."
+initial = {{ "global/wifi_on" = "1" }}
+[[oracle]]
+check = "setting"
+key = "global/wifi_on"
+equals = "0"
+{milestones}
+[[variant]]
+id = "base"
+[[solution]]
+launch = "com.android.settings"
+[[solution]]
+tap = {{ text = "Network & internet", row = true }}
+[[solution]]
+tap = {{ text = "Internet", row = true }}
+[[solution]]
+tap = {{ text = "Wi-Fi", row = true }}
+"#
+        );
+        let path = env.write("wifi_off.toml", &text);
+        crate::task::load_file(&path).unwrap()
+    }
+
+    /// A milestone true at the start (Bluetooth is off already) and one the
+    /// reference never reaches (Bluetooth's screen) are refused, by name.
+    #[test]
+    fn a_milestone_true_at_the_start_or_unreachable_is_refused() {
+        let at_start = wifi_with(
+            "true-at-start",
+            "[[milestone]]\nname = \"Bluetooth off\"\ncheck = \"setting\"\nkey = \"global/bluetooth_on\"\nequals = \"0\"\n",
+        );
+        let row = check_instance(&at_start.variants[0]);
+        assert_eq!(
+            row.violations,
+            ["milestone 1 (Bluetooth off) is true at the start"]
+        );
+        let unreachable = wifi_with(
+            "unreachable",
+            "[[milestone]]\ncheck = \"foreground\"\nequals = \"com.android.settings\"\n\
+             [[milestone]]\nname = \"Bluetooth page\"\ncheck = \"ui\"\nselect = { text = \"Use Bluetooth\" }\n",
+        );
+        let row = check_instance(&unreachable.variants[0]);
+        assert_eq!(
+            row.violations,
+            ["milestone 2 (Bluetooth page) is unreachable under the reference: it never held after milestone 1"]
+        );
+        assert_eq!((row.milestones, row.reference_milestones), (2, 1));
+    }
+
+    /// The replay gives, per derived milestone, the solution steps done when
+    /// it first held: Settings after 1, the Internet row after 2 (on
+    /// Network & internet), the Wi-Fi row after 3, Wi-Fi off after 4.
+    #[test]
+    fn milestone_steps_count_solution_steps_not_scrolls() {
+        let task = wifi_with("steps", "");
+        let inst = &task.variants[0];
+        assert_eq!(milestone_steps(inst).unwrap(), [1, 2, 3, 4]);
+        let replay = reference_replay(inst).unwrap();
+        assert_eq!(replay.steps, 4);
     }
 }

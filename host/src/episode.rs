@@ -2,11 +2,17 @@
 //! declares completion or infeasibility or runs out of steps; then the oracle
 //! scores the phone's state. With `done = "any_step"` the oracle is also
 //! consulted after every action and the first pass counts.
+//!
+//! After every step the episode also reads the task's milestones
+//! (`task::Milestone`: sub-goals reached in order and at all), whether the
+//! step changed the screen, and at the end the side effects (writes no check
+//! names, `oracle::side_effects`): the measures of [`Progress`].
 
 use crate::agent::{Agent, Decision};
-use crate::oracle::{Baseline, Outcome, Verdict};
-use crate::task::{Done, Instance};
-use droidscore_phone::{Phone, PhoneError};
+use crate::oracle::{side_effects, Baseline, Outcome, Predicate, Verdict};
+pub use crate::store::Progress;
+use crate::task::{Done, Instance, Tracker};
+use droidscore_phone::{Observation, Phone, PhoneError};
 
 /// How the agent's run ended.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -40,16 +46,40 @@ pub struct Episode {
     pub reason: String,
     /// The agent's last `answer`, if it gave one.
     pub answer: Option<String>,
+    /// Credit short of success, waste and side effects.
+    pub progress: Progress,
 }
 
+/// An episode with the task's own goal at every step.
 pub fn run(
     phone: &mut dyn Phone,
     agent: &mut dyn Agent,
     instance: &Instance,
 ) -> Result<Episode, PhoneError> {
+    run_guided(phone, agent, instance, &|_| instance.goal.clone(), false)
+}
+
+/// An episode whose goal text may change as the agent progresses:
+/// `goal_at(reached_in_order)` is what the agent is told each step (the
+/// goal plus the next unreached milestone's instruction, say). With
+/// `strict`, an episode with any side effect fails, its reason naming them.
+pub fn run_guided(
+    phone: &mut dyn Phone,
+    agent: &mut dyn Agent,
+    instance: &Instance,
+    goal_at: &dyn Fn(usize) -> String,
+    strict: bool,
+) -> Result<Episode, PhoneError> {
     let baseline = Baseline::capture(phone);
+    let mut tracker = Tracker::new(instance.milestones.len());
+    let mut progress = Progress {
+        milestones: instance.milestones.len() as u32,
+        ..Progress::default()
+    };
     let mut steps = 0;
     let mut answer = None;
+    // The screen before the last step that acted, to see if it changed.
+    let mut acted_on: Option<String> = None;
     // `max_steps` bounds the agent's decisions, the final complete/infeasible
     // one included, as in AndroidWorld's episode runner.
     let mut decisions = 0;
@@ -57,9 +87,28 @@ pub fn run(
         if decisions >= instance.max_steps {
             break End::OutOfSteps;
         }
-        decisions += 1;
         let observation = phone.observe(agent.wants_screenshot())?;
-        match agent.next(&instance.goal, &observation) {
+        if let Some(before) = acted_on.take() {
+            after_step(
+                &mut progress,
+                &mut tracker,
+                instance,
+                phone,
+                &observation,
+                &before,
+                decisions,
+            );
+        }
+        decisions += 1;
+        let goal = goal_at(tracker.reached_in_order());
+        let decision = agent.next(&goal, &observation);
+        if matches!(
+            decision,
+            Decision::Act(_) | Decision::ActAll(_) | Decision::Open(_)
+        ) {
+            acted_on = Some(observation.xml);
+        }
+        match decision {
             Decision::Act(action) => {
                 refusal(phone.act(&action), agent)?;
                 steps += 1;
@@ -99,6 +148,21 @@ pub fn run(
             break End::Reached;
         }
     };
+    if let Some(before) = acted_on.take() {
+        let observation = phone.observe(false)?;
+        after_step(
+            &mut progress,
+            &mut tracker,
+            instance,
+            phone,
+            &observation,
+            &before,
+            decisions,
+        );
+    }
+    let mut named: Vec<&Predicate> = instance.oracle.predicates.iter().collect();
+    named.extend(instance.milestones.iter().map(|m| &m.predicate));
+    progress.side_effects = side_effects(phone, &baseline, &named, &instance.allow_writes);
     let verdict = instance
         .oracle
         .evaluate_answer(phone, &baseline, answer.as_deref());
@@ -130,6 +194,21 @@ pub fn run(
         }
         (_, Outcome::Fail) => (false, verdict.reason()),
     };
+    let (success, reason) = if strict && success && !progress.side_effects.is_empty() {
+        (
+            false,
+            format!(
+                "--strict: side effects {} ({reason})",
+                progress.side_effects.join(", ")
+            ),
+        )
+    } else {
+        (success, reason)
+    };
+    progress.decisions = decisions;
+    progress.reached_at = tracker.reached_at().to_vec();
+    progress.reached_in_order = tracker.reached_in_order() as u32;
+    progress.reached_any = tracker.reached_any() as u32;
     Ok(Episode {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
@@ -139,7 +218,26 @@ pub fn run(
         success,
         reason,
         answer,
+        progress,
     })
+}
+
+/// After a step that acted: whether it changed the screen, and which
+/// milestones hold now.
+fn after_step(
+    progress: &mut Progress,
+    tracker: &mut Tracker,
+    instance: &Instance,
+    phone: &mut dyn Phone,
+    now: &Observation,
+    before: &str,
+    step: u32,
+) {
+    progress.acting_steps += 1;
+    if now.xml != before {
+        progress.screen_changes += 1;
+    }
+    tracker.update(&instance.milestones, phone, now, step);
 }
 
 /// A refused action (text `input text` cannot type, an app or intent the
@@ -156,3 +254,7 @@ fn refusal(result: Result<(), PhoneError>, agent: &mut dyn Agent) -> Result<bool
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+#[path = "episode_tests.rs"]
+mod tests;

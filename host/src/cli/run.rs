@@ -193,6 +193,11 @@ pub struct RunArgs {
     /// Continue this run: finished episodes are kept, the rest are run.
     #[arg(long, value_name = "RUN")]
     pub resume: Option<String>,
+    /// Fail an episode that wrote state no check of its task names (a side
+    /// effect: a decoy switch, a message to someone else); its reason names
+    /// the keys. See docs/progress.md.
+    #[arg(long)]
+    pub strict: bool,
     /// Print the finished episodes as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -258,6 +263,7 @@ impl RunArgs {
             store: self.store,
             run_id: self.run_id,
             resume: self.resume,
+            strict: self.strict,
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use droidscore_phone::apps::SettingsApp;
+use droidscore_phone::records::{Record, Table};
 use droidscore_phone::{read_key, Phone, PhoneError};
 
 /// State read at the start of an episode, for `unchanged` constraints.
@@ -17,6 +18,9 @@ pub struct Baseline {
     /// Keys whose read failed for another reason: `unchanged` is skipped then,
     /// never scored from partial data.
     pub failed: Vec<(String, String)>,
+    /// Every record of each table the phone can list: a record a side
+    /// effect deleted is judged by what it was (`side_effects`).
+    pub records: BTreeMap<Table, Vec<Record>>,
 }
 
 /// The keys an `unchanged` constraint watches: every settings key and app-data
@@ -40,6 +44,11 @@ impl Baseline {
                 }
                 Err(PhoneError::Unsupported(_)) => baseline.unsupported.push(key),
                 Err(e) => baseline.failed.push((key, e.to_string())),
+            }
+        }
+        for table in Table::ALL {
+            if let Ok(rows) = phone.records(table) {
+                baseline.records.insert(table, rows);
             }
         }
         baseline

@@ -5,11 +5,13 @@
 
 mod baseline;
 mod predicate;
+mod side_effects;
 mod verdict;
 
 pub use baseline::Baseline;
 
-pub use predicate::{Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
+pub use predicate::{CheckKind, Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
+pub use side_effects::{glob, side_effects, INCIDENTAL};
 pub use verdict::{CheckResult, Outcome, Verdict};
 
 use droidscore_phone::Phone;
@@ -52,6 +54,12 @@ impl Oracle {
             .into_iter()
             .enumerate()
             .map(|(index, spec)| {
+                if spec.name.is_some() {
+                    return Err(OracleError::Check {
+                        index,
+                        source: PredicateError::Named,
+                    });
+                }
                 spec.validate()
                     .map_err(|source| OracleError::Check { index, source })
             })

@@ -21,6 +21,25 @@ pub enum CheckKind {
     Untouched,
     Record,
     Answer,
+    /// The package of the foreground window (`equals`/`any_of`).
+    Foreground,
+}
+
+impl CheckKind {
+    /// As a task file writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Setting => "setting",
+            CheckKind::App => "app",
+            CheckKind::Ui => "ui",
+            CheckKind::Unchanged => "unchanged",
+            CheckKind::NoFlips => "no_flips",
+            CheckKind::Untouched => "untouched",
+            CheckKind::Record => "record",
+            CheckKind::Answer => "answer",
+            CheckKind::Foreground => "foreground",
+        }
+    }
 }
 
 /// A check as written in a task file.
@@ -28,6 +47,9 @@ pub enum CheckKind {
 #[serde(deny_unknown_fields)]
 pub struct PredicateSpec {
     pub check: CheckKind,
+    /// A milestone's name, shown in reports (`[[milestone]]` only).
+    #[serde(default)]
+    pub name: Option<String>,
     #[serde(default)]
     pub key: Option<String>,
     #[serde(default)]
@@ -145,6 +167,9 @@ pub enum Predicate {
     },
     /// The agent's answer (its `answer` action) says `want`.
     Answer { want: Want, normalize: Normalize },
+    /// The foreground window's package (as `Observation::foreground` gives
+    /// it: the dump's root package on the simulator, `dumpsys window` over adb).
+    Foreground { package: Want },
 }
 
 /// A check in a task file's `oracle` that is not a check: the message
@@ -178,6 +203,10 @@ pub enum PredicateError {
     Filter(#[from] FilterError),
     #[error("equals: an answer check takes equals or any_of")]
     AnswerWant,
+    #[error("equals: a foreground check takes a package in equals or any_of")]
+    ForegroundWant,
+    #[error("name: only a [[milestone]] has a name")]
+    Named,
 }
 
 impl PredicateSpec {
@@ -258,6 +287,13 @@ impl PredicateSpec {
                     normalize: self.normalize.unwrap_or_default(),
                 }
             }
+            CheckKind::Foreground => {
+                let package = want(&self)?;
+                if matches!(package, Want::Range(..)) {
+                    return Err(PredicateError::ForegroundWant);
+                }
+                Predicate::Foreground { package }
+            }
             CheckKind::Untouched => {
                 if self.keys.is_empty() {
                     return Err(PredicateError::NoPrefixes);
@@ -271,7 +307,7 @@ impl PredicateSpec {
 }
 
 impl Want {
-    fn holds(&self, value: Option<&str>) -> bool {
+    pub(crate) fn holds(&self, value: Option<&str>) -> bool {
         let Some(value) = value else { return false };
         match self {
             Want::Equals(v) => value == v,
@@ -346,6 +382,7 @@ impl Predicate {
             Predicate::Answer { want, normalize } => {
                 format!("answer {want} (compared as {})", normalize.name())
             }
+            Predicate::Foreground { package } => format!("foreground {package}"),
         }
     }
 
@@ -469,6 +506,13 @@ impl Predicate {
                     result(pass_fail(ok), format!("the agent answered {said:?}"))
                 }
             },
+            Predicate::Foreground { package } => match phone.observe(false) {
+                Ok(screen) => result(
+                    pass_fail(package.holds(Some(&screen.foreground))),
+                    format!("{} is in the foreground", screen.foreground),
+                ),
+                Err(e) => result(Outcome::Skipped, format!("cannot read the screen: {e}")),
+            },
             Predicate::NoFlips { except } => {
                 let flips = phone.flip_history().unwrap_or_default();
                 let bad: Vec<String> = flips
@@ -515,7 +559,7 @@ fn count_words(count: Count) -> String {
 }
 
 impl Count {
-    fn holds(self, found: usize) -> bool {
+    pub(crate) fn holds(self, found: usize) -> bool {
         match self {
             Count::AtLeastOne => found > 0,
             Count::Exactly(n) => found == n,

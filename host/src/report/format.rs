@@ -140,6 +140,7 @@ mod tests {
                     instance_seed: None,
                     params: None,
                     answer: None,
+                    progress: None,
                 });
             }
         }

@@ -9,6 +9,7 @@
 mod escape;
 pub mod format;
 pub mod html;
+pub mod progress;
 pub mod stats;
 pub mod summary;
 pub mod trajectory;
@@ -84,6 +85,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
                 outcome(r.noop).into(),
                 r.decoy.map_or("-", outcome).into(),
                 format!("{} ({} steps)", outcome(r.reference), r.reference_steps),
+                format!("{}/{}", r.reference_milestones, r.milestones),
                 if r.ok() {
                     "ok".into()
                 } else {
@@ -96,7 +98,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
     let templates: std::collections::BTreeSet<&str> =
         rows.iter().map(|r| r.task.as_str()).collect();
     let summary = if bad == 0 {
-        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference\n", rows.len(), templates.len())
+        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference, which reaches every milestone in order with no side effect\n", rows.len(), templates.len())
     } else {
         format!("{bad} of {} task instances break the rules\n", rows.len())
     };
@@ -109,6 +111,7 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
             "do-nothing",
             "decoy",
             "reference",
+            "milestones",
             "check",
         ],
         &cells,
@@ -132,19 +135,41 @@ pub(crate) fn run_table(
                 EpisodeStatus::Skipped => "skipped",
                 EpisodeStatus::Infra => "infra",
             };
+            let (milestones, side_effects) = match &e.progress {
+                Some(p) if p.side_effects.is_empty() => (
+                    format!("{}/{}", p.reached_in_order, p.milestones),
+                    "-".into(),
+                ),
+                Some(p) => (
+                    format!("{}/{}", p.reached_in_order, p.milestones),
+                    p.side_effects.join(", "),
+                ),
+                None => ("-".into(), "-".into()),
+            };
             vec![
                 e.task.clone(),
                 e.variant.clone(),
                 e.repeat.to_string(),
                 verdict.into(),
                 e.steps.to_string(),
+                milestones,
+                side_effects,
                 e.reason.clone(),
             ]
         })
         .collect();
     let s = summary::summarize(run_id, episodes);
     let mut out = table(
-        &["task", "variant", "repeat", "verdict", "steps", "reason"],
+        &[
+            "task",
+            "variant",
+            "repeat",
+            "verdict",
+            "steps",
+            "milestones",
+            "side effects",
+            "reason",
+        ],
         &cells,
     );
     out += &format!("run {run_id} in {}\n", store.display());
@@ -157,6 +182,10 @@ pub(crate) fn run_table(
     if s.overall.n == 0 {
         out += &format!("agent {agent}: no episode could be scored, so no success rate\n");
         return out;
+    }
+    // Above the success line, which stays last: the line to quote.
+    if let Some(p) = &s.progress {
+        out += &p.lines();
     }
     out += &format!(
         "agent {agent}: {}/{} episodes succeeded ({:.1}%), Wilson 95% [{:.1}, {:.1}]\n",

@@ -76,6 +76,9 @@ pub struct Summary {
     pub infra: u64,
     pub steps: u64,
     pub invalid_steps: u64,
+    /// Sub-goals, efficiency and side effects, over the episodes that
+    /// recorded them (`None` when none did: a store from before them).
+    pub progress: Option<super::progress::ProgressStats>,
     /// Tokens and latency per step; empty until [`Summary::with_usage`].
     pub usage: UsageStats,
     /// How the run was set up (agent, model, `--constrain`, the device
@@ -167,6 +170,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         infra: count(EpisodeStatus::Infra),
         steps: episodes.iter().map(|e| u64::from(e.steps)).sum(),
         invalid_steps: episodes.iter().map(|e| u64::from(e.invalid_steps)).sum(),
+        progress: super::progress::ProgressStats::of(episodes),
         usage: UsageStats::default(),
         setup: None,
     }
@@ -230,6 +234,20 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
         b: b.overall,
         verdict: verdict(&a.overall, &b.overall),
     }];
+    // Credit short of success, where both runs recorded it.
+    if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
+        for (name, ra, rb) in [
+            ("(sub-sr)", pa.sub_sr, pb.sub_sr),
+            ("(progress)", pa.progress, pb.progress),
+        ] {
+            rows.push(Comparison {
+                name: name.into(),
+                a: ra,
+                b: rb,
+                verdict: verdict(&ra, &rb),
+            });
+        }
+    }
     for name in names {
         let (ra, rb) = (find(a, name), find(b, name));
         rows.push(Comparison {
@@ -270,6 +288,9 @@ pub(super) fn counts(s: &Summary) -> String {
     } else {
         out += &format!("verdict flips across repeats: {}\n", s.flips.join(", "));
     }
+    if let Some(p) = &s.progress {
+        out += &p.lines();
+    }
     for line in s.usage.lines() {
         out += &line;
         out += "\n";
@@ -300,6 +321,7 @@ mod tests {
             instance_seed: None,
             params: None,
             answer: None,
+            progress: None,
         }
     }
 

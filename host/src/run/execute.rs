@@ -43,7 +43,7 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// What an attempt produced.
 enum Attempted {
-    Ran(Episode, Vec<StepRecord>),
+    Ran(Box<Episode>, Vec<StepRecord>),
     /// The phone cannot run this instance: skipped, with the reason.
     Skipped(String),
 }
@@ -137,14 +137,15 @@ fn attempt(
         repeat: planned.repeat,
     };
     let mut recording = Recording::new(agent.as_mut(), key).abandon_when(abandon);
-    let episode = episode::run(phone, &mut recording, instance)
+    let goal = |_: usize| instance.goal.clone();
+    let episode = episode::run_guided(phone, &mut recording, instance, &goal, planned.strict)
         .map_err(|e| Failure::Infra(format!("phone: {e}")))?;
     match &episode.end {
         crate::episode::End::Infra(why) => return Err(Failure::Infra(why.clone())),
         crate::episode::End::Fatal(why) => return Err(Failure::Fatal(why.clone())),
         _ => {}
     }
-    Ok(Attempted::Ran(episode, recording.steps))
+    Ok(Attempted::Ran(Box::new(episode), recording.steps))
 }
 
 /// How an episode ended, as its record tells it.
@@ -194,13 +195,22 @@ fn episode_record(
             (EpisodeStatus::Infra, end, None, reason)
         }
     };
-    let (steps, invalid_steps, answer) = match ended {
-        Ended::Ran(ep, steps) => (
-            ep.steps,
-            steps.iter().filter(|s| s.invalid_reason.is_some()).count() as u32,
-            ep.answer.clone(),
-        ),
-        Ended::Skipped(_) | Ended::Infra(_) => (0, 0, None),
+    let (steps, invalid_steps, answer, progress) = match ended {
+        Ended::Ran(ep, steps) => {
+            // RRR's reference: the solution's device actions on the simulator.
+            let reference = crate::check::reference_replay(instance).ok();
+            let progress = crate::episode::Progress {
+                reference_steps: reference.map(|r| r.steps),
+                ..ep.progress.clone()
+            };
+            (
+                ep.steps,
+                steps.iter().filter(|s| s.invalid_reason.is_some()).count() as u32,
+                ep.answer.clone(),
+                Some(progress),
+            )
+        }
+        Ended::Skipped(_) | Ended::Infra(_) => (0, 0, None, None),
     };
     EpisodeRecord {
         run_id: run_id.to_string(),
@@ -220,6 +230,7 @@ fn episode_record(
         instance_seed: Some(instance.instance_seed),
         params: Some(instance.params.clone()),
         answer,
+        progress,
     }
 }
 
@@ -497,6 +508,7 @@ mod tests {
             instance: &instance,
             repeat: 0,
             episode_seed: 0,
+            strict: false,
         }];
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
             Ok(Box::new(Solver::new(inst.solution.clone())))
@@ -563,6 +575,7 @@ mod tests {
                 instance: &instance,
                 repeat,
                 episode_seed: 0,
+                strict: false,
             })
             .collect();
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -689,6 +702,7 @@ mod stop_tests {
                 instance: &instance,
                 repeat,
                 episode_seed: u64::from(repeat),
+                strict: false,
             })
             .collect();
         let built = AtomicU32::new(0);

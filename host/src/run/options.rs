@@ -107,4 +107,6 @@ pub struct RunOptions {
     pub store: PathBuf,
     pub run_id: Option<String>,
     pub resume: Option<String>,
+    /// `--strict`: an episode with a side effect fails.
+    pub strict: bool,
 }

@@ -15,6 +15,8 @@ pub struct Planned<'a> {
     pub repeat: u32,
     /// The phone's clock and the agent's sampling.
     pub episode_seed: u64,
+    /// `--strict`: a side effect fails the episode.
+    pub strict: bool,
 }
 
 impl Planned<'_> {
@@ -51,6 +53,7 @@ pub fn plan<'a>(
             instance: inst,
             repeat: first + r,
             episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
+            strict: false,
         })
     });
     all.enumerate()

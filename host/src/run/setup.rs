@@ -182,13 +182,14 @@ pub(crate) fn run_suite(
         (llm, health)
     });
     let (run_id, finished) = start_run(&store, options, &config, endpoint)?;
-    let planned = plan(
+    let mut planned = plan(
         &instances,
         options.repeat,
         options.episode_seed,
         options.shard,
         &finished,
     );
+    planned.iter_mut().for_each(|p| p.strict = options.strict);
     let factory = agents(kind, llm, runtime.handle().clone());
     let bar = watch.progress(planned.len());
     // One backend per worker: a simulator per job, or each adb phone.

@@ -36,6 +36,9 @@ pub(crate) fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::
     if let Some(weights) = options.server.weights {
         config["device_weights"] = weights.into();
     }
+    if options.strict {
+        config["strict"] = true.into();
+    }
     config
 }
 

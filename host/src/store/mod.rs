@@ -31,4 +31,4 @@ pub use error::{Refusal, StoreError};
 pub(crate) use merge::expand_sources;
 pub use merge::{merge, MergeSummary, SourcesError};
 pub use read::StepUsage;
-pub use records::{EpisodeRecord, EpisodeStatus, Provenance, RunRecord, StepRecord};
+pub use records::{EpisodeRecord, EpisodeStatus, Progress, Provenance, RunRecord, StepRecord};

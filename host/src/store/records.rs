@@ -93,6 +93,10 @@ pub struct EpisodeRecord {
     /// The agent's last `answer`, if it gave one.
     #[serde(default)]
     pub answer: Option<String>,
+    /// Milestones, screen changes, the reference's steps and side effects
+    /// (`None` in older stores, and for an episode that never ran).
+    #[serde(default)]
+    pub progress: Option<Progress>,
 }
 
 /// One step of an episode: what the agent saw, said and did. An agent that
@@ -133,4 +137,55 @@ pub struct StepRecord {
     pub latency_ms: f64,
     /// How long the observation took and where the time went (adb phones).
     pub observe: Option<droidscore_phone::ObserveTiming>,
+}
+
+/// What an episode measured beyond success: sub-goals (AndroidLab's Sub-SR,
+/// LlamaTouch's ordered essential states), steps that changed the screen
+/// (AndroidLab's ROR) and side effects (MobileSafetyBench, MobileGym).
+/// `docs/progress.md` defines each measure.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    /// The instance's milestones.
+    pub milestones: u32,
+    /// The longest prefix of milestones reached in order.
+    pub reached_in_order: u32,
+    /// Milestones that held after some step, in any order.
+    pub reached_any: u32,
+    /// Per milestone, the step (1-based agent decision) it was reached at
+    /// in order; `None` when it was not.
+    pub reached_at: Vec<Option<u32>>,
+    /// Agent decisions taken (every step, an invalid answer's included).
+    #[serde(default)]
+    pub decisions: u32,
+    /// Agent steps that acted on the phone (a tap, a typed text, an app
+    /// opened; a decision of several actions is one step).
+    pub acting_steps: u32,
+    /// Of those, the steps after which the screen (the UI dump) differed.
+    pub screen_changes: u32,
+    /// Device actions the reference solution takes on this instance (on the
+    /// simulator), for RRR; set by the runner, `None` when unknown.
+    #[serde(default)]
+    pub reference_steps: Option<u32>,
+    /// Writes no check names, in the order first written (`record/sms/7`,
+    /// `app/decoy.wi_fi_calling`).
+    pub side_effects: Vec<String>,
+}
+
+impl Progress {
+    /// AndroidLab's Sub-SR for this episode: milestones reached (in any
+    /// order) over all, 1 on success; `None` without milestones.
+    pub fn sub_sr(&self, success: bool) -> Option<f64> {
+        if success {
+            return Some(1.0);
+        }
+        (self.milestones > 0).then(|| f64::from(self.reached_any) / f64::from(self.milestones))
+    }
+
+    /// The share of milestones reached in order, 1 on success.
+    pub fn progress(&self, success: bool) -> Option<f64> {
+        if success {
+            return Some(1.0);
+        }
+        (self.milestones > 0).then(|| f64::from(self.reached_in_order) / f64::from(self.milestones))
+    }
 }

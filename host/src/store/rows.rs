@@ -11,7 +11,7 @@ pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
 
 pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, episode_seed, status, \
      end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at, \
-     instance_seed, params_json, answer";
+     instance_seed, params_json, answer, progress_json";
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
@@ -45,7 +45,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
     conn.execute(
         &format!(
             "INSERT INTO episodes ({EPISODE_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
         ),
         params![
             e.run_id,
@@ -68,6 +68,9 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
                 .as_ref()
                 .map(|p| serde_json::to_string(p).unwrap_or_default()),
             e.answer,
+            e.progress
+                .as_ref()
+                .map(|p| serde_json::to_string(p).unwrap_or_default()),
         ],
     )?;
     Ok(())
@@ -152,6 +155,7 @@ pub(super) struct RawEpisode {
     end: String,
     verdict: String,
     params: Option<String>,
+    progress: Option<String>,
 }
 
 impl RawEpisode {
@@ -175,11 +179,13 @@ impl RawEpisode {
                 instance_seed: row.get::<_, Option<i64>>(14)?.map(|s| s as u64),
                 params: None,
                 answer: row.get(16)?,
+                progress: None,
             },
             status: row.get(5)?,
             end: row.get(6)?,
             verdict: row.get(7)?,
             params: row.get(15)?,
+            progress: row.get(17)?,
         })
     }
 
@@ -204,11 +210,16 @@ impl RawEpisode {
             Some(text) => Some(json(store, || what("params_json"), text)?),
             None => None,
         };
+        let progress = match &self.progress {
+            Some(text) => Some(json(store, || what("progress_json"), text)?),
+            None => None,
+        };
         Ok(EpisodeRecord {
             status,
             end,
             verdict,
             params,
+            progress,
             ..self.record
         })
     }

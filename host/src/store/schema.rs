@@ -118,6 +118,14 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE episodes RENAME COLUMN seed TO episode_seed;
     ALTER TABLE episodes RENAME COLUMN param_seed TO instance_seed;
     "#,
+    // 5 → 6: what an episode measured beyond success (`episode::Progress`:
+    // milestones reached in order and at all, steps that changed the
+    // screen, the reference's step count, side effects), as JSON; NULL in
+    // episodes recorded before.
+    r#"
+    ALTER TABLE episodes ADD COLUMN progress_json TEXT
+        CHECK (progress_json IS NULL OR json_valid(progress_json));
+    "#,
 ];
 
 /// The schema version this code writes and understands.

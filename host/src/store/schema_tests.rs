@@ -134,6 +134,51 @@ fn a_version_4_stores_seed_and_param_seed_read_as_the_episode_and_instance_seeds
     );
 }
 
+/// A version 5 store (before progress) opens: its episodes have no
+/// progress; one written now keeps its progress column for column.
+#[test]
+fn a_version_5_store_reads_without_progress_and_new_episodes_keep_theirs() {
+    let dir = t::ScratchDir::new("v5");
+    let path = dir.join("v5.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        migrate(&conn, &path, &MIGRATIONS[..5]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs VALUES ('r', 't', '{}', '{}');
+             INSERT INTO episodes (run_id, task, variant, repeat, episode_seed, status, end_json,
+                 verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at,
+                 instance_seed, params_json, answer)
+             VALUES ('r', 'wifi_on', 'base', 0, 8, 'success', '{}', 'null', 'ok', 1, 0, 1,
+                 't', 't', 0, NULL, NULL);",
+        )
+        .unwrap();
+    }
+    let store = Store::open_existing(&path).unwrap();
+    assert_eq!(pragma(&store.conn, "user_version"), known_version());
+    assert_eq!(store.episodes("r").unwrap()[0].progress, None);
+    store
+        .create_run(&t::run("new", "2026-12-03T00:00:00Z"))
+        .unwrap();
+    let mut e = t::episode("new", "wifi_on", "base", 0);
+    let progress = crate::episode::Progress {
+        milestones: 4,
+        reached_in_order: 2,
+        reached_any: 3,
+        reached_at: vec![Some(1), Some(3), None, None],
+        decisions: 5,
+        acting_steps: 4,
+        screen_changes: 3,
+        reference_steps: Some(4),
+        side_effects: vec!["app/decoy.wi_fi_calling".into()],
+    };
+    e.progress = Some(progress.clone());
+    store.record_episode(&e, &[]).unwrap();
+    let back = store.episodes("new").unwrap();
+    assert_eq!(back[0].progress, Some(progress));
+}
+
 #[test]
 fn a_store_from_a_newer_droidscore_is_refused_naming_both_versions() {
     let dir = t::ScratchDir::new("too-new");

@@ -68,6 +68,7 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         instance_seed: Some(0),
         params: Some(Default::default()),
         answer: None,
+        progress: None,
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::draw::{self, DrawError, ParamSpec, MAX_EXPANDED_LEN};
+use super::milestone::{self, MilestoneError};
 use super::{Done, Draws, Instance, Step, Task};
 use crate::oracle::{Oracle, OracleError, PredicateSpec};
 use droidscore_phone::apps::{
@@ -90,6 +91,8 @@ pub enum VariantError {
     Field(#[from] FieldError),
     #[error("oracle{0}")]
     Oracle(#[from] OracleError),
+    #[error("milestone{0}")]
+    Milestone(#[from] MilestoneError),
     #[error(
         "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key, answer"
     )]
@@ -137,6 +140,13 @@ struct TaskSpec {
     #[serde(default)]
     records: Vec<InitialRecord>,
     oracle: Vec<PredicateSpec>,
+    /// Ordered sub-goals; derived from the solution and oracle when none.
+    #[serde(default)]
+    milestone: Vec<PredicateSpec>,
+    /// State keys the task may write beyond those its oracle and milestones
+    /// name, so they are no side effects (`*` matches within one `/` part).
+    #[serde(default)]
+    allow_writes: Vec<String>,
     variant: Vec<VariantSpec>,
     solution: Vec<Step>,
 }
@@ -498,6 +508,11 @@ fn instantiate(
         serde_path_to_error::deserialize(own).map_err(|e| VariantError::Field(FieldError(e)))?;
     let (variant, decoy_solution) = own.split();
     let oracle = Oracle::from_specs(spec.oracle)?;
+    let milestones = if spec.milestone.is_empty() {
+        milestone::derive(&spec.solution, &oracle)
+    } else {
+        milestone::declared(spec.milestone)?
+    };
     for (list, steps) in [
         ("solution", &spec.solution),
         ("decoy_solution", &decoy_solution),
@@ -530,6 +545,8 @@ fn instantiate(
         alarms: spec.alarms,
         records: spec.records,
         oracle,
+        milestones,
+        allow_writes: spec.allow_writes,
         solution: spec.solution,
         decoy_solution,
     };
@@ -537,10 +554,13 @@ fn instantiate(
     // and the oracle may name only keys a phone in that setup holds.
     let setup = instance.setup(0);
     let values = setup.values().map_err(VariantError::Setup)?;
-    setup.records().map_err(VariantError::Setup)?;
+    let records = setup.records().map_err(VariantError::Setup)?;
+    let mut instance = instance;
+    milestone::drop_guards(&mut instance.milestones, &values, &records);
     let mut known: BTreeSet<String> = values.into_keys().collect();
     known.insert(ALARMS_KEY.to_string());
     instance.oracle.check_keys(&known)?;
+    milestone::check_keys(&instance.milestones, &known)?;
     Ok(instance)
 }
 

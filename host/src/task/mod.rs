@@ -6,6 +6,7 @@
 mod draw;
 mod instruction;
 mod load;
+mod milestone;
 mod on_phone;
 mod step;
 mod suite;
@@ -18,6 +19,7 @@ pub use instruction::{
 #[cfg(test)]
 pub(crate) use load::load_file;
 pub use load::{load_dir, FieldError, Problem, TaskError, VariantError};
+pub use milestone::{Milestone, MilestoneError, Source as MilestoneSource, Tracker};
 pub use on_phone::SuiteSetups;
 pub use step::Step;
 pub use suite::Suite;
@@ -88,6 +90,12 @@ pub struct Instance {
     /// Records the phone starts with, on top of the world's.
     pub records: Vec<InitialRecord>,
     pub oracle: Oracle,
+    /// Ordered sub-goals: the task's `[[milestone]]`s, or derived from its
+    /// solution and oracle (`milestone::derive`).
+    pub milestones: Vec<Milestone>,
+    /// Keys the task may write beyond what its oracle and milestones name
+    /// (`allow_writes`): no side effects.
+    pub allow_writes: Vec<String>,
     pub solution: Vec<Step>,
     /// Steps that operate the variant's decoy instead of the target; when
     /// empty and the variant has switch decoys, the checker taps each decoy.

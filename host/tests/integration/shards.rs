@@ -151,7 +151,11 @@ fn shards_from_kubernetes_and_slurm_variables_merge_into_the_unsharded_run() {
         );
         let comparison: Value = serde_json::from_slice(&o.stdout).unwrap();
         let rows = comparison["rows"].as_array().unwrap();
-        assert_eq!(rows.len(), 4, "overall and three tasks: {comparison}");
+        assert_eq!(
+            rows.len(),
+            6,
+            "overall, Sub-SR, progress and three tasks: {comparison}"
+        );
         for row in rows {
             assert_eq!(row["a"], row["b"], "{runner}: {row}");
         }
