@@ -26,7 +26,7 @@ use crate::agent::Agent;
 use crate::episode::{self, Episode};
 use crate::oracle::{CheckResult, Outcome, Verdict};
 use crate::store::{EpisodeRecord, EpisodeStatus, StepRecord, Store, StoreError};
-use crate::task::Instance;
+use crate::task::{self, Instance, Instructions};
 
 /// Builds the agent for one episode (instance, seed); an agent that cannot be
 /// built is an infrastructure failure of that episode.
@@ -137,7 +137,9 @@ fn attempt(
         repeat: planned.repeat,
     };
     let mut recording = Recording::new(agent.as_mut(), key).abandon_when(abandon);
-    let goal = |_: usize| instance.goal.clone();
+    let guide = Guide::new(instance, planned.instructions, planned.episode_seed)
+        .map_err(|why| Failure::Infra(format!("step instructions: {why}")))?;
+    let goal = |reached: usize| guide.goal(instance, reached);
     let episode = episode::run_guided(phone, &mut recording, instance, &goal, planned.strict)
         .map_err(|e| Failure::Infra(format!("phone: {e}")))?;
     match &episode.end {
@@ -146,6 +148,48 @@ fn attempt(
         _ => {}
     }
     Ok(Attempted::Ran(Box::new(episode), recording.steps))
+}
+
+/// What the agent is told each step. Under `--instructions steps`, the
+/// goal and the reference steps that lead to the next milestone not yet
+/// reached in order (`task::online_instruction`), so an agent that takes
+/// its own way is told where the task goes from where it is, not where the
+/// reference would be; once every milestone is reached, the goal alone.
+enum Guide {
+    Goal,
+    Steps {
+        instructions: Vec<String>,
+        milestone_steps: Vec<usize>,
+    },
+}
+
+impl Guide {
+    /// The instructions are written from the screens of this episode's
+    /// seed (a screen may show the clock); the milestones' reference steps
+    /// from the reference's replay, which `tasks check` proves.
+    fn new(instance: &Instance, level: Instructions, episode_seed: u64) -> Result<Guide, String> {
+        Ok(match level {
+            Instructions::Goal => Guide::Goal,
+            Instructions::Steps => Guide::Steps {
+                instructions: task::step_instructions_at(instance, episode_seed)?,
+                milestone_steps: crate::check::milestone_steps(instance)?,
+            },
+        })
+    }
+
+    fn goal(&self, instance: &Instance, reached_in_order: usize) -> String {
+        match self {
+            Guide::Goal => instance.goal.clone(),
+            Guide::Steps {
+                instructions,
+                milestone_steps,
+            } => task::online_instruction(instructions, milestone_steps, reached_in_order)
+                .map_or_else(
+                    || instance.goal.clone(),
+                    |step| task::goal_with_instruction(&instance.goal, &step),
+                ),
+        }
+    }
 }
 
 /// How an episode ended, as its record tells it.
@@ -509,6 +553,7 @@ mod tests {
             repeat: 0,
             episode_seed: 0,
             strict: false,
+            instructions: Instructions::Goal,
         }];
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
             Ok(Box::new(Solver::new(inst.solution.clone())))
@@ -576,6 +621,7 @@ mod tests {
                 repeat,
                 episode_seed: 0,
                 strict: false,
+                instructions: Instructions::Goal,
             })
             .collect();
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -703,6 +749,7 @@ mod stop_tests {
                 repeat,
                 episode_seed: u64::from(repeat),
                 strict: false,
+                instructions: Instructions::Goal,
             })
             .collect();
         let built = AtomicU32::new(0);

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::shard::Shard;
-use crate::task::{Instance, Task};
+use crate::task::{Instance, Instructions, Task};
 
 /// One episode to run.
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub struct Planned<'a> {
     pub episode_seed: u64,
     /// `--strict`: a side effect fails the episode.
     pub strict: bool,
+    /// `--instructions`: what the agent is told each step.
+    pub instructions: Instructions,
 }
 
 impl Planned<'_> {
@@ -54,6 +56,7 @@ pub fn plan<'a>(
             repeat: first + r,
             episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
             strict: false,
+            instructions: Instructions::Goal,
         })
     });
     all.enumerate()

@@ -189,7 +189,10 @@ pub(crate) fn run_suite(
         options.shard,
         &finished,
     );
-    planned.iter_mut().for_each(|p| p.strict = options.strict);
+    for p in &mut planned {
+        p.strict = options.strict;
+        p.instructions = options.instructions;
+    }
     let factory = agents(kind, llm, runtime.handle().clone());
     let bar = watch.progress(planned.len());
     // One backend per worker: a simulator per job, or each adb phone.

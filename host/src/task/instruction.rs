@@ -122,9 +122,10 @@ pub fn goal_with_instruction(goal: &str, instruction: &str) -> String {
 /// reference steps that lead from the last milestone reached (in order) to
 /// the next one, joined ("Type “x” in the Text message field, then tap
 /// Send"). Milestone `i` first holds after `milestone_steps[i]` reference
-/// steps; `reached_in_order` milestones are reached. `None` once every
-/// milestone is reached, or when there are no instructions. Without
-/// milestones, the whole solution is the one stretch.
+/// steps; `reached_in_order` milestones are reached. Once every milestone
+/// is reached, the reference steps after the last one (an `answer`, a
+/// final tap no milestone names); `None` when there are none, or no
+/// instructions. Without milestones, the whole solution is the one stretch.
 pub fn online_instruction(
     instructions: &[String],
     milestone_steps: &[usize],
@@ -139,7 +140,7 @@ pub fn online_instruction(
     };
     let to = match milestone_steps.get(reached_in_order) {
         Some(&to) => to,
-        None if milestone_steps.is_empty() => instructions.len(),
+        None if from < instructions.len() => instructions.len(),
         None => return None,
     };
     let from = from.min(instructions.len());

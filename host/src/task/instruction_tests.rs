@@ -234,6 +234,23 @@ fn online_without_milestones_the_whole_solution_is_one_stretch() {
     assert_eq!(online_instruction(&[], &[1], 0), None);
 }
 
+/// An answer task's derived milestones end at the screen that shows the
+/// answer: once they are reached, the steps after them (the answer) are
+/// still shown, or an agent that follows instructions never answers.
+#[test]
+fn online_the_steps_after_the_last_milestone_are_shown_once_it_is_reached() {
+    let steps = owned(&["Open Contacts", "Tap Ana Diaz", "Answer “Acme”"]);
+    assert_eq!(
+        online_instruction(&steps, &[1, 2], 2).as_deref(),
+        Some("Answer “Acme”")
+    );
+    assert_eq!(
+        online_instruction(&steps, &[1, 3], 2),
+        None,
+        "the last milestone holds after the last step"
+    );
+}
+
 /// Two milestones that first hold after the same step (the screen reached
 /// and a setting it shows): the step after them is still shown.
 #[test]
