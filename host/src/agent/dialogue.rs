@@ -28,6 +28,9 @@ pub struct Dialogue {
     last_error: Option<String>,
     /// Digest of the screen the last action was decided on.
     last_screen: Option<u64>,
+    /// How long the history was when the last request was made: what the
+    /// answer to it added starts there.
+    asked_at: usize,
 }
 
 impl Dialogue {
@@ -63,6 +66,7 @@ impl Dialogue {
             }
         }
         self.last_screen = Some(now);
+        self.asked_at = self.history.len();
         let text = prompt::user_text(
             config.constrain,
             goal,
@@ -91,6 +95,19 @@ impl Dialogue {
             entry.result = "not performed".into();
         }
         self.last_error = Some(why.to_string());
+    }
+
+    /// Teacher forcing: whatever the answer to the last request added
+    /// (an action, or an invalid answer and its error) is replaced by
+    /// `reference`, the action that was performed instead on the screen of
+    /// `elements` (`idle` as in [`Dialogue::acted`]). `None` (a decision
+    /// AndroidWorld's schema cannot say) leaves no entry.
+    pub fn follow(&mut self, reference: Option<&Action>, elements: &[Element], idle: bool) {
+        self.history.truncate(self.asked_at);
+        self.last_error = None;
+        if let Some(action) = reference {
+            self.acted(action, elements, idle);
+        }
     }
 
     /// The answer was not a valid action, for `reason`.

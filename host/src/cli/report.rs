@@ -62,6 +62,10 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         }
     };
     let a = pick(args.run.as_ref())?;
+    if store.is_offline(&a)? {
+        let other = args.other.as_ref().map(|b| pick(Some(b))).transpose()?;
+        return super::steps::report(&store, &a, other.as_deref(), args.format);
+    }
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
         let mut summary = crate::report::summary::summarize(id, &store.episodes(id)?)
             .with_usage(&store.step_usage(id)?);

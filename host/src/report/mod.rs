@@ -10,6 +10,7 @@ mod escape;
 pub mod format;
 pub mod html;
 pub mod stats;
+pub mod steps;
 pub mod summary;
 pub mod trajectory;
 pub mod usage;

@@ -246,7 +246,7 @@ pub(crate) fn run_suite(
 }
 
 /// The agent asked for; `llm` when none is. A `--base-url` goes with `llm` only.
-fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
+pub(crate) fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
     match (options.agent, &options.base_url) {
         (Some(kind), Some(_)) if kind != AgentKind::Llm => Err(RunSuiteError::BadInput(format!(
             "--base-url is for --agent llm, not --agent {}",
@@ -260,7 +260,7 @@ fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
 /// Start the model server when the run names no endpoint: deployed to the
 /// adb phone (`--on-device`, with the [`Keeper`] that starts it again if it
 /// dies mid-run), or started on this machine for the whole run.
-fn start_server(
+pub(crate) fn start_server(
     options: &RunOptions,
     runtime: &tokio::runtime::Runtime,
     watch: &mut dyn Watch,
@@ -318,7 +318,7 @@ fn start_server(
 
 /// Builds each episode's agent: the reference, noop or random baseline, or
 /// an LLM agent on `llm` seeded with the episode's seed.
-fn agents(
+pub(crate) fn agents(
     kind: AgentKind,
     llm: Option<LlmConfig>,
     handle: tokio::runtime::Handle,

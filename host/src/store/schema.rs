@@ -118,6 +118,31 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE episodes RENAME COLUMN seed TO episode_seed;
     ALTER TABLE episodes RENAME COLUMN param_seed TO instance_seed;
     "#,
+    // 5 → 6: offline runs (`droidscore steps`): each episode's end, and
+    // each step whole as JSON beside the request the agent sent (gzipped).
+    r#"
+    CREATE TABLE offline_episodes (
+        run_id        TEXT NOT NULL REFERENCES runs (id),
+        task          TEXT NOT NULL,
+        variant       TEXT NOT NULL,
+        instance_seed INTEGER NOT NULL,
+        end_json      TEXT NOT NULL CHECK (json_valid(end_json)),
+        wall_ms       REAL NOT NULL,
+        PRIMARY KEY (run_id, task, variant, instance_seed)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE offline_steps (
+        run_id        TEXT NOT NULL,
+        task          TEXT NOT NULL,
+        variant       TEXT NOT NULL,
+        instance_seed INTEGER NOT NULL,
+        idx           INTEGER NOT NULL CHECK (idx >= 0),
+        step_json     TEXT NOT NULL CHECK (json_valid(step_json)),
+        request_gz    BLOB,
+        PRIMARY KEY (run_id, task, variant, instance_seed, idx),
+        FOREIGN KEY (run_id, task, variant, instance_seed)
+            REFERENCES offline_episodes (run_id, task, variant, instance_seed)
+    ) STRICT;
+    "#,
 ];
 
 /// The schema version this code writes and understands.

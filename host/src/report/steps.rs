@@ -1,0 +1,124 @@
+//! Offline runs (`droidscore steps`) as text: one run's numbers per matcher
+//! with their Wilson intervals, two runs' step accuracy side by side with
+//! whether the difference is a ranking, and the recorded steps on which the
+//! matchers disagree.
+
+use super::stats::Rate;
+use super::table;
+use crate::offline::{OfflineEpisode, OfflineSummary};
+
+/// `62.5% [40.9, 80.0] (10/16)`, or `n/a` for none.
+fn rate(r: &Rate) -> String {
+    r.display()
+}
+
+/// One offline run: a row per matcher, then the counts and times.
+pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineSummary) -> String {
+    let rows: Vec<Vec<String>> = s
+        .scores
+        .iter()
+        .map(|m| {
+            vec![
+                m.matcher.clone(),
+                rate(&m.steps),
+                rate(&m.types),
+                rate(&m.grounding),
+                rate(&m.episodes),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "offline run {run_id}: agent {agent}, instructions {instructions}, Wilson 95% intervals\n"
+    );
+    out += &table(
+        &[
+            "matcher",
+            "step accuracy",
+            "action type",
+            "grounding",
+            "episodes all right",
+        ],
+        &rows,
+    );
+    out += &format!(
+        "{} episodes, {} scored ({} endpoint failures, {} references not replayed); \
+         {} steps scored ({} of them search scrolls), {} invalid answers\n",
+        s.episodes, s.scored, s.infra, s.replay_failed, s.steps, s.search_steps, s.invalid
+    );
+    out += &format!(
+        "wall time {:.1} s; agent time per step median {:.1} ms, p90 {:.1} ms\n",
+        s.wall_s, s.step_ms_median, s.step_ms_p90
+    );
+    out
+}
+
+/// Two offline runs' step accuracy under each matcher both were scored
+/// by: a difference is a ranking only when the intervals do not overlap.
+pub fn offline_comparison(
+    (a_id, a): (&str, &OfflineSummary),
+    (b_id, b): (&str, &OfflineSummary),
+) -> String {
+    let mut rows = Vec::new();
+    for ma in &a.scores {
+        let Some(mb) = b.scores.iter().find(|m| m.matcher == ma.matcher) else {
+            continue;
+        };
+        let verdict = if ma.steps.n == 0 || mb.steps.n == 0 {
+            "no steps to compare".to_string()
+        } else if ma.steps.overlaps(&mb.steps) {
+            "NOT A RANKING (intervals overlap)".to_string()
+        } else if ma.steps.rate > mb.steps.rate {
+            format!("{a_id} ahead")
+        } else {
+            format!("{b_id} ahead")
+        };
+        rows.push(vec![
+            ma.matcher.clone(),
+            rate(&ma.steps),
+            rate(&mb.steps),
+            verdict,
+        ]);
+    }
+    let mut out = format!("step accuracy, A = {a_id}, B = {b_id}, Wilson 95% intervals\n");
+    out += &table(&["matcher", "A", "B", "verdict"], &rows);
+    out
+}
+
+/// The recorded steps on which the matchers disagree (some say right,
+/// some wrong), as a markdown table, at most `limit` rows.
+pub fn disagreements(episodes: &[OfflineEpisode], limit: usize) -> String {
+    let names: Vec<String> = crate::offline::matcher_names(episodes);
+    let mut out = String::from("| task | variant | step | answer | reference |");
+    for n in &names {
+        out += &format!(" {n} |");
+    }
+    out += "\n|---|---|---|---|---|";
+    out += &"---|".repeat(names.len());
+    out += "\n";
+    let mut shown = 0;
+    for e in episodes {
+        for s in &e.steps {
+            let said: Vec<bool> = names
+                .iter()
+                .map(|n| s.verdict(n).is_some_and(|v| v.correct))
+                .collect();
+            if !(said.contains(&true) && said.contains(&false)) || shown >= limit {
+                continue;
+            }
+            shown += 1;
+            out += &format!(
+                "| {} | {} | {} | {} | {} |",
+                e.task,
+                e.variant,
+                s.index,
+                s.answer.describe().replace('|', "\\|"),
+                s.reference.act.describe().replace('|', "\\|")
+            );
+            for ok in said {
+                out += if ok { " yes |" } else { " no |" };
+            }
+            out += "\n";
+        }
+    }
+    out
+}
