@@ -119,3 +119,34 @@ impl Dialogue {
         self.last_error = Some(reason);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::action::Target;
+
+    fn text(body: &Value) -> String {
+        body["messages"].to_string()
+    }
+
+    #[test]
+    fn following_replaces_the_answer_and_its_error_with_the_reference() {
+        let config = LlmConfig::new("http://127.0.0.1:0/v1", "m");
+        let mut d = Dialogue::new();
+        let _ = d.request(&config, "goal", "<a/>", &[], (1080, 2400), None);
+        d.invalid("the answer is not JSON".into());
+        d.follow(Some(&Action::OpenApp("Settings".into())), &[], false);
+        let next = text(&d.request(&config, "goal", "<b/>", &[], (1080, 2400), None));
+        assert!(next.contains("open_app Settings"), "{next}");
+        assert!(!next.contains("not JSON"), "{next}");
+        // A valid answer is replaced too, and only the last one.
+        d.acted(&Action::Click(Target::Point { x: 1, y: 2 }), &[], false);
+        d.follow(Some(&Action::NavigateBack), &[], false);
+        let last = text(&d.request(&config, "goal", "<c/>", &[], (1080, 2400), None));
+        assert!(
+            last.contains("open_app Settings") && last.contains("navigate_back"),
+            "{last}"
+        );
+        assert!(!last.contains("x=1 y=2"), "{last}");
+    }
+}

@@ -140,7 +140,9 @@ pub(super) fn report(
         }
         (Some(b), Format::Json) => {
             let (sb, ..) = summary_of(b)?;
-            json(&serde_json::json!({ "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb} }))
+            json(
+                &serde_json::json!({ "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb} }),
+            )
         }
         (Some(b), _) => {
             let (sb, ..) = summary_of(b)?;

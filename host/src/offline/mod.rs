@@ -14,6 +14,8 @@
 pub mod matchers;
 pub mod metrics;
 pub mod replay;
+#[cfg(test)]
+mod replay_tests;
 mod run;
 pub mod step;
 

@@ -141,13 +141,9 @@ pub fn replay(
             _ => {}
         }
         let search = solver.at() == at && !matches!(want, Decision::Complete);
-        let Some(reference) = Reference::new(
-            &want,
-            &observation,
-            instance.solution.get(at),
-            at,
-            search,
-        ) else {
+        let Some(reference) =
+            Reference::new(&want, &observation, instance.solution.get(at), at, search)
+        else {
             break End::ReplayFailed(format!("the reference decided {want:?}"));
         };
         let instruction = instructions.and_then(|list| list.get(at)).cloned();
@@ -173,7 +169,10 @@ pub fn replay(
             reference,
             instruction,
             answer,
-            raw_output: own.as_ref().map(|r| r.raw_output.clone()).unwrap_or_default(),
+            raw_output: own
+                .as_ref()
+                .map(|r| r.raw_output.clone())
+                .unwrap_or_default(),
             invalid_reason,
             verdicts,
             latency_ms: own.as_ref().map_or(latency_ms, |r| r.latency_ms),

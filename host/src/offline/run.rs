@@ -126,7 +126,8 @@ pub fn run_offline(
         }
     };
     let selected = select_variants(tasks, &options.variants).map_err(RunSuiteError::from)?;
-    let instances = with_instances(tasks, &selected, options.instances).map_err(RunSuiteError::from)?;
+    let instances =
+        with_instances(tasks, &selected, options.instances).map_err(RunSuiteError::from)?;
     let kind = agent_kind(options)?;
     let store = Store::open(&options.store)?;
     store.check_room()?;
@@ -168,8 +169,8 @@ pub fn run_offline(
     let bar = watch.progress(instances.len());
     let mut episodes = Vec::new();
     for instance in &instances {
-        let mut phone = SimPhone::new(instance.setup(options.episode_seed))
-            .map_err(RunSuiteError::from)?;
+        let mut phone =
+            SimPhone::new(instance.setup(options.episode_seed)).map_err(RunSuiteError::from)?;
         let mut agent = factory(instance, options.episode_seed).map_err(OfflineError::BadInput)?;
         let steps = instructions_of.map(|f| f(instance));
         // On this thread, not the runtime's: the LLM agent blocks on it.

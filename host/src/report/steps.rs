@@ -122,3 +122,47 @@ pub fn disagreements(episodes: &[OfflineEpisode], limit: usize) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::MatcherScore;
+
+    fn summary(right: u64, n: u64) -> OfflineSummary {
+        let r = Rate::new(right, n);
+        OfflineSummary {
+            scores: vec![MatcherScore {
+                matcher: "droidscore@1".into(),
+                steps: r,
+                types: r,
+                grounding: r,
+                episodes: r,
+            }],
+            episodes: 1,
+            scored: 1,
+            infra: 0,
+            replay_failed: 0,
+            steps: n,
+            search_steps: 0,
+            invalid: 0,
+            wall_s: 1.0,
+            step_ms_median: 1.0,
+            step_ms_p90: 2.0,
+        }
+    }
+
+    #[test]
+    fn a_difference_is_a_ranking_only_when_the_intervals_part() {
+        let (a, b) = (summary(30, 40), summary(5, 40));
+        let apart = offline_comparison(("a", &a), ("b", &b));
+        assert!(apart.contains("a ahead"), "{apart}");
+        let (c, d) = (summary(6, 40), summary(5, 40));
+        let close = offline_comparison(("c", &c), ("d", &d));
+        assert!(
+            close.contains("NOT A RANKING (intervals overlap)"),
+            "{close}"
+        );
+        let table = offline_table("c", "noop", "goal", &c);
+        assert!(table.contains("15.0% ["), "{table}");
+    }
+}

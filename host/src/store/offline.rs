@@ -24,12 +24,20 @@ impl Store {
         let doing = "write an offline episode";
         let tx = self.begin_write()?;
         let seed = episode.instance_seed as i64;
-        let end = serde_json::to_string(&episode.end)
-            .map_err(|e| StoreError::corrupt(self.path(), "an offline episode's end", e.to_string()))?;
+        let end = serde_json::to_string(&episode.end).map_err(|e| {
+            StoreError::corrupt(self.path(), "an offline episode's end", e.to_string())
+        })?;
         tx.execute(
             "INSERT INTO offline_episodes (run_id, task, variant, instance_seed, end_json, wall_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![run_id, episode.task, episode.variant, seed, end, episode.wall_ms],
+            params![
+                run_id,
+                episode.task,
+                episode.variant,
+                seed,
+                end,
+                episode.wall_ms
+            ],
         )
         .map_err(self.sql(doing))?;
         for step in &episode.steps {
@@ -104,16 +112,17 @@ impl Store {
             )
             .map_err(self.sql(doing))?;
         let jsons = stmt
-            .query_map(params![run_id, task, variant, seed], |row| row.get::<_, String>(0))
+            .query_map(params![run_id, task, variant, seed], |row| {
+                row.get::<_, String>(0)
+            })
             .map_err(self.sql(doing))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(self.sql(doing))?;
         jsons
             .iter()
             .map(|j| {
-                serde_json::from_str(j).map_err(|e| {
-                    StoreError::corrupt(self.path(), "an offline step", e.to_string())
-                })
+                serde_json::from_str(j)
+                    .map_err(|e| StoreError::corrupt(self.path(), "an offline step", e.to_string()))
             })
             .collect()
     }

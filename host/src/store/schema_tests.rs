@@ -39,7 +39,13 @@ fn an_empty_file_is_migrated_to_the_current_version_with_wal() {
         .unwrap();
     assert_eq!(
         tables,
-        ["episodes", "offline_episodes", "offline_steps", "runs", "steps"]
+        [
+            "episodes",
+            "offline_episodes",
+            "offline_steps",
+            "runs",
+            "steps"
+        ]
     );
     drop(store);
     // Reopening a current store changes nothing and needs no migration.

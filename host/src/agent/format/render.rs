@@ -101,9 +101,8 @@ pub fn render(
         AgentFormat::UiTars => {
             ui_tars(decision, g).map(|call| format!("Thought: {thought}\nAction: {call}"))
         }
-        AgentFormat::QwenMobileUse => qwen(decision, g, false).map(|args| {
-            format!("<tool_call>\n{}\n</tool_call>", tool_call(args))
-        }),
+        AgentFormat::QwenMobileUse => qwen(decision, g, false)
+            .map(|args| format!("<tool_call>\n{}\n</tool_call>", tool_call(args))),
         AgentFormat::Qwen3MobileUse => qwen(decision, g, true).map(|args| {
             format!(
                 "Thought: {thought}\nAction: {thought}\n<tool_call>\n{}\n</tool_call>",
@@ -175,7 +174,9 @@ fn ui_tars(decision: &Decision, g: Geometry) -> Option<String> {
                 point(x1, y1),
                 point(x2, y2)
             ),
-            DeviceAction::Launch { package } => format!("open_app(app_name={})", py(label(package))),
+            DeviceAction::Launch { package } => {
+                format!("open_app(app_name={})", py(label(package)))
+            }
             _ => return None,
         },
         Decision::ActAll(actions) => match actions.as_slice() {

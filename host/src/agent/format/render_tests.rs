@@ -50,7 +50,10 @@ fn decisions() -> Vec<Decision> {
 }
 
 fn same(format: AgentFormat, want: &Act, got: &Act, space: Geometry) {
-    assert_eq!(got.kind, want.kind, "{format}: {want:?} came back as {got:?}");
+    assert_eq!(
+        got.kind, want.kind,
+        "{format}: {want:?} came back as {got:?}"
+    );
     assert_eq!(got.text, want.text, "{format}");
     assert_eq!(got.direction, want.direction, "{format}");
     assert_eq!(got.app, want.app, "{format}");
@@ -102,7 +105,11 @@ fn a_resized_space_at_least_the_screen_gives_points_back_exactly() {
         for (x, y) in [(0, 0), (1, 1), (539, 1201), (1079, 2399), (333, 777)] {
             let d = Decision::Act(DeviceAction::Tap { x, y });
             let text = render(format, &d, g, None).unwrap();
-            assert_eq!(session.parse(&text, SCREEN).unwrap().tap, Some((x, y)), "{format}");
+            assert_eq!(
+                session.parse(&text, SCREEN).unwrap().tap,
+                Some((x, y)),
+                "{format}"
+            );
         }
     }
 }

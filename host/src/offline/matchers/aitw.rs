@@ -52,7 +52,12 @@ fn in_box(b: (f64, f64, f64, f64), p: (f64, f64)) -> bool {
 }
 
 /// Whether two taps match under AITW's rule.
-pub(crate) fn taps_match(a: (i32, i32), b: (i32, i32), boxes: &[Bounds], screen: (i32, i32)) -> bool {
+pub(crate) fn taps_match(
+    a: (i32, i32),
+    b: (i32, i32),
+    boxes: &[Bounds],
+    screen: (i32, i32),
+) -> bool {
     let (pa, pb) = (normalised(a, screen), normalised(b, screen));
     let same_box = boxes.iter().any(|bx| {
         let grown = augmented(bx, screen);

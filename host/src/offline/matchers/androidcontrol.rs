@@ -59,9 +59,7 @@ impl Matcher for AndroidControl {
             Kind::Type | Kind::Answer => {
                 Verdict::same_type(text_match(answer.text.as_deref(), want.text.as_deref()))
             }
-            Kind::OpenApp => {
-                Verdict::same_type(text_match(answer.app_label(), want.app_label()))
-            }
+            Kind::OpenApp => Verdict::same_type(text_match(answer.app_label(), want.app_label())),
             Kind::Scroll => Verdict::same_type(answer.direction == want.direction),
             Kind::Key => Verdict::same_type(answer.text == want.text),
             _ => Verdict::TYPE_ONLY,

@@ -34,8 +34,7 @@ impl Matcher for Droidscore {
                 let ok = answer.point.is_some_and(|(x, y)| {
                     let on = |b: &droidscore_phone::uiautomator::Bounds| b.contains(x, y);
                     if reference.matches.is_empty() {
-                        reference.target.is_some_and(|b| on(&b))
-                            || answer.point == want.point
+                        reference.target.is_some_and(|b| on(&b)) || answer.point == want.point
                     } else {
                         reference.matches.iter().any(on)
                     }

@@ -206,9 +206,8 @@ fn aitw_tells_a_tap_from_a_swipe_by_its_length() {
 
 #[test]
 fn matchers_are_named_with_or_without_their_version() {
-    let names = |s: &str| -> Vec<&'static str> {
-        by_names(s).unwrap().iter().map(|m| m.name()).collect()
-    };
+    let names =
+        |s: &str| -> Vec<&'static str> { by_names(s).unwrap().iter().map(|m| m.name()).collect() };
     assert_eq!(names("aitw,gui-odyssey@1"), ["aitw@1", "gui-odyssey@1"]);
     assert_eq!(names("all").len(), 5);
     let err = by_names("aitw@2").unwrap_err();

@@ -102,9 +102,9 @@ pub fn by_names(names: &str) -> Result<Vec<Box<dyn Matcher>>, String> {
     }
     let mut out = Vec::new();
     for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let found = all().into_iter().find(|m| {
-            m.name() == name || m.name().split('@').next() == Some(name)
-        });
+        let found = all()
+            .into_iter()
+            .find(|m| m.name() == name || m.name().split('@').next() == Some(name));
         match found {
             Some(m) => out.push(m),
             None => {
@@ -153,10 +153,7 @@ pub(crate) fn inside_inclusive(b: &Bounds, (x, y): (i32, i32)) -> bool {
 /// `b` grown about its centre to `factor` times its width and height.
 pub(crate) fn scaled(b: &Bounds, factor: f64) -> (f64, f64, f64, f64) {
     let (w, h) = (f64::from(b.width()), f64::from(b.height()));
-    let (cx, cy) = (
-        f64::from(b.left) + w / 2.0,
-        f64::from(b.top) + h / 2.0,
-    );
+    let (cx, cy) = (f64::from(b.left) + w / 2.0, f64::from(b.top) + h / 2.0);
     (
         cx - w * factor / 2.0,
         cy - h * factor / 2.0,

@@ -62,9 +62,10 @@ impl Matcher for QwenBox {
                 };
                 Verdict::grounded(ok)
             }
-            Kind::Type | Kind::Answer => {
-                Verdict::same_type(contains_either(answer.text.as_deref(), want.text.as_deref()))
-            }
+            Kind::Type | Kind::Answer => Verdict::same_type(contains_either(
+                answer.text.as_deref(),
+                want.text.as_deref(),
+            )),
             Kind::OpenApp => {
                 Verdict::same_type(contains_either(answer.app_label(), want.app_label()))
             }
