@@ -135,8 +135,8 @@ pub(super) fn report(
         })),
         (None, _) => {
             out(&offline_table(a, &agent, &instructions, &sa))?;
-            out("\nsteps on which the matchers disagree (first 20):\n")?;
-            out(&disagreements(&episodes, 20))
+            out("\nsteps on which the matchers disagree, by pattern (3 of each):\n")?;
+            out(&disagreements(&episodes, 3))
         }
         (Some(b), Format::Json) => {
             let (sb, ..) = summary_of(b)?;

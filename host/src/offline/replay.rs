@@ -10,9 +10,10 @@
 //! - every action the reference solver takes, including the scrolls it
 //!   makes in search of a row that is not on screen yet (`search`: scored,
 //!   as AITW scores scrolls; reports count them apart);
-//! - the final `complete` of a task whose success is declared
-//!   (`done = "declared"`, as online); a task scored after any step
-//!   (`any_step`) has no such step.
+//! - not the reference's final `complete`: AndroidControl's episodes have
+//!   no such step, and scoring it would give an agent that answers
+//!   `complete` to everything credit on every episode (15 % of the suite's
+//!   steps), the opposite of a floor.
 //!
 //! An endpoint failure ends the episode unscored (`Infra`, as online); a
 //! reference that cannot be replayed ends it too (`ReplayFailed`), which
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::matchers::{Matcher, Verdict};
 use super::step::{Act, Reference};
 use crate::agent::{Agent, Decision, Solver};
-use crate::task::{Done, Instance};
+use crate::task::Instance;
 use droidscore_phone::{Phone, PhoneError};
 
 /// Steps past which a replay is cut: no solution of the suite comes near
@@ -137,10 +138,10 @@ pub fn replay(
         let want = solver.next(&instance.goal, &observation);
         match &want {
             Decision::Infeasible(why) => break End::ReplayFailed(why.clone()),
-            Decision::Complete if instance.done == Done::AnyStep => break End::Done,
+            Decision::Complete => break End::Done,
             _ => {}
         }
-        let search = solver.at() == at && !matches!(want, Decision::Complete);
+        let search = solver.at() == at;
         let Some(reference) =
             Reference::new(&want, &observation, instance.solution.get(at), at, search)
         else {
@@ -183,9 +184,6 @@ pub fn replay(
         agent.follow(&want, &observation);
         if let Err(why) = perform(phone, &want)? {
             break End::ReplayFailed(format!("the phone refused the reference's action: {why}"));
-        }
-        if matches!(want, Decision::Complete) {
-            break End::Done;
         }
     };
     Ok(OfflineEpisode {

@@ -44,14 +44,18 @@ fn the_reference_is_right_at_every_step_under_every_matcher() {
     let episodes = run(&mut |inst| Box::new(Solver::new(inst.solution.clone())));
     for e in &episodes {
         assert_eq!(e.end, End::Done, "{}", e.task);
+        // Every solution step is a step (search scrolls come on top); the
+        // reference's final `complete` is not.
         assert!(
-            e.steps.len() > inst_len(&e.task),
+            e.steps.len() >= inst_len(&e.task),
             "{}: {} steps",
             e.task,
             e.steps.len()
         );
-        // The last step is the declared completion.
-        assert_eq!(e.steps.last().unwrap().reference.act.kind, Kind::Complete);
+        assert!(e
+            .steps
+            .iter()
+            .all(|s| s.reference.act.kind != Kind::Complete));
     }
     let s = summarize(&episodes, &names());
     assert_eq!(s.scored, TASKS.len());
@@ -63,18 +67,18 @@ fn the_reference_is_right_at_every_step_under_every_matcher() {
         assert_eq!(m.episodes.successes, TASKS.len() as u64, "{}", m.matcher);
     }
     // Every kind the reference takes here was asked: launch, tap, type,
-    // long press, answer, complete.
+    // long press, answer.
     let kinds: std::collections::BTreeSet<String> = episodes
         .iter()
         .flat_map(|e| &e.steps)
         .map(|s| format!("{:?}", s.reference.act.kind))
         .collect();
-    for k in ["OpenApp", "Tap", "Type", "LongPress", "Answer", "Complete"] {
+    for k in ["OpenApp", "Tap", "Type", "LongPress", "Answer"] {
         assert!(kinds.contains(k), "no {k} step in {kinds:?}");
     }
 }
 
-/// The solution's length: an episode has at least one step more (complete).
+/// The solution's length.
 fn inst_len(task: &str) -> usize {
     instances()
         .iter()
@@ -85,12 +89,15 @@ fn inst_len(task: &str) -> usize {
 }
 
 #[test]
-fn the_do_nothing_agent_is_right_at_no_step_but_the_last() {
+fn the_do_nothing_agent_is_right_at_no_step() {
     let episodes = run(&mut |_| Box::new(Noop));
     let s = summarize(&episodes, &names());
+    assert!(s.steps > 0);
     for m in &s.scores {
-        // It says "complete" at every step: right only on the final one.
-        assert_eq!(m.steps.successes, TASKS.len() as u64, "{}", m.matcher);
+        // It says "complete" at every step, and no step is the reference's
+        // `complete`.
+        assert_eq!(m.steps.successes, 0, "{}", m.matcher);
+        assert_eq!(m.types.successes, 0, "{}", m.matcher);
         assert_eq!(m.grounding.n, 0, "{}", m.matcher);
         assert_eq!(m.episodes.successes, 0, "{}", m.matcher);
     }
@@ -162,13 +169,10 @@ fn under_step_instructions_each_step_gets_its_own() {
     )
     .unwrap();
     assert_eq!(ep.end, End::Done);
+    assert_eq!(agent.0.len(), ep.steps.len());
     for (step, goal) in ep.steps.iter().zip(&agent.0) {
-        match step.reference.solution_step {
-            k if k < instructions.len() => {
-                assert_eq!(goal, &goal_with(&inst.goal, Some(&instructions[k])));
-                assert_eq!(step.instruction.as_deref(), Some(instructions[k].as_str()));
-            }
-            _ => assert_eq!(goal, &inst.goal, "the final complete has no instruction"),
-        }
+        let k = step.reference.solution_step;
+        assert_eq!(goal, &goal_with(&inst.goal, Some(&instructions[k])));
+        assert_eq!(step.instruction.as_deref(), Some(instructions[k].as_str()));
     }
 }

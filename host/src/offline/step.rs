@@ -211,11 +211,19 @@ pub struct Reference {
     /// selector's alternatives are the task's equivalent targets).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matches: Vec<Bounds>,
-    /// Every element's box on the screen: AITW's UI annotations.
+    /// The boxes of the elements that hold no other element: AITW's UI
+    /// annotations, which are OCR'd text and detected icons, never the
+    /// list or the screen around them (a list's box would put any two taps
+    /// on it "in the same box").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boxes: Vec<Bounds>,
-    /// Which solution step this is (0-based; the final `complete` is one
-    /// past the last).
+    /// Every clickable (or long-clickable) node's bounds, in document
+    /// order: a tap lands on the last one that holds its point, the view
+    /// drawn on top (droidscore@1 resolves points with them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clickables: Vec<Bounds>,
+    /// Which solution step this is (0-based; a search scroll has the
+    /// step it searches for).
     pub solution_step: usize,
     /// A scroll in search of the step's target (the solver's, not a
     /// solution step of its own).
@@ -248,17 +256,49 @@ impl Reference {
             .point
             .filter(|_| act.points())
             .and_then(|(x, y)| matches.iter().copied().find(|b| b.contains(x, y)));
-        let boxes = elements(&obs.hierarchy).iter().map(|e| e.bounds).collect();
+        let all: Vec<Bounds> = elements(&obs.hierarchy).iter().map(|e| e.bounds).collect();
+        let boxes = all
+            .iter()
+            .copied()
+            .filter(|b| !all.iter().any(|o| o != b && holds(b, o)))
+            .collect();
+        let clickables = obs
+            .hierarchy
+            .walk()
+            .filter(|n| n.clickable || n.long_clickable)
+            .map(|n| n.bounds)
+            .collect();
         Some(Reference {
             act,
             screen,
             target,
             matches,
             boxes,
+            clickables,
             solution_step,
             search,
         })
     }
+}
+
+impl Reference {
+    /// The clickable node a tap at `(x, y)` lands on: the last in document
+    /// order that holds the point (`None`: no clickable node there).
+    pub fn lands(&self, (x, y): (i32, i32)) -> Option<Bounds> {
+        self.clickables
+            .iter()
+            .rev()
+            .find(|b| b.contains(x, y))
+            .copied()
+    }
+}
+
+/// Whether `outer` holds all of `inner`.
+fn holds(outer: &Bounds, inner: &Bounds) -> bool {
+    outer.left <= inner.left
+        && outer.top <= inner.top
+        && outer.right >= inner.right
+        && outer.bottom >= inner.bottom
 }
 
 #[cfg(test)]

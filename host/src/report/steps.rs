@@ -85,28 +85,21 @@ pub fn offline_comparison(
 }
 
 /// The recorded steps on which the matchers disagree (some say right,
-/// some wrong), as a markdown table, at most `limit` rows.
-pub fn disagreements(episodes: &[OfflineEpisode], limit: usize) -> String {
+/// some wrong), as a markdown table: for each pattern of verdicts, most
+/// frequent first, how many steps show it and at most `per_pattern` of them.
+pub fn disagreements(episodes: &[OfflineEpisode], per_pattern: usize) -> String {
     let names: Vec<String> = crate::offline::matcher_names(episodes);
-    let mut out = String::from("| task | variant | step | answer | reference |");
-    for n in &names {
-        out += &format!(" {n} |");
-    }
-    out += "\n|---|---|---|---|---|";
-    out += &"---|".repeat(names.len());
-    out += "\n";
-    let mut shown = 0;
+    let mut patterns: Vec<(Vec<bool>, Vec<String>)> = Vec::new();
     for e in episodes {
         for s in &e.steps {
             let said: Vec<bool> = names
                 .iter()
                 .map(|n| s.verdict(n).is_some_and(|v| v.correct))
                 .collect();
-            if !(said.contains(&true) && said.contains(&false)) || shown >= limit {
+            if !(said.contains(&true) && said.contains(&false)) {
                 continue;
             }
-            shown += 1;
-            out += &format!(
+            let mut row = format!(
                 "| {} | {} | {} | {} | {} |",
                 e.task,
                 e.variant,
@@ -114,9 +107,38 @@ pub fn disagreements(episodes: &[OfflineEpisode], limit: usize) -> String {
                 s.answer.describe().replace('|', "\\|"),
                 s.reference.act.describe().replace('|', "\\|")
             );
-            for ok in said {
-                out += if ok { " yes |" } else { " no |" };
+            for ok in &said {
+                row += if *ok { " yes |" } else { " no |" };
             }
+            match patterns.iter_mut().find(|(p, _)| *p == said) {
+                Some((_, rows)) => rows.push(row),
+                None => patterns.push((said, vec![row])),
+            }
+        }
+    }
+    patterns.sort_by_key(|(_, rows)| std::cmp::Reverse(rows.len()));
+    let mut out = String::from("| task | variant | step | answer | reference |");
+    for n in &names {
+        out += &format!(" {n} |");
+    }
+    out += "\n|---|---|---|---|---|";
+    out += &"---|".repeat(names.len());
+    out += "\n";
+    for (said, rows) in &patterns {
+        let pattern: Vec<&str> = said
+            .iter()
+            .map(|ok| if *ok { "yes" } else { "no" })
+            .collect();
+        out += &format!(
+            "| **{} steps** | | | | |{}\n",
+            rows.len(),
+            pattern
+                .iter()
+                .map(|p| format!(" **{p}** |"))
+                .collect::<String>()
+        );
+        for row in rows.iter().take(per_pattern) {
+            out += row;
             out += "\n";
         }
     }

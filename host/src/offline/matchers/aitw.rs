@@ -9,7 +9,9 @@
 //!   of its width and height (0.7 on each side: 2.4 times the size, kept on
 //!   the screen, edges included), or lie within 0.14 of each other (the
 //!   distance of the points as fractions of the screen's width and height).
-//!   The boxes are every element's on the screen, not only the target's.
+//!   The boxes are every annotated element's on the screen, not only the
+//!   target's: AITW's annotations are OCR'd text and detected icons, so
+//!   here the elements that hold no other element (`Reference::boxes`).
 //! - Two swipes match when they move most along the same axis: up matches
 //!   down.
 //! - Any other pair matches when its types are equal: typed text, the app

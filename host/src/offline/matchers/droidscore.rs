@@ -2,10 +2,12 @@
 //! public datasets do not: which node the reference's selector names.
 //!
 //! - The action types must be equal: a long press is not a tap.
-//! - A tap, long press or double tap matches when its point lies inside a
-//!   node the solution step's selector matches on that screen (the
-//!   selector's alternatives, "Wi-Fi or WLAN", are the equivalent targets a
-//!   task marks); with no selector, the node the reference taps.
+//! - A tap, long press or double tap matches when it lands on the view a
+//!   tap on a node the solution step's selector matches lands on (the
+//!   topmost clickable view under the point; the selector's alternatives,
+//!   "Wi-Fi or WLAN", are the equivalent targets a task marks): anywhere
+//!   on a Settings row, but not on the switch inside an alarm card that
+//!   the step opens.
 //! - Typed text and an answer match when equal under the oracle's `text`
 //!   normalisation (`oracle::Normalize::Text`: case folded, whitespace
 //!   collapsed, a final `.` or `!` dropped).
@@ -15,6 +17,7 @@
 use super::{Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 use crate::oracle::Normalize;
+use droidscore_phone::uiautomator::Bounds;
 
 #[derive(Debug)]
 pub struct Droidscore;
@@ -31,15 +34,7 @@ impl Matcher for Droidscore {
         }
         match want.kind {
             Kind::Tap | Kind::LongPress | Kind::DoubleTap => {
-                let ok = answer.point.is_some_and(|(x, y)| {
-                    let on = |b: &droidscore_phone::uiautomator::Bounds| b.contains(x, y);
-                    if reference.matches.is_empty() {
-                        reference.target.is_some_and(|b| on(&b)) || answer.point == want.point
-                    } else {
-                        reference.matches.iter().any(on)
-                    }
-                });
-                Verdict::grounded(ok)
+                Verdict::grounded(answer.point.is_some_and(|p| grounds(p, reference)))
             }
             Kind::Type | Kind::Answer => Verdict::same_type(Normalize::Text.same(
                 answer.text.as_deref().unwrap_or(""),
@@ -51,4 +46,27 @@ impl Matcher for Droidscore {
             _ => Verdict::TYPE_ONLY,
         }
     }
+}
+
+/// Whether a tap at `p` lands where a tap on a node the step's selector
+/// matches lands (at the reference's point on the node that holds it, at
+/// the centre of the others): on the same clickable view, or, where no
+/// clickable view is under the node, inside the node itself. A point on
+/// an alarm card's switch is not a tap on the card: it lands on the switch.
+fn grounds(p: (i32, i32), reference: &Reference) -> bool {
+    let want = reference.act.point;
+    let candidates: Vec<Bounds> = match (&reference.matches[..], reference.target) {
+        ([], Some(target)) => vec![target],
+        ([], None) => return want == Some(p),
+        (matches, _) => matches.to_vec(),
+    };
+    candidates.iter().any(|m| {
+        let at = want
+            .filter(|&(x, y)| m.contains(x, y))
+            .unwrap_or_else(|| m.center());
+        match reference.lands(at) {
+            Some(view) => reference.lands(p) == Some(view),
+            None => m.contains(p.0, p.1),
+        }
+    })
 }

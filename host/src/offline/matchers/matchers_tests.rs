@@ -49,9 +49,12 @@ fn open(package: &str) -> Act {
     }
 }
 
-/// A row at y 700..900 across the screen, in a list at 300..2100.
+/// A row at y 700..900 across the screen, and another element's box
+/// (300..2100) around it.
 const ROW: Bounds = Bounds::new(0, 700, 1080, 900);
 const LIST: Bounds = Bounds::new(0, 300, 1080, 2100);
+/// A switch inside the row, at its right end.
+const SWITCH: Bounds = Bounds::new(900, 750, 1060, 850);
 
 fn reference(act: Act) -> Reference {
     let pointing = act.points();
@@ -61,6 +64,8 @@ fn reference(act: Act) -> Reference {
         target: pointing.then_some(ROW),
         matches: if pointing { vec![ROW] } else { Vec::new() },
         boxes: vec![LIST, ROW],
+        // The row is clickable, and so is the switch at its right end.
+        clickables: vec![ROW, SWITCH],
         solution_step: 0,
         search: false,
     }
@@ -78,7 +83,9 @@ pub(crate) struct Case {
 pub(crate) fn cases() -> Vec<Case> {
     let mut equivalent = reference(tap_at(Kind::Tap, 540, 800));
     // The selector names a second node far below (the same label twice).
-    equivalent.matches.push(Bounds::new(0, 1900, 1080, 2000));
+    let other = Bounds::new(0, 1900, 1080, 2000);
+    equivalent.matches.push(other);
+    equivalent.clickables.push(other);
     vec![
         Case {
             what: "tap 150 px below the target row (outside it, 0.0625 of the screen away)",
@@ -93,7 +100,7 @@ pub(crate) fn cases() -> Vec<Case> {
             want: [true, true, false, true, true],
         },
         Case {
-            what: "tap far down the same list (both in the list's box, 0.46 away)",
+            what: "tap 0.46 away, both inside one other element's box",
             answer: tap_at(Kind::Tap, 540, 1900),
             reference: reference(tap_at(Kind::Tap, 540, 800)),
             want: [false, true, false, false, false],
@@ -103,6 +110,12 @@ pub(crate) fn cases() -> Vec<Case> {
             answer: tap_at(Kind::Tap, 540, 1950),
             reference: equivalent,
             want: [true, true, false, false, false],
+        },
+        Case {
+            what: "tap the switch inside the target row (inside the row, on another view)",
+            answer: tap_at(Kind::Tap, 980, 800),
+            reference: reference(tap_at(Kind::Tap, 540, 800)),
+            want: [false, true, false, true, true],
         },
         Case {
             what: "long press where the reference taps",
