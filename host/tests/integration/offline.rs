@@ -204,3 +204,67 @@ fn steps_runs_from_the_command_line_and_report_compares_two_offline_runs() {
     let refused = String::from_utf8_lossy(&refused.stderr);
     assert!(refused.contains("not for steps: --phone adb"), "{refused}");
 }
+
+/// Each vision format's "go home" answer, what of it a recall would show,
+/// and how the format recalls the reference's first action (open Settings).
+fn home_answer(format: AgentFormat) -> (&'static str, &'static str, &'static str) {
+    match format {
+        AgentFormat::UiTars => (
+            "Thought: home.\nAction: press_home()",
+            "Thought: home.",
+            "open_app(app_name='Settings')",
+        ),
+        AgentFormat::QwenMobileUse => (
+            "<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}\n</tool_call>",
+            "\"button\": \"Home\"",
+            "Step 1: {\"name\":\"mobile_use\",\"arguments\":{\"action\":\"open\",\"text\":\"Settings\"}}",
+        ),
+        AgentFormat::Qwen3MobileUse => (
+            "Thought: home.\nAction: Go home now.\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}\n</tool_call>",
+            "Go home now",
+            "Step 1: Open Settings.;",
+        ),
+        AgentFormat::AgentCpmGui => (
+            "{\"thought\":\"home\",\"PRESS\":\"HOME\"}",
+            "\"PRESS\":\"HOME\"",
+            "{\"thought\":\"Open Settings.\"}",
+        ),
+        AgentFormat::AndroidWorld => unreachable!(),
+    }
+}
+
+#[test]
+fn every_vision_format_recalls_the_reference_not_its_answers() {
+    let rt = runtime();
+    let inst = instance("wifi_off");
+    for format in AgentFormat::ALL.into_iter().filter(|f| f.is_vision()) {
+        let (answer, shown, recalled) = home_answer(format);
+        let server = ScriptedServer::start_policy(
+            &rt,
+            std::sync::Arc::new(move |_: &Value| Reply::Content(answer.into())),
+        );
+        let config = LlmConfig {
+            format,
+            ..LlmConfig::new(server.base_url.clone(), "scripted")
+        };
+        let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
+        let mut phone = SimPhone::new(inst.setup(0)).unwrap();
+        let ep = replay(&mut phone, &mut agent, &inst, None, &all()).unwrap();
+        assert_eq!(ep.end, End::Done, "{format}");
+        // Every answer parsed (a home key), and none was right after the first.
+        assert!(
+            ep.steps.iter().all(|s| s.invalid_reason.is_none()),
+            "{format}"
+        );
+        let received = server.received();
+        let last = text(&received.last().unwrap().body);
+        assert!(
+            last.contains(recalled),
+            "{format}: no {recalled:?} in {last}"
+        );
+        assert!(
+            !last.contains(shown),
+            "{format} recalls its own answer: {last}"
+        );
+    }
+}
