@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::format::AgentFormat;
-use super::schema::Constrain;
+use super::schema::{Constrain, Reason};
 
 /// A bearer token, kept out of `Debug` output and logs.
 #[derive(Clone, PartialEq, Eq)]
@@ -54,6 +54,9 @@ pub struct LlmConfig {
     pub no_image: bool,
     /// Send the step's action schema as `response_format` (`--constrain`).
     pub constrain: Constrain,
+    /// How much reason the constrained answer carries (`--reason`); only
+    /// `full` without a schema (see `run::endpoint`).
+    pub reason: Reason,
     /// PEM certificates trusted beside the system's roots for https (`--ca-cert`).
     pub ca_cert: Option<PathBuf>,
     /// How long a call may wait on HTTP 429 `Retry-After`s, from its first
@@ -78,6 +81,7 @@ impl LlmConfig {
             backoff: Duration::from_millis(500),
             no_image: false,
             constrain: Constrain::Off,
+            reason: Reason::Full,
             ca_cert: None,
             rate_limit_wait: Duration::from_secs(300),
             format: AgentFormat::AndroidWorld,

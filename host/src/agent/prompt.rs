@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use super::action::{Action, Target};
 use super::format::data_url;
 use super::llm_config::LlmConfig;
-use super::schema::{action_schema, response_format, Constrain};
+use super::schema::{action_schema, response_format, Constrain, Reason};
 use droidscore_phone::apps::app_labels;
 use droidscore_phone::keycode;
 use droidscore_phone::uiautomator::{push_state, quote_into, Element};
@@ -49,15 +49,24 @@ const ELEMENT_LABEL_CHARS: usize = 48;
 /// The system prompt of a mode: the same bytes every call. The app names
 /// are in it under `schema` too: the schema constrains the decoding but the
 /// model never reads it, and without the names Qwen2.5-Coder-0.5B opened
-/// Chrome and Gmail for Settings goals (issue 16).
-pub(crate) fn system_prompt(constrain: Constrain) -> String {
-    let answer = match constrain {
-        Constrain::Schema => {
+/// Chrome and Gmail for Settings goals (issue 16). `reason` says what the
+/// schema asks of the answer's `reason` (`--reason`); without a schema the
+/// answer's `Reason:` line is the format, and only `full` is accepted.
+pub(crate) fn system_prompt(constrain: Constrain, reason: Reason) -> String {
+    let answer = match (constrain, reason) {
+        (Constrain::Schema, Reason::Full) => {
             "Answer with one JSON object: \"reason\" first, one sentence on what the \
              screen shows and why this action moves toward the goal, then \"action_type\" \
              and its fields."
         }
-        Constrain::Off => {
+        (Constrain::Schema, Reason::Short) => {
+            "Answer with one JSON object: \"reason\" first, a few words naming what to \
+             do, then \"action_type\" and its fields."
+        }
+        (Constrain::Schema, Reason::Off) => {
+            "Answer with one JSON object: \"action_type\" and its fields."
+        }
+        (Constrain::Off, _) => {
             "Answer in two lines:\n\
              Reason: one sentence, why this action\n\
              Action: e.g. {\"action_type\": \"click\", \"index\": 4} or \
@@ -321,7 +330,7 @@ pub(crate) fn request_body(
     let mut body = json!({
         "model": config.model,
         "messages": [
-            {"role": "system", "content": system_prompt(config.constrain)},
+            {"role": "system", "content": system_prompt(config.constrain, config.reason)},
             {"role": "user", "content": content},
         ],
         "temperature": config.temperature,
@@ -329,7 +338,7 @@ pub(crate) fn request_body(
         "seed": config.seed,
     });
     if config.constrain == Constrain::Schema {
-        body["response_format"] = response_format(action_schema(elements, screen));
+        body["response_format"] = response_format(action_schema(elements, screen, config.reason));
     }
     body
 }

@@ -67,8 +67,48 @@ fn sample_history(els: &[Element]) -> Vec<HistoryEntry> {
 
 #[test]
 fn the_system_prompt_under_each_mode() {
-    insta::assert_snapshot!("system.schema", system_prompt(Constrain::Schema));
-    insta::assert_snapshot!("system.off", system_prompt(Constrain::Off));
+    insta::assert_snapshot!(
+        "system.schema",
+        system_prompt(Constrain::Schema, Reason::Full)
+    );
+    insta::assert_snapshot!("system.off", system_prompt(Constrain::Off, Reason::Full));
+}
+
+/// `--reason short` and `off` say so to the model, and change nothing else.
+#[test]
+fn the_system_prompt_under_each_reason() {
+    let full = system_prompt(Constrain::Schema, Reason::Full);
+    let short = system_prompt(Constrain::Schema, Reason::Short);
+    let off = system_prompt(Constrain::Schema, Reason::Off);
+    insta::assert_snapshot!("system.schema.short", short);
+    insta::assert_snapshot!("system.schema.reason_off", off);
+    assert!(short.contains("a few words"), "{short}");
+    assert!(!off.contains("reason"), "{off}");
+    let actions = |s: &str| s.split("Use only indexes").next().unwrap().to_string();
+    assert_eq!(actions(&short), actions(&full));
+    assert_eq!(actions(&off), actions(&full));
+}
+
+/// The request's schema follows `reason` too.
+#[test]
+fn the_request_schema_follows_the_reason() {
+    let mut config = LlmConfig::new("http://127.0.0.1:1/v1", "m");
+    config.constrain = Constrain::Schema;
+    config.reason = Reason::Off;
+    let body = request_body(&config, "hi".into(), None, 3, (1080, 2400));
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    assert!(schema["anyOf"][0]["properties"].get("reason").is_none());
+    assert!(!body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("reason"));
+    config.reason = Reason::Short;
+    let body = request_body(&config, "hi".into(), None, 3, (1080, 2400));
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["anyOf"][0]["properties"]["reason"]["maxLength"],
+        crate::agent::schema::SHORT_REASON_MAX_CHARS
+    );
 }
 
 /// The free format's examples are actions the parser takes; the schema's
@@ -76,7 +116,7 @@ fn the_system_prompt_under_each_mode() {
 /// and index at every step: docs/agent-step.md), the grammar spells the form.
 #[test]
 fn the_off_prompts_examples_parse_and_the_schema_prompt_has_none() {
-    let off = system_prompt(Constrain::Off);
+    let off = system_prompt(Constrain::Off, Reason::Full);
     let examples: Vec<&str> = off
         .match_indices('{')
         .map(|(i, _)| &off[i..i + off[i..].find('}').unwrap() + 1])
@@ -86,7 +126,7 @@ fn the_off_prompts_examples_parse_and_the_schema_prompt_has_none() {
         let action = crate::agent::action::parse_action(example);
         assert!(action.is_ok(), "{example}: {action:?}");
     }
-    let schema = system_prompt(Constrain::Schema);
+    let schema = system_prompt(Constrain::Schema, Reason::Full);
     assert!(!schema.contains('{'), "{schema}");
 }
 

@@ -7,7 +7,9 @@
 //! "index": 3}`, as an `anyOf` with one branch per action form. `reason`
 //! comes first in every branch: llguidance fixes the property order to the
 //! order of `properties`, so the model writes its reason before it commits
-//! to an action. Every branch requires its fields and sets
+//! to an action. `--reason short` caps it at a few words (`maxLength`
+//! [`SHORT_REASON_MAX_CHARS`]) and `--reason off` leaves it out of every
+//! branch, so the answer is the action alone: fewer tokens decoded a step. Every branch requires its fields and sets
 //! `additionalProperties: false`; `action_type` is a `const`. The bounds
 //! come from the step's screen: `index` is `0..=n-1` over its element list
 //! (and the index forms are left out when the list is empty), `x`/`y` lie
@@ -33,6 +35,9 @@ use droidscore_phone::keycode;
 /// `reason` at most this many characters (about 30 tokens): enough for one
 /// sentence, and it keeps the whole answer well inside `max_tokens`.
 pub(crate) const REASON_MAX_CHARS: u64 = 120;
+/// `reason` at most this many characters under `--reason short` (about 8
+/// tokens): a few words ("open Network & internet"), for a cheaper step.
+pub(crate) const SHORT_REASON_MAX_CHARS: u64 = 32;
 /// `text` of `input_text` and `answer` at most this many characters.
 pub(crate) const TEXT_MAX_CHARS: u64 = 100;
 
@@ -55,19 +60,49 @@ impl Constrain {
     }
 }
 
+/// How much of a `reason` the constrained answer carries (`--reason`):
+/// every token of it is decoded before the action, so a shorter one is a
+/// cheaper step on a small CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reason {
+    /// One sentence, at most [`REASON_MAX_CHARS`].
+    #[default]
+    Full,
+    /// A few words, at most [`SHORT_REASON_MAX_CHARS`].
+    Short,
+    /// No `reason` field: the answer is the action alone.
+    Off,
+}
+
+impl Reason {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Full => "full",
+            Reason::Short => "short",
+            Reason::Off => "off",
+        }
+    }
+}
+
 /// The name `response_format.json_schema.name` carries.
 pub(crate) const SCHEMA_NAME: &str = "android_action";
 
-/// One branch: `reason`, `action_type` and `fields` (name, schema,
-/// required), in that order.
-fn branch(action: &str, fields: &[(&str, &Value, bool)]) -> Value {
+/// One branch: `reason` (unless `--reason off`), `action_type` and
+/// `fields` (name, schema, required), in that order.
+fn branch(reason: Reason, action: &str, fields: &[(&str, &Value, bool)]) -> Value {
     let mut properties = Map::new();
-    properties.insert(
-        "reason".into(),
-        json!({"type": "string", "maxLength": REASON_MAX_CHARS}),
-    );
+    let mut required = Vec::new();
+    let cap = match reason {
+        Reason::Full => Some(REASON_MAX_CHARS),
+        Reason::Short => Some(SHORT_REASON_MAX_CHARS),
+        Reason::Off => None,
+    };
+    if let Some(cap) = cap {
+        properties.insert("reason".into(), json!({"type": "string", "maxLength": cap}));
+        required.push(json!("reason"));
+    }
     properties.insert("action_type".into(), json!({"const": action}));
-    let mut required = vec![json!("reason"), json!("action_type")];
+    required.push(json!("action_type"));
     for (name, schema, needed) in fields {
         properties.insert((*name).into(), (*schema).clone());
         if *needed {
@@ -83,8 +118,10 @@ fn branch(action: &str, fields: &[(&str, &Value, bool)]) -> Value {
 }
 
 /// The schema of a valid action on a screen with `elements` elements and
-/// the given size in pixels (see the module docs).
-pub(crate) fn action_schema(elements: usize, (width, height): (i32, i32)) -> Value {
+/// the given size in pixels, with `reason` as `--reason` says (see the
+/// module docs).
+pub(crate) fn action_schema(elements: usize, (width, height): (i32, i32), reason: Reason) -> Value {
+    let branch = |action: &str, fields: &[(&str, &Value, bool)]| branch(reason, action, fields);
     let index =
         (elements > 0).then(|| json!({"type": "integer", "minimum": 0, "maximum": elements - 1}));
     let text = json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX_CHARS});

@@ -144,12 +144,14 @@ const SCREEN: (i32, i32) = (1080, 2400);
 
 #[test]
 fn the_schema_for_a_three_element_screen() {
-    insta::assert_snapshot!(serde_json::to_string_pretty(&action_schema(3, SCREEN)).unwrap());
+    insta::assert_snapshot!(
+        serde_json::to_string_pretty(&action_schema(3, SCREEN, Reason::Full)).unwrap()
+    );
 }
 
 #[test]
 fn the_index_is_bounded_by_the_element_list_and_absent_without_elements() {
-    let schema = action_schema(3, SCREEN);
+    let schema = action_schema(3, SCREEN, Reason::Full);
     let click = |index: Value| json!({"reason": "r", "action_type": "click", "index": index});
     assert!(check(&schema, &click(json!(0)), "$").is_ok());
     assert!(check(&schema, &click(json!(2)), "$").is_ok());
@@ -158,7 +160,7 @@ fn the_index_is_bounded_by_the_element_list_and_absent_without_elements() {
     let scroll = json!({"reason": "r", "action_type": "scroll", "direction": "down", "index": 3});
     assert!(check(&schema, &scroll, "$").is_err());
 
-    let empty = action_schema(0, SCREEN);
+    let empty = action_schema(0, SCREEN, Reason::Full);
     assert!(!empty.to_string().contains("\"index\""), "{empty}");
     assert!(check(&empty, &click(json!(0)), "$").is_err());
     let point = json!({"reason": "r", "action_type": "click", "x": 1079, "y": 2399});
@@ -169,7 +171,7 @@ fn the_index_is_bounded_by_the_element_list_and_absent_without_elements() {
 
 #[test]
 fn malformed_actions_are_outside_the_schema() {
-    let schema = action_schema(3, SCREEN);
+    let schema = action_schema(3, SCREEN, Reason::Full);
     for bad in [
         json!({"action_type": "click", "index": 0}),
         json!({"reason": "r", "action_type": "click", "index": 0, "x": 5}),
@@ -253,7 +255,7 @@ fn instances(schema: &Value) -> Vec<Value> {
 fn whatever_the_schema_admits_parses_and_resolves() {
     for n in [0, 1, 7] {
         let els = screen_of(n);
-        let schema = action_schema(n, SCREEN);
+        let schema = action_schema(n, SCREEN, Reason::Full);
         let all = instances(&schema);
         assert!(all.len() > 20, "{}", all.len());
         for v in all {
@@ -290,7 +292,11 @@ impl Agent for Checked {
             ordered.entry(k.clone()).or_insert(v.clone());
         }
         let answer = Value::Object(ordered);
-        if let Err(e) = check(&action_schema(els.len(), screen), &answer, "$") {
+        if let Err(e) = check(
+            &action_schema(els.len(), screen, Reason::Full),
+            &answer,
+            "$",
+        ) {
             self.failures.push(format!("{answer}: {e}"));
         }
         self.actions += 1;
@@ -340,4 +346,38 @@ fn the_response_format_names_the_schema_and_is_strict() {
     assert_eq!(rf["type"], "json_schema");
     assert_eq!(rf["json_schema"]["name"], SCHEMA_NAME);
     assert_eq!(rf["json_schema"]["strict"], true);
+}
+
+/// `--reason short`: the same branches, the reason capped at a few words.
+#[test]
+fn a_short_reason_is_capped_at_a_few_words() {
+    let schema = action_schema(3, SCREEN, Reason::Short);
+    insta::assert_snapshot!(serde_json::to_string_pretty(&schema).unwrap());
+    let click = |reason: &str| json!({"reason": reason, "action_type": "click", "index": 0});
+    assert!(check(&schema, &click("open Network & internet"), "$").is_ok());
+    let sentence = "The screen shows the Settings list and Network & internet leads to Wi-Fi";
+    assert!(check(&schema, &click(sentence), "$").is_err());
+    assert!(check(
+        &action_schema(3, SCREEN, Reason::Full),
+        &click(sentence),
+        "$"
+    )
+    .is_ok());
+}
+
+/// `--reason off`: no branch has a reason, and an answer with one is refused.
+#[test]
+fn without_a_reason_the_answer_is_the_action_alone() {
+    let schema = action_schema(3, SCREEN, Reason::Off);
+    insta::assert_snapshot!(serde_json::to_string_pretty(&schema).unwrap());
+    assert!(!schema.to_string().contains("reason"), "{schema}");
+    let bare = json!({"action_type": "click", "index": 2});
+    assert!(check(&schema, &bare, "$").is_ok());
+    let with = json!({"reason": "r", "action_type": "click", "index": 2});
+    assert!(check(&schema, &with, "$").is_err());
+    // What it admits, the parser takes.
+    for v in instances(&schema) {
+        check(&schema, &v, "$").unwrap_or_else(|e| panic!("{v}: {e}"));
+        parse_action(&v.to_string()).unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
 }

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use clap::{Args, ValueEnum};
 
 use super::error::CliError;
-use super::shared::{json, load, out, ConstrainArg, DeviceArgs, SuiteArgs};
+use super::shared::{
+    json, load, out, ConstrainArg, DeviceArgs, InstructionsArg, ReasonArg, SuiteArgs,
+};
 use crate::report;
 use crate::run::{self, AgentKind, Interrupt, PhoneKind, RunOptions, ServerOptions, Shard, Watch};
 
@@ -32,6 +34,9 @@ pub enum AgentArg {
     Random,
     /// A model behind an OpenAI-compatible endpoint (`--base-url`, `--model`).
     Llm,
+    /// The lexical floor: no model; opens the app the text names, taps the
+    /// element whose words best match it, types quoted text.
+    Lexical,
 }
 
 /// `--device-weights`: `droidscore-device serve --weights`.
@@ -124,6 +129,16 @@ pub struct RunArgs {
     /// starts (locally or `--on-device`), `off` for a `--base-url`.
     #[arg(long, value_enum)]
     pub constrain: Option<ConstrainArg>,
+    /// The constrained answer's `reason`: `full` (one sentence), `short` (a
+    /// few words) or `off` (none: the action alone). Only `full` without
+    /// `--constrain schema`, whose free answer has a `Reason:` line.
+    #[arg(long, value_enum, default_value = "full")]
+    pub reason: ReasonArg,
+    /// What the agent is told each step: the `goal` alone, or with `steps`
+    /// the current reference step's instruction too ("Tap Network &
+    /// internet"; the one leading to the next unreached sub-goal).
+    #[arg(long, value_enum, default_value = "goal")]
+    pub instructions: InstructionsArg,
     /// Seconds before one model request times out (then it is retried).
     #[arg(long, default_value_t = 120)]
     pub request_timeout: u64,
@@ -199,6 +214,7 @@ impl From<AgentArg> for AgentKind {
             AgentArg::Noop => AgentKind::Noop,
             AgentArg::Random => AgentKind::Random,
             AgentArg::Llm => AgentKind::Llm,
+            AgentArg::Lexical => AgentKind::Lexical,
         }
     }
 }
@@ -227,6 +243,8 @@ impl RunArgs {
             no_image: self.no_image,
             agent_format: self.agent_format,
             constrain: self.constrain.map(Into::into),
+            reason: self.reason.into(),
+            instructions: self.instructions.into(),
             request_timeout: self.request_timeout,
             ca_cert: self.ca_cert,
             rate_limit_wait: self.rate_limit_wait,
@@ -306,5 +324,46 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     match finished.nothing_scored() {
         Some(why) => Err(CliError::NothingScored(why)),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::schema::Reason;
+    use crate::task::Instructions;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn options(args: &[&str]) -> RunOptions {
+        let cli = Cli::try_parse_from(std::iter::once("run").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        cli.run.options(None)
+    }
+
+    #[test]
+    fn instructions_reason_and_the_lexical_agent_reach_the_run_options() {
+        let default = options(&[]);
+        assert_eq!(default.instructions, Instructions::Goal);
+        assert_eq!(default.reason, Reason::Full);
+        let asked = options(&[
+            "--agent",
+            "lexical",
+            "--instructions",
+            "steps",
+            "--reason",
+            "short",
+        ]);
+        assert_eq!(asked.agent, Some(AgentKind::Lexical));
+        assert_eq!(asked.instructions, Instructions::Steps);
+        assert_eq!(asked.reason, Reason::Short);
+        assert_eq!(options(&["--reason", "off"]).reason, Reason::Off);
+        assert!(Cli::try_parse_from(["run", "--reason", "long"]).is_err());
+        assert!(Cli::try_parse_from(["run", "--instructions", "low"]).is_err());
     }
 }

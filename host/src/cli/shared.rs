@@ -103,6 +103,46 @@ pub enum ConstrainArg {
     Off,
 }
 
+/// `--instructions`: what the agent is told each step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstructionsArg {
+    /// The task's goal alone (AndroidControl's high level).
+    Goal,
+    /// The goal and the current reference step's instruction, "Tap
+    /// Network & internet" (AndroidControl's low level; docs/instructions.md).
+    Steps,
+}
+
+impl From<InstructionsArg> for crate::task::Instructions {
+    fn from(i: InstructionsArg) -> Self {
+        match i {
+            InstructionsArg::Goal => crate::task::Instructions::Goal,
+            InstructionsArg::Steps => crate::task::Instructions::Steps,
+        }
+    }
+}
+
+/// `--reason`: how much reason the constrained answer carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReasonArg {
+    /// One sentence before the action (up to 120 characters).
+    Full,
+    /// A few words (up to 32 characters).
+    Short,
+    /// No reason: the answer is the action alone.
+    Off,
+}
+
+impl From<ReasonArg> for crate::agent::schema::Reason {
+    fn from(r: ReasonArg) -> Self {
+        match r {
+            ReasonArg::Full => crate::agent::schema::Reason::Full,
+            ReasonArg::Short => crate::agent::schema::Reason::Short,
+            ReasonArg::Off => crate::agent::schema::Reason::Off,
+        }
+    }
+}
+
 impl From<ConstrainArg> for crate::agent::Constrain {
     fn from(c: ConstrainArg) -> Self {
         match c {

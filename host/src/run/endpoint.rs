@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::error::RunSuiteError;
 use super::options::RunOptions;
+use crate::agent::schema::Reason;
 use crate::agent::{Constrain, LlmConfig};
 use crate::model_server::Served;
 
@@ -48,6 +49,21 @@ fn check_agent_format(options: &RunOptions, served: Option<&Served>) -> Result<(
     }
 }
 
+/// `--reason short|off` shapes the constrained answer's schema; without a
+/// schema the answer's `Reason: …` line is part of its format (AndroidWorld's
+/// M3A/T3A), so only `full` is accepted there.
+fn check_reason(constrain: Constrain, reason: Reason) -> Result<(), RunSuiteError> {
+    if constrain == Constrain::Off && reason != Reason::Full {
+        return Err(RunSuiteError::BadInput(format!(
+            "--reason {} shapes the constrained answer: it needs --constrain schema \
+             (without a schema the answer is `Reason: …` then `Action: {{…}}`, and only \
+             --reason full is accepted)",
+            reason.name()
+        )));
+    }
+    Ok(())
+}
+
 /// How the run's LLM agents reach and ask the model: at `--base-url`, or
 /// at the server droidscore started.
 pub fn llm_config(
@@ -73,6 +89,8 @@ pub fn llm_config(
     config.no_image = options.no_image || served.is_some_and(Served::text_only);
     config.timeout = Duration::from_secs(options.request_timeout);
     config.constrain = constrain(options, served.is_some());
+    config.reason = options.reason;
+    check_reason(config.constrain, options.reason)?;
     config.ca_cert = options.ca_cert.clone();
     config.rate_limit_wait = Duration::from_secs(options.rate_limit_wait);
     check_agent_format(options, served)?;
@@ -99,5 +117,28 @@ pub fn endpoint_health(
             tracing::debug!(%why, "no /health from the endpoint");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a schema the answer's `Reason:` line is its format: only
+    /// `--reason full` is accepted there, and the message says what to do.
+    #[test]
+    fn a_cut_reason_needs_the_schema() {
+        for reason in [Reason::Full, Reason::Short, Reason::Off] {
+            assert!(check_reason(Constrain::Schema, reason).is_ok());
+        }
+        assert!(check_reason(Constrain::Off, Reason::Full).is_ok());
+        let e = check_reason(Constrain::Off, Reason::Short)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--reason short") && e.contains("needs --constrain schema"),
+            "{e}"
+        );
+        assert!(check_reason(Constrain::Off, Reason::Off).is_err());
     }
 }

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use super::adb_phones::AdbDevices;
 use super::shard::Shard;
+use crate::agent::schema::Reason;
 use crate::agent::{AgentFormat, Constrain};
-use crate::task::Suite;
+use crate::task::{Instructions, Suite};
 
 /// The phones a run plays its episodes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub enum AgentKind {
     Random,
     /// A model behind an OpenAI-compatible endpoint.
     Llm,
+    /// The lexical floor: no model, the words of the goal or instruction.
+    Lexical,
 }
 
 impl AgentKind {
@@ -79,6 +82,10 @@ pub struct RunOptions {
     /// Whether requests carry the step's schema; none: `schema` for a
     /// server droidscore started, `off` for any other.
     pub constrain: Option<Constrain>,
+    /// How much reason the constrained answer carries (`--reason`).
+    pub reason: Reason,
+    /// What the agent is told each step (`--instructions`).
+    pub instructions: Instructions,
     /// Seconds before one model request times out.
     pub request_timeout: u64,
     pub ca_cert: Option<PathBuf>,

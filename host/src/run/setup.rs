@@ -18,12 +18,13 @@ use super::interrupt::Interrupt;
 use super::options::{AgentKind, PhoneKind, RunOptions};
 use super::plan::{plan, select_variants, with_instances};
 use super::start::{run_config, start_run};
-use crate::agent::{Agent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
+use crate::agent::schema::Reason;
+use crate::agent::{Agent, LexicalAgent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
 use crate::model_server::local::{LocalOptions, LocalServer};
 use crate::model_server::on_phone::{self, DeployOptions, Keeper};
 use crate::model_server::Served;
 use crate::store::{EpisodeRecord, EpisodeStatus, Store};
-use crate::task::{Instance, Task};
+use crate::task::{Instance, Instructions, Task};
 use droidscore_phone::apps::SetupError;
 
 /// Whoever started the run, told as it goes: lines about the setup, the
@@ -88,6 +89,13 @@ pub(crate) fn run_suite(
     }
     let instances: Vec<&Instance> = owned.iter().collect();
     let kind = agent_kind(options)?;
+    if kind != AgentKind::Llm && options.reason != Reason::Full {
+        return Err(RunSuiteError::BadInput(format!(
+            "--reason {} is for --agent llm: the {} agent writes no reason",
+            options.reason.name(),
+            kind.name()
+        )));
+    }
     // The store before anything slow or stateful (a model server, a phone):
     // one on a read-only or full file system is refused before any episode.
     let store = Store::open(&options.store)?;
@@ -145,6 +153,13 @@ pub(crate) fn run_suite(
         }
     };
     let mut config = run_config(options, kind);
+    // Only when not the default, so runs recorded before these flags resume.
+    if options.instructions != Instructions::Goal {
+        config["instructions"] = options.instructions.name().into();
+    }
+    if options.reason != Reason::Full {
+        config["reason"] = options.reason.name().into();
+    }
     if let Some(server) = &served {
         server.record(&mut config);
         config["no_image"] = (options.no_image || server.text_only()).into();
@@ -328,6 +343,7 @@ pub(crate) fn agents(
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),
             AgentKind::Random => Box::new(RandomAgent::new(episode_seed)),
+            AgentKind::Lexical => Box::new(LexicalAgent::new()),
             AgentKind::Llm => {
                 let mut config = llm.clone().ok_or("no model configured")?;
                 config.seed = episode_seed;

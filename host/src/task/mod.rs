@@ -4,12 +4,17 @@
 //! command's tasks come from (built in, or `--suite DIR`).
 
 mod draw;
+mod instruction;
 mod load;
 mod on_phone;
 mod step;
 mod suite;
 
 pub use draw::{DrawError, ParamSpec};
+pub use instruction::{
+    goal_with_instruction, online_instruction, step_instructions, Instructions,
+    STEP_INSTRUCTION_LABEL,
+};
 #[cfg(test)]
 pub(crate) use load::load_file;
 pub use load::{load_dir, FieldError, Problem, TaskError, VariantError};

@@ -31,6 +31,11 @@ pub struct Step {
     /// Answer the user's question (`answer` checks score it).
     #[serde(default)]
     pub answer: Option<String>,
+    /// The step's instruction under `--instructions steps`, in place of the
+    /// one written from the variant's screens (`task::step_instructions`);
+    /// `{param}`s are filled in as in any other string of the file.
+    #[serde(default)]
+    pub instruction: Option<String>,
 }
 
 impl Step {
