@@ -1,29 +1,19 @@
 //! `droidscore steps`: the offline mode. Every agent option of `run` (the
 //! agent, the endpoint or the model server started for it, the format, the
-//! constraint) with `--matchers` and `--instructions`; the reference is
+//! constraint, `--reason`, `--instructions goal|steps`) with `--matchers`; the reference is
 //! replayed on the simulator and the agent scored at each of its steps
 //! (`offline`). The run goes to the store (`report` shows it and compares
 //! two); its numbers per matcher go to stdout, as a table or JSON.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::error::CliError;
 use super::run::{RunArgs, Terminal};
 use super::shared::{json, load, out};
-use crate::offline::{self, Instructions, OfflineError, OfflineOptions};
+use crate::offline::{self, OfflineError, OfflineOptions};
 use crate::report::format::Format;
 use crate::report::steps::{disagreements, offline_comparison, offline_table};
 use crate::store::Store;
-
-/// `--instructions`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InstructionsArg {
-    /// The task's goal alone (AndroidControl's high level).
-    Goal,
-    /// The goal and the reference step's own instruction ("Tap Wi-Fi";
-    /// AndroidControl's low level).
-    Steps,
-}
 
 #[derive(Debug, Args)]
 pub struct StepsArgs {
@@ -34,9 +24,6 @@ pub struct StepsArgs {
     /// `gui-odyssey`, `droidscore`), or `all`.
     #[arg(long, default_value = "all")]
     pub matchers: String,
-    /// What the agent is told at each step besides the screen.
-    #[arg(long, value_enum, default_value = "goal")]
-    pub instructions: InstructionsArg,
 }
 
 impl From<OfflineError> for CliError {
@@ -55,17 +42,11 @@ impl From<OfflineError> for CliError {
 pub fn steps(args: StepsArgs) -> Result<(), CliError> {
     let tasks = load(&args.run.suite)?;
     let (json_out, store) = (args.run.json, args.run.store.clone());
-    let instructions = match args.instructions {
-        InstructionsArg::Goal => Instructions::Goal,
-        InstructionsArg::Steps => Instructions::Steps,
-    };
     let offline = OfflineOptions {
         matchers: args.matchers.clone(),
-        instructions,
-        // Connected to `task::instruction` when it lands.
-        step_instructions: None,
     };
     let options = args.run.options(None);
+    let instructions = options.instructions;
     let run = offline::run_offline(&options, &offline, &tasks, &mut Terminal)?;
     let summary = offline::summarize(&run.episodes, &run.matchers);
     if json_out {

@@ -21,4 +21,4 @@ pub mod step;
 
 pub use metrics::{matcher_names, summarize, MatcherScore, OfflineSummary};
 pub use replay::{goal_with, replay, End, OfflineEpisode, StepResult};
-pub use run::{run_offline, Instructions, OfflineError, OfflineOptions, OfflineRun};
+pub use run::{run_offline, OfflineError, OfflineOptions, OfflineRun};

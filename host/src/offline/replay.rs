@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::matchers::{Matcher, Verdict};
 use super::step::{Act, Reference};
 use crate::agent::{Agent, Decision, Solver};
-use crate::task::Instance;
+use crate::task::{goal_with_instruction, Instance};
 use droidscore_phone::{Phone, PhoneError};
 
 /// Steps past which a replay is cut: no solution of the suite comes near
@@ -105,11 +105,11 @@ impl OfflineEpisode {
 }
 
 /// The goal the agent is given at a step: the task's goal, and under
-/// `--instructions steps` that step's instruction after it, as
-/// AndroidControl's low-level setting gives both.
+/// `--instructions steps` that step's instruction on its own labelled line
+/// (`task::goal_with_instruction`, as online).
 pub fn goal_with(goal: &str, instruction: Option<&str>) -> String {
     match instruction.map(str::trim).filter(|i| !i.is_empty()) {
-        Some(step) => format!("{goal}\nNext step: {step}"),
+        Some(step) => goal_with_instruction(goal, step),
         None => goal.to_owned(),
     }
 }

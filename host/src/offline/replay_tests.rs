@@ -137,7 +137,7 @@ fn the_step_instruction_follows_the_goal() {
     assert_eq!(goal_with("Turn Wi-Fi off.", None), "Turn Wi-Fi off.");
     assert_eq!(
         goal_with("Turn Wi-Fi off.", Some("Tap Network & internet")),
-        "Turn Wi-Fi off.\nNext step: Tap Network & internet"
+        "Turn Wi-Fi off.\nStep instruction: Tap Network & internet"
     );
     assert_eq!(goal_with("Goal.", Some("  ")), "Goal.");
 }

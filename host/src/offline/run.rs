@@ -8,56 +8,25 @@
 //! Episodes run on the simulator one at a time, each from its instance's
 //! setup with the run's episode seed.
 
+use crate::agent::schema::Reason;
 use crate::agent::LlmAgent;
 use crate::run::{
     agent_kind, agents, llm_config, run_config, select_variants, start_run, start_server,
     with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError, Watch,
 };
 use crate::store::{Store, StoreError};
-use crate::task::{Instance, Task};
+use crate::task::{step_instructions, Instructions, Task};
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::PhoneError;
 
 use super::matchers;
 use super::replay::{replay, End, OfflineEpisode};
 
-/// `--instructions`: what the agent is told at each step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Instructions {
-    /// The task's goal alone (AndroidControl's high level).
-    #[default]
-    Goal,
-    /// The goal and the step's own instruction (AndroidControl's low level).
-    Steps,
-}
-
-impl Instructions {
-    pub fn name(self) -> &'static str {
-        match self {
-            Instructions::Goal => "goal",
-            Instructions::Steps => "steps",
-        }
-    }
-}
-
 /// What an offline run adds to `run`'s options.
-pub struct OfflineOptions<'a> {
+#[derive(Debug, Clone)]
+pub struct OfflineOptions {
     /// `--matchers`: comma-separated names, or `all`.
     pub matchers: String,
-    pub instructions: Instructions,
-    /// The instruction of each solution step of an instance, for
-    /// `--instructions steps` (`task::instruction` writes them).
-    pub step_instructions: Option<&'a dyn Fn(&Instance) -> Vec<String>>,
-}
-
-impl std::fmt::Debug for OfflineOptions<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OfflineOptions")
-            .field("matchers", &self.matchers)
-            .field("instructions", &self.instructions)
-            .field("step_instructions", &self.step_instructions.is_some())
-            .finish()
-    }
 }
 
 /// A finished offline run.
@@ -81,6 +50,12 @@ pub enum OfflineError {
     Store(#[from] StoreError),
     #[error("{why}; run {run_id} keeps the episodes before it")]
     EndpointRefused { run_id: String, why: String },
+}
+
+/// `--reason short|off` with an agent that writes no reason, which `run`
+/// refuses too.
+fn kind_needs_no_reason(options: &RunOptions) -> Result<bool, RunSuiteError> {
+    Ok(agent_kind(options)? != AgentKind::Llm && options.reason != Reason::Full)
 }
 
 /// What `steps` cannot do that `run` can, refused by name.
@@ -116,15 +91,13 @@ pub fn run_offline(
     refuse_run_only(options)?;
     let matchers = matchers::by_names(&offline.matchers)
         .map_err(|e| OfflineError::BadInput(format!("--matchers: {e}")))?;
-    let instructions_of = match (offline.instructions, offline.step_instructions) {
-        (Instructions::Goal, _) => None,
-        (Instructions::Steps, Some(f)) => Some(f),
-        (Instructions::Steps, None) => {
-            return Err(OfflineError::BadInput(
-                "--instructions steps: this build writes no step instructions".into(),
-            ))
-        }
-    };
+    if kind_needs_no_reason(options)? {
+        return Err(OfflineError::BadInput(format!(
+            "--reason {} is for --agent llm: the {} agent writes no reason",
+            options.reason.name(),
+            agent_kind(options)?.name()
+        )));
+    }
     let selected = select_variants(tasks, &options.variants).map_err(RunSuiteError::from)?;
     let instances =
         with_instances(tasks, &selected, options.instances).map_err(RunSuiteError::from)?;
@@ -154,7 +127,10 @@ pub fn run_offline(
     };
     let mut config = run_config(options, kind);
     config["mode"] = "steps".into();
-    config["instructions"] = offline.instructions.name().into();
+    config["instructions"] = options.instructions.name().into();
+    if options.reason != Reason::Full {
+        config["reason"] = options.reason.name().into();
+    }
     config["matchers"] = matchers.iter().map(|m| m.name()).collect::<Vec<_>>().into();
     if let Some(server) = &served {
         server.record(&mut config);
@@ -172,7 +148,14 @@ pub fn run_offline(
         let mut phone =
             SimPhone::new(instance.setup(options.episode_seed)).map_err(RunSuiteError::from)?;
         let mut agent = factory(instance, options.episode_seed).map_err(OfflineError::BadInput)?;
-        let steps = instructions_of.map(|f| f(instance));
+        // Written from the variant's own screens (`task::instruction`).
+        let steps =
+            match options.instructions {
+                Instructions::Goal => None,
+                Instructions::Steps => Some(step_instructions(instance).map_err(|why| {
+                    OfflineError::BadInput(format!("--instructions steps: {why}"))
+                })?),
+            };
         // On this thread, not the runtime's: the LLM agent blocks on it.
         let episode = replay(
             &mut phone,
