@@ -18,7 +18,7 @@
 //!   opened and an answer are never compared. (AITW has no `open_app`,
 //!   `answer` or `wait`; each is its own type here.)
 
-use super::{distance, normalised, Matcher, Verdict};
+use super::rule::{distance, normalised, Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 use droidscore_phone::uiautomator::Bounds;
 

@@ -14,7 +14,7 @@
 //!   scroll's direction must be the reference's.
 //! - An answer is held to `TYPE`'s rule (AndroidControl has no answer).
 
-use super::{grid, Matcher, Verdict};
+use super::rule::{grid, Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 
 const GRID_DISTANCE: f64 = 140.0;

@@ -14,7 +14,7 @@
 //! - `open_app` matches by package; a scroll by direction; a key by key;
 //!   anything else by type.
 
-use super::{Matcher, Verdict};
+use super::rule::{Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 use crate::oracle::Normalize;
 use droidscore_phone::uiautomator::Bounds;

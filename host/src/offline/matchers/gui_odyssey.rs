@@ -12,7 +12,7 @@
 //! - Every other type matches by type alone: the app opened and an answer
 //!   are not compared (GUI-Odyssey has neither).
 
-use super::{grid, inside_inclusive, Matcher, Verdict};
+use super::rule::{grid, inside_inclusive, Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 
 const CLICK_DISTANCE: f64 = 0.14;

@@ -2,7 +2,8 @@
 //! reference step, and what every matcher says of it. The table is the one
 //! docs/offline.md shows.
 
-use super::*;
+use super::rule::{Matcher, Verdict};
+use super::{aitw, all, by_names};
 use crate::offline::step::{Act, Kind, Reference};
 use droidscore_phone::uiautomator::Bounds;
 

@@ -15,7 +15,7 @@
 //! - A scroll's direction must be the reference's; other actions match by
 //!   type.
 
-use super::{distance, scaled, Matcher, Verdict};
+use super::rule::{distance, scaled, Matcher, Verdict};
 use crate::offline::step::{Act, Kind, Reference};
 
 const BOX_SCALE: f64 = 1.2;
