@@ -29,15 +29,27 @@ const SWIPE_DISTANCE: f64 = 0.04;
 #[derive(Debug)]
 pub struct Aitw;
 
-/// A touch: a tap, or a swipe from `point` to `end`.
-fn touch(act: &Act, screen: (i32, i32)) -> Option<(bool, (i32, i32), (i32, i32))> {
+/// AITW's `DUAL_POINT` action: where the finger touches and lifts.
+struct Touch {
+    /// It lifts within 0.04 of the screen of where it touched.
+    tap: bool,
+    start: (i32, i32),
+    end: (i32, i32),
+}
+
+/// An act as a touch, when it is one (a tap, or a swipe from `point` to `end`).
+fn touch(act: &Act, screen: (i32, i32)) -> Option<Touch> {
     let kind = matches!(
         act.kind,
         Kind::Tap | Kind::LongPress | Kind::DoubleTap | Kind::Scroll | Kind::Drag
     );
     let start = act.point?;
     let end = act.end.unwrap_or(start);
-    kind.then(|| (distance(start, end, screen) <= SWIPE_DISTANCE, start, end))
+    kind.then(|| Touch {
+        tap: distance(start, end, screen) <= SWIPE_DISTANCE,
+        start,
+        end,
+    })
 }
 
 /// A box grown as AITW grows its annotations, in screen fractions.
@@ -76,15 +88,21 @@ impl Matcher for Aitw {
     fn judge(&self, answer: &Act, reference: &Reference) -> Verdict {
         let screen = reference.screen;
         match (touch(answer, screen), touch(&reference.act, screen)) {
-            (Some((tap_a, a, a_end)), Some((tap_r, r, r_end))) => {
-                if tap_a != tap_r {
+            (Some(a), Some(r)) => {
+                if a.tap != r.tap {
                     return Verdict::WRONG_TYPE;
                 }
-                if tap_r {
-                    return Verdict::grounded(taps_match(a, r, &reference.boxes, screen));
+                if r.tap {
+                    return Verdict::grounded(taps_match(
+                        a.start,
+                        r.start,
+                        &reference.boxes,
+                        screen,
+                    ));
                 }
-                let axis = |s: (i32, i32), e: (i32, i32)| (e.1 - s.1).abs() >= (e.0 - s.0).abs();
-                Verdict::same_type(axis(a, a_end) == axis(r, r_end))
+                let vertical =
+                    |t: &Touch| (t.end.1 - t.start.1).abs() >= (t.end.0 - t.start.0).abs();
+                Verdict::same_type(vertical(&a) == vertical(&r))
             }
             (None, None) if answer.kind == reference.act.kind => Verdict::TYPE_ONLY,
             _ => Verdict::WRONG_TYPE,
