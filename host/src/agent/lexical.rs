@@ -365,11 +365,14 @@ impl Agent for LexicalAgent {
     }
 }
 
-/// What an element is remembered by: label, description, hint, context, bounds.
+/// What an element is remembered by: the first part of its label (a
+/// Settings row's title, not its summary, which says its state: a switch
+/// row is the same row on or off), description, hint, context and bounds.
 fn name(e: &Element) -> String {
+    let title = e.label.split(" — ").next().unwrap_or_default();
     format!(
-        "{}|{}|{}|{}|{:?}",
-        e.label, e.content_desc, e.hint, e.context, e.bounds
+        "{title}|{}|{}|{}|{:?}",
+        e.content_desc, e.hint, e.context, e.bounds
     )
 }
 

@@ -251,3 +251,43 @@ fn with_step_instructions_it_solves_most_single_app_settings_tasks() {
     }
     assert!(settings_solved * 4 >= settings * 3, "{summary}");
 }
+
+/// The same instruction shown again after its tap changed the screen is
+/// done again, but the switch row it toggled is not toggled back: a row
+/// is the same element on or off.
+#[test]
+fn a_repeated_instruction_never_toggles_its_switch_back() {
+    let tasks = suite();
+    let inst = instance(&tasks, "wifi_on", "base");
+    let mut phone = crate::test_support::with_setup(inst.setup(0));
+    let mut solver = crate::agent::Solver::new(inst.solution[..3].to_vec());
+    for _ in 0..3 {
+        let obs = phone.observe(false).unwrap();
+        match solver.next(&inst.goal, &obs) {
+            Decision::Act(action) => phone.act(&action).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+    let goal = goal_with_instruction(&inst.goal, "Tap Wi-Fi");
+    let mut agent = LexicalAgent::new();
+    let mut wifi_taps = 0;
+    for _ in 0..12 {
+        let obs = phone.observe(false).unwrap();
+        match agent.next(&goal, &obs) {
+            Decision::Act(action) => {
+                if let DeviceAction::Tap { x, y } = action {
+                    let els = elements(&obs.hierarchy);
+                    let e = els.iter().find(|e| e.center == (x, y)).unwrap();
+                    wifi_taps += usize::from(e.label.split(" — ").next() == Some("Wi-Fi"));
+                }
+                phone.act(&action).unwrap();
+            }
+            Decision::Complete => {
+                assert_eq!(wifi_taps, 1);
+                return;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    panic!("it did not end within 12 decisions");
+}

@@ -89,13 +89,7 @@ pub(crate) fn run_suite(
     }
     let instances: Vec<&Instance> = owned.iter().collect();
     let kind = agent_kind(options)?;
-    if kind != AgentKind::Llm && options.reason != Reason::Full {
-        return Err(RunSuiteError::BadInput(format!(
-            "--reason {} is for --agent llm: the {} agent writes no reason",
-            options.reason.name(),
-            kind.name()
-        )));
-    }
+    reason_for(kind, options.reason)?;
     // The store before anything slow or stateful (a model server, a phone):
     // one on a read-only or full file system is refused before any episode.
     let store = Store::open(&options.store)?;
@@ -260,6 +254,19 @@ pub(crate) fn run_suite(
     })
 }
 
+/// `--reason short|off` shapes a model's answer: refused for an agent
+/// that writes none, rather than recorded as if it had changed something.
+fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
+    if kind != AgentKind::Llm && reason != Reason::Full {
+        return Err(RunSuiteError::BadInput(format!(
+            "--reason {} is for --agent llm: the {} agent writes no reason",
+            reason.name(),
+            kind.name()
+        )));
+    }
+    Ok(())
+}
+
 /// The agent asked for; `llm` when none is. A `--base-url` goes with `llm` only.
 pub(crate) fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
     match (options.agent, &options.base_url) {
@@ -350,5 +357,23 @@ pub(crate) fn agents(
                 Box::new(LlmAgent::new(config, handle.clone()).map_err(|e| e.to_string())?)
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_reason_is_refused_for_an_agent_without_a_model() {
+        assert!(reason_for(AgentKind::Llm, Reason::Off).is_ok());
+        assert!(reason_for(AgentKind::Lexical, Reason::Full).is_ok());
+        let e = reason_for(AgentKind::Lexical, Reason::Short)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--reason short is for --agent llm: the lexical agent"),
+            "{e}"
+        );
     }
 }

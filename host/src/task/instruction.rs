@@ -1,4 +1,4 @@
-//! Step instructions: AndroidControl's low-level `step_instruction` ("Tap
+//! Step instructions: AndroidControl's low-level step instruction ("Tap
 //! Network & internet") for each step of a task's reference solution, the
 //! text an agent is given beside the goal under `--instructions steps`.
 //!
@@ -12,10 +12,10 @@
 //! file replaces the written text (params filled in like any other string).
 //!
 //! The dataset these follow is AndroidControl (google-research
-//! `android_control`, whose episodes carry a `goal` and one
-//! `step_instruction` per action); models evaluated on its low level are
-//! given both, the goal and the step's instruction, as separate lines
-//! (UI-TARS issue #79: "for low-level tasks … the thought is provided").
+//! `android_control`, whose episodes carry a `goal` and a list of
+//! `step_instructions`, one per action). On its low level a model is given
+//! the step's instruction beside the goal and predicts only the action
+//! (bytedance/UI-TARS issue #79); here the two are separate labelled lines.
 
 use std::collections::BTreeMap;
 

@@ -109,6 +109,73 @@ instruction = "Go to the network settings for {thing}"
     );
 }
 
+/// An intent names the screen it opened and its app.
+#[test]
+fn an_opened_screen_is_named_by_its_title_and_app() {
+    let env = droidscore_testenv::TestEnv::new("instruction-open");
+    let path = env.join("opened.toml");
+    std::fs::write(
+        &path,
+        r#"id = "opened"
+app = "com.android.settings"
+goal = "Turn on Wi-Fi."
+[initial]
+"global/wifi_on" = "0"
+[[oracle]]
+check = "setting"
+key = "global/wifi_on"
+any_of = ["1"]
+[[variant]]
+id = "base"
+[[solution]]
+open = "android.settings.WIFI_SETTINGS"
+[[solution]]
+key = "back"
+"#,
+    )
+    .unwrap();
+    let task = crate::task::load_file(&path).unwrap();
+    let got = step_instructions(&task.variants[0]).unwrap();
+    assert!(
+        got[0].starts_with("Open ") && got[0].ends_with(" in Settings"),
+        "{got:?}"
+    );
+    assert_eq!(got[1], "Go back");
+}
+
+/// An `instruction` that is not text is refused naming its field; one
+/// alone is no step.
+#[test]
+fn a_bad_instruction_is_refused_naming_the_field() {
+    let env = droidscore_testenv::TestEnv::new("instruction-bad");
+    let head = r#"id = "bad"
+app = "com.android.settings"
+goal = "g"
+[[oracle]]
+check = "setting"
+key = "global/wifi_on"
+any_of = ["1"]
+[[variant]]
+id = "base"
+[[solution]]
+launch = "com.android.settings"
+"#;
+    let path = env.join("bad.toml");
+    std::fs::write(&path, format!("{head}instruction = 3\n")).unwrap();
+    let e = crate::task::load_file(&path).unwrap_err().to_string();
+    assert!(e.contains("solution[0].instruction"), "{e}");
+    std::fs::write(
+        &path,
+        format!("{head}[[solution]]\ninstruction = \"Tap Wi-Fi\"\n"),
+    )
+    .unwrap();
+    let e = crate::task::load_file(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("solution[1]: a step needs exactly one of"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_step_instruction_is_a_labelled_line_after_the_goal() {
     assert_eq!(
