@@ -11,8 +11,8 @@
 use crate::agent::schema::Reason;
 use crate::agent::LlmAgent;
 use crate::run::{
-    agent_kind, agents, llm_config, run_config, select_variants, start_run, start_server,
-    with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError, Watch,
+    agent_kind, agents, llm_config, reason_for, run_config, select_variants, start_run,
+    start_server, with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError, Watch,
 };
 use crate::store::{Store, StoreError};
 use crate::task::{step_instructions, Instructions, Task};
@@ -52,12 +52,6 @@ pub enum OfflineError {
     EndpointRefused { run_id: String, why: String },
 }
 
-/// `--reason short|off` with an agent that writes no reason, which `run`
-/// refuses too.
-fn kind_needs_no_reason(options: &RunOptions) -> Result<bool, RunSuiteError> {
-    Ok(agent_kind(options)? != AgentKind::Llm && options.reason != Reason::Full)
-}
-
 /// What `steps` cannot do that `run` can, refused by name.
 fn refuse_run_only(options: &RunOptions) -> Result<(), OfflineError> {
     let why = if options.phone != PhoneKind::Sim {
@@ -91,17 +85,11 @@ pub fn run_offline(
     refuse_run_only(options)?;
     let matchers = matchers::by_names(&offline.matchers)
         .map_err(|e| OfflineError::BadInput(format!("--matchers: {e}")))?;
-    if kind_needs_no_reason(options)? {
-        return Err(OfflineError::BadInput(format!(
-            "--reason {} is for --agent llm: the {} agent writes no reason",
-            options.reason.name(),
-            agent_kind(options)?.name()
-        )));
-    }
     let selected = select_variants(tasks, &options.variants).map_err(RunSuiteError::from)?;
     let instances =
         with_instances(tasks, &selected, options.instances).map_err(RunSuiteError::from)?;
     let kind = agent_kind(options)?;
+    reason_for(kind, options.reason)?;
     let store = Store::open(&options.store)?;
     store.check_room()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -256,7 +256,7 @@ pub(crate) fn run_suite(
 
 /// `--reason short|off` shapes a model's answer: refused for an agent
 /// that writes none, rather than recorded as if it had changed something.
-fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
+pub(crate) fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
     if kind != AgentKind::Llm && reason != Reason::Full {
         return Err(RunSuiteError::BadInput(format!(
             "--reason {} is for --agent llm: the {} agent writes no reason",

@@ -203,6 +203,18 @@ fn steps_runs_from_the_command_line_and_report_compares_two_offline_runs() {
         .fails();
     let refused = String::from_utf8_lossy(&refused.stderr);
     assert!(refused.contains("not for steps: --phone adb"), "{refused}");
+    // As `run` does, a cut reason is refused for an agent without a model.
+    let refused = env
+        .droidscore()
+        .args([
+            "steps", "--agent", "noop", "--reason", "off", "--store", store,
+        ])
+        .fails();
+    let refused = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.contains("--reason off is for --agent llm"),
+        "{refused}"
+    );
 }
 
 /// Each vision format's "go home" answer, what of it a recall would show,
