@@ -111,8 +111,11 @@ pub(super) fn report(
         (_, Format::Html) => Err(CliError::BadInput(
             "--format html reports online runs; report an offline run as table, md or json".into(),
         )),
+        // Every step with its answer, the reference and the verdicts (the
+        // requests stay in the store: `Store::offline_requests`).
         (None, Format::Json) => json(&serde_json::json!({
             "run_id": a, "agent": agent, "instructions": instructions, "summary": sa,
+            "episodes": episodes,
         })),
         (None, _) => {
             out(&offline_table(a, &agent, &instructions, &sa))?;
