@@ -187,4 +187,11 @@ mod tests {
         let table = offline_table("c", "noop", "goal", &c);
         assert!(table.contains("15.0% ["), "{table}");
     }
+
+    #[test]
+    fn an_offline_run_and_a_comparison_read_as_they_always_have() {
+        let (a, b) = (summary(30, 40), summary(5, 40));
+        insta::assert_snapshot!("offline.table", offline_table("a", "llm", "steps", &a));
+        insta::assert_snapshot!("offline.compare", offline_comparison(("a", &a), ("b", &b)));
+    }
 }
