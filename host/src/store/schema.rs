@@ -119,7 +119,9 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE episodes RENAME COLUMN param_seed TO instance_seed;
     "#,
     // 5 → 6: offline runs (`droidscore steps`): each episode's end, and
-    // each step whole as JSON beside the request the agent sent (gzipped).
+    // each step whole as JSON beside the request the agent sent (gzipped,
+    // its screenshots replaced by their digests: each PNG is kept once a
+    // run in `offline_images`, however many requests carried it).
     r#"
     CREATE TABLE offline_episodes (
         run_id        TEXT NOT NULL REFERENCES runs (id),
@@ -142,6 +144,12 @@ const MIGRATIONS: &[&str] = &[
         FOREIGN KEY (run_id, task, variant, instance_seed)
             REFERENCES offline_episodes (run_id, task, variant, instance_seed)
     ) STRICT;
+    CREATE TABLE offline_images (
+        run_id  TEXT NOT NULL,
+        sha256  TEXT NOT NULL,
+        png     BLOB NOT NULL,
+        PRIMARY KEY (run_id, sha256)
+    ) STRICT, WITHOUT ROWID;
     "#,
 ];
 

@@ -42,6 +42,7 @@ fn an_empty_file_is_migrated_to_the_current_version_with_wal() {
         [
             "episodes",
             "offline_episodes",
+            "offline_images",
             "offline_steps",
             "runs",
             "steps"

@@ -278,5 +278,35 @@ fn every_vision_format_recalls_the_reference_not_its_answers() {
             !last.contains(shown),
             "{format} recalls its own answer: {last}"
         );
+        // The store gives back each request as sent, screenshots and all,
+        // and keeps each screenshot once.
+        let env = TestEnv::new("offline-vision-store");
+        let path = env.join("s.sqlite");
+        let store = Store::open(&path).unwrap();
+        store
+            .create_run(&RunRecord {
+                id: "r".into(),
+                started_at: "2026-12-03T00:00:00Z".into(),
+                config: serde_json::json!({"mode": "steps"}),
+                provenance: Default::default(),
+            })
+            .unwrap();
+        store.record_offline_episode("r", &ep).unwrap();
+        let key = (ep.task.clone(), ep.variant.clone(), ep.instance_seed);
+        let kept = store.offline_requests("r", &key).unwrap();
+        let sent: Vec<Option<Value>> = received.iter().map(|r| Some(r.body.clone())).collect();
+        assert!(
+            kept == sent,
+            "{format}: the stored requests differ from those sent"
+        );
+        let images: i64 = rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT count(*) FROM offline_images", [], |r| r.get(0))
+            .unwrap();
+        assert!(
+            images as usize <= ep.steps.len(),
+            "{format}: {images} images for {} steps",
+            ep.steps.len()
+        );
     }
 }
