@@ -341,6 +341,45 @@ mod tests {
     }
 
     #[test]
+    fn a_reference_tap_knows_its_target_the_leaf_boxes_and_where_taps_land() {
+        use crate::agent::{Agent, Solver};
+        let tasks = crate::task::Suite::Embedded.load().unwrap();
+        let inst = tasks.iter().find(|t| t.id == "wifi_off").unwrap().variants[0].clone();
+        let mut phone = crate::test_support::with_setup(inst.setup(0));
+        let mut solver = Solver::new(inst.solution.clone());
+        // Launch Settings, then the tap on its first row.
+        let obs = phone.observe(false).unwrap();
+        let Decision::Act(launch) = solver.next(&inst.goal, &obs) else {
+            panic!("the solution starts with a launch")
+        };
+        phone.act(&launch).unwrap();
+        let obs = phone.observe(false).unwrap();
+        let at = solver.at();
+        let tap = solver.next(&inst.goal, &obs);
+        let r = Reference::new(&tap, &obs, inst.solution.get(at), at, false).unwrap();
+        assert_eq!(r.act.kind, Kind::Tap);
+        let target = r
+            .target
+            .expect("the tapped node is one the selector matches");
+        assert!(r.matches.contains(&target));
+        // The tap lands on a clickable view inside (or equal to) the target.
+        let view = r.lands(r.act.point.unwrap()).unwrap();
+        assert!(
+            holds(&target, &view) || holds(&view, &target),
+            "{view:?} {target:?}"
+        );
+        // No box holds another: the list around the rows is not one.
+        let list = obs.hierarchy.first_scrollable().unwrap().bounds;
+        assert!(!r.boxes.contains(&list));
+        for b in &r.boxes {
+            assert!(
+                !r.boxes.iter().any(|o| o != b && holds(b, o)),
+                "{b:?} holds another box"
+            );
+        }
+    }
+
+    #[test]
     fn an_invalid_answer_is_not_a_wait_and_an_endpoint_failure_is_no_answer() {
         assert_eq!(Act::of(&Decision::Idle, true).unwrap().kind, Kind::Invalid);
         assert_eq!(Act::of(&Decision::Idle, false).unwrap().kind, Kind::Wait);
