@@ -54,10 +54,17 @@ pub const STEP_INSTRUCTION_LABEL: &str = "Step instruction: ";
 const TURNS_PER_STEP: usize = 24;
 
 /// One instruction per step of `instance`'s reference solution, in order,
-/// written from the variant's own screens (see the module docs). An error
-/// says which step could not be replayed.
+/// written from the variant's own screens (see the module docs), as an
+/// episode with seed 0 shows them. An error says which step could not be
+/// replayed.
 pub fn step_instructions(instance: &Instance) -> Result<Vec<String>, String> {
-    let mut phone = SimPhone::new(instance.setup(0))
+    step_instructions_at(instance, 0)
+}
+
+/// [`step_instructions`] as the episode with `episode_seed` shows the
+/// screens: the seed sets the phone's clock, and a screen may show times.
+pub fn step_instructions_at(instance: &Instance, episode_seed: u64) -> Result<Vec<String>, String> {
+    let mut phone = SimPhone::new(instance.setup(episode_seed))
         .map_err(|e| format!("{} {}: {e}", instance.task, instance.variant.id))?;
     let mut solver = Solver::new(instance.solution.clone());
     let steps = &instance.solution;

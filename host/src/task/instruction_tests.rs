@@ -281,3 +281,27 @@ fn every_built_in_variant_has_an_instruction_a_step() {
         std::fs::write(path, listing).unwrap();
     }
 }
+
+/// The episode seed sets the clock, and the instructions are written from
+/// that episode's screens; no built-in task's instructions name a time that
+/// moves with it, so seed 0's serve every episode of the suite.
+#[test]
+fn no_built_in_instruction_changes_with_the_episode_seed() {
+    let tasks = suite();
+    let mut differ = Vec::new();
+    for task in &tasks {
+        for instance in &task.variants {
+            let at0 = step_instructions(instance).unwrap();
+            for seed in [7, 1000] {
+                let other = step_instructions_at(instance, seed).unwrap();
+                if other != at0 {
+                    differ.push(format!(
+                        "{} {} seed {seed}: {other:?} against {at0:?}",
+                        task.id, instance.variant.id
+                    ));
+                }
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{differ:#?}");
+}

@@ -12,8 +12,8 @@ mod suite;
 
 pub use draw::{DrawError, ParamSpec};
 pub use instruction::{
-    goal_with_instruction, online_instruction, step_instructions, Instructions,
-    STEP_INSTRUCTION_LABEL,
+    goal_with_instruction, online_instruction, step_instructions, step_instructions_at,
+    Instructions, STEP_INSTRUCTION_LABEL,
 };
 #[cfg(test)]
 pub(crate) use load::load_file;
