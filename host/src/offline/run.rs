@@ -15,7 +15,7 @@ use crate::run::{
     start_server, with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError, Watch,
 };
 use crate::store::{Store, StoreError};
-use crate::task::{step_instructions, Instructions, Task};
+use crate::task::{step_instructions_at, Instructions, Task};
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::PhoneError;
 
@@ -136,14 +136,16 @@ pub fn run_offline(
         let mut phone =
             SimPhone::new(instance.setup(options.episode_seed)).map_err(RunSuiteError::from)?;
         let mut agent = factory(instance, options.episode_seed).map_err(OfflineError::BadInput)?;
-        // Written from the variant's own screens (`task::instruction`).
-        let steps =
-            match options.instructions {
-                Instructions::Goal => None,
-                Instructions::Steps => Some(step_instructions(instance).map_err(|why| {
+        // Written from the variant's own screens as this episode's seed
+        // shows them (`task::instruction`).
+        let steps = match options.instructions {
+            Instructions::Goal => None,
+            Instructions::Steps => Some(
+                step_instructions_at(instance, options.episode_seed).map_err(|why| {
                     OfflineError::BadInput(format!("--instructions steps: {why}"))
-                })?),
-            };
+                })?,
+            ),
+        };
         // On this thread, not the runtime's: the LLM agent blocks on it.
         let episode = replay(
             &mut phone,
