@@ -21,6 +21,7 @@ pub mod cli;
 pub mod episode;
 pub mod exit;
 pub mod model_server;
+pub mod offline;
 pub mod oracle;
 pub mod report;
 pub mod run;

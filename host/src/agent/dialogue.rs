@@ -28,6 +28,9 @@ pub struct Dialogue {
     last_error: Option<String>,
     /// Digest of the screen the last action was decided on.
     last_screen: Option<u64>,
+    /// How long the history was when the last request was made: what the
+    /// answer to it added starts there.
+    asked_at: usize,
 }
 
 impl Dialogue {
@@ -63,6 +66,7 @@ impl Dialogue {
             }
         }
         self.last_screen = Some(now);
+        self.asked_at = self.history.len();
         let text = prompt::user_text(
             config.constrain,
             goal,
@@ -93,6 +97,19 @@ impl Dialogue {
         self.last_error = Some(why.to_string());
     }
 
+    /// Teacher forcing: whatever the answer to the last request added
+    /// (an action, or an invalid answer and its error) is replaced by
+    /// `reference`, the action that was performed instead on the screen of
+    /// `elements` (`idle` as in [`Dialogue::acted`]). `None` (a decision
+    /// AndroidWorld's schema cannot say) leaves no entry.
+    pub fn follow(&mut self, reference: Option<&Action>, elements: &[Element], idle: bool) {
+        self.history.truncate(self.asked_at);
+        self.last_error = None;
+        if let Some(action) = reference {
+            self.acted(action, elements, idle);
+        }
+    }
+
     /// The answer was not a valid action, for `reason`.
     pub fn invalid(&mut self, reason: String) {
         self.history.push(HistoryEntry {
@@ -100,5 +117,36 @@ impl Dialogue {
             result: reason.clone(),
         });
         self.last_error = Some(reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::action::Target;
+
+    fn text(body: &Value) -> String {
+        body["messages"].to_string()
+    }
+
+    #[test]
+    fn following_replaces_the_answer_and_its_error_with_the_reference() {
+        let config = LlmConfig::new("http://127.0.0.1:0/v1", "m");
+        let mut d = Dialogue::new();
+        let _ = d.request(&config, "goal", "<a/>", &[], (1080, 2400), None);
+        d.invalid("the answer is not JSON".into());
+        d.follow(Some(&Action::OpenApp("Settings".into())), &[], false);
+        let next = text(&d.request(&config, "goal", "<b/>", &[], (1080, 2400), None));
+        assert!(next.contains("open_app Settings"), "{next}");
+        assert!(!next.contains("not JSON"), "{next}");
+        // A valid answer is replaced too, and only the last one.
+        d.acted(&Action::Click(Target::Point { x: 1, y: 2 }), &[], false);
+        d.follow(Some(&Action::NavigateBack), &[], false);
+        let last = text(&d.request(&config, "goal", "<c/>", &[], (1080, 2400), None));
+        assert!(
+            last.contains("open_app Settings") && last.contains("navigate_back"),
+            "{last}"
+        );
+        assert!(!last.contains("x=1 y=2"), "{last}");
     }
 }

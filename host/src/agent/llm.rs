@@ -25,6 +25,7 @@ use super::dialogue::Dialogue;
 use super::format::Session;
 use super::llm_config::LlmConfig;
 use super::schema::Constrain;
+use super::translate::as_action;
 use super::transport::{InfraError, Transport};
 use super::{Agent, Decision};
 use crate::store::StepRecord;
@@ -54,6 +55,8 @@ pub struct LlmAgent {
     calls: u64,
     retries: u32,
     infra: Option<InfraError>,
+    /// The body of the last request sent (`Agent::last_request`).
+    last_body: Option<serde_json::Value>,
 }
 
 impl LlmAgent {
@@ -90,6 +93,7 @@ impl LlmAgent {
             calls: 0,
             retries: 0,
             infra: None,
+            last_body: None,
         })
     }
 
@@ -120,6 +124,7 @@ impl LlmAgent {
         self.log.clear();
         self.calls = 0;
         self.infra = None;
+        self.last_body = None;
         self.transport.seed = seed;
         self.config.seed = seed;
     }
@@ -159,6 +164,7 @@ impl LlmAgent {
             }
         };
         self.calls += 1;
+        self.last_body = Some(body.clone());
         let completion = self
             .handle
             .block_on(self.transport.complete(&body, self.calls));
@@ -288,6 +294,39 @@ impl Agent for LlmAgent {
             log.invalid_reason.get_or_insert_with(|| why.to_string());
         }
         self.dialogue.refused(why);
+    }
+
+    /// The reference's action replaces the answer in the history: as
+    /// AndroidWorld's JSON action over the screen's elements, or as the
+    /// vision format writes that action (`format::render`).
+    fn follow(&mut self, reference: &Decision, observation: &Observation) {
+        match &mut self.session {
+            None => {
+                let els = elements(&observation.hierarchy);
+                let action = as_action(reference, &els);
+                let idle = matches!(reference, Decision::Idle);
+                self.dialogue.follow(action.as_ref(), &els, idle);
+            }
+            Some(session) => {
+                let screen = screen_size(&observation.hierarchy);
+                let image = image_size(
+                    observation.screenshot.as_deref().unwrap_or_default(),
+                    screen,
+                );
+                let target = reference.tap().and_then(|(x, y)| {
+                    elements(&observation.hierarchy)
+                        .into_iter()
+                        .rev()
+                        .find(|e| e.bounds.contains(x, y) && !e.label.is_empty())
+                        .map(|e| e.label)
+                });
+                session.follow(reference, image, target.as_deref());
+            }
+        }
+    }
+
+    fn last_request(&self) -> Option<serde_json::Value> {
+        self.last_body.clone()
     }
 }
 

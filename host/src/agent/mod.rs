@@ -65,6 +65,23 @@ pub trait Agent {
     fn refused(&mut self, why: &str) {
         let _ = why;
     }
+
+    /// Offline (`droidscore steps`, teacher forcing): the answer just given
+    /// was not performed; the reference's `reference` was, decided on
+    /// `observation` (the screen the answer was given on too). An agent
+    /// that keeps a history replaces its last entry (its answer) with the
+    /// reference's action, written as the agent would have written it, so
+    /// that the next request carries the reference's history. Built-in
+    /// agents keep none and ignore it.
+    fn follow(&mut self, reference: &Decision, observation: &Observation) {
+        let _ = (reference, observation);
+    }
+
+    /// The request body the agent last sent its model, for the offline
+    /// store; none for built-in agents.
+    fn last_request(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// The do-nothing agent: declares the task complete at once.

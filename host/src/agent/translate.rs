@@ -24,6 +24,23 @@ fn target(x: i32, y: i32, elements: &[Element]) -> Target {
         .map_or(Target::Point { x, y }, |e| Target::Index(e.index))
 }
 
+/// The scroll a finger moving by `(dx, dy)` makes, in AndroidWorld's
+/// sense: the finger moves against the direction that comes into view (up
+/// shows what is below: `down`). The main axis decides.
+pub(crate) fn scroll_direction(dx: i32, dy: i32) -> Direction {
+    if dy.abs() >= dx.abs() {
+        if dy < 0 {
+            Direction::Down
+        } else {
+            Direction::Up
+        }
+    } else if dx < 0 {
+        Direction::Right
+    } else {
+        Direction::Left
+    }
+}
+
 /// `decision` as one AndroidWorld action, when it is one (`None` for a
 /// privileged intent, several device actions, a key code Android does not
 /// name, or a bare clear of a field, which AndroidWorld does only inside
@@ -61,19 +78,7 @@ pub(crate) fn as_action(decision: &Decision, elements: &[Element]) -> Option<Act
                 Action::OpenApp(label.to_owned())
             }
             DeviceAction::Swipe { x1, y1, x2, y2, .. } => {
-                // The finger moves against the direction that comes into view.
-                let (dx, dy) = (x2 - x1, y2 - y1);
-                let direction = if dy.abs() >= dx.abs() {
-                    if dy < 0 {
-                        Direction::Down
-                    } else {
-                        Direction::Up
-                    }
-                } else if dx < 0 {
-                    Direction::Right
-                } else {
-                    Direction::Left
-                };
+                let direction = scroll_direction(x2 - x1, y2 - y1);
                 let index = elements
                     .iter()
                     .rfind(|e| e.scrollable && e.bounds.contains(*x1, *y1))

@@ -12,6 +12,7 @@ use super::error::CliError;
 use super::report::ReportArgs;
 use super::run::RunArgs;
 use super::sim::SimCommand;
+use super::steps::StepsArgs;
 use super::tasks::TasksCommand;
 use super::ui::UiArgs;
 
@@ -44,6 +45,9 @@ pub enum Command {
     Ui(UiArgs),
     /// Run agents over a task suite and score every episode.
     Run(Box<RunArgs>),
+    /// Offline: replay each reference solution and score the agent's answer
+    /// at every step under named matchers (AndroidControl/AITW style).
+    Steps(Box<StepsArgs>),
     /// Summarise a run from the store, compare two, or merge shard stores.
     Report(ReportArgs),
     /// Memory and speed comparisons: run arms and judge them, or probe one process.
@@ -63,6 +67,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Device(command) => super::device::device(command),
         Command::Ui(args) => super::ui::ui(args),
         Command::Run(args) => super::run::run(*args),
+        Command::Steps(args) => super::steps::steps(*args),
         Command::Report(args) => super::report::report(args),
         Command::Bench(command) => super::bench::bench(command),
         Command::Agent(command) => super::agent::agent(command),

@@ -62,6 +62,14 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         }
     };
     let a = pick(args.run.as_ref())?;
+    // An offline run (`droidscore steps`) has steps, not episodes; comparing
+    // one with an online run is refused there.
+    let other = args.other.as_ref().map(|b| pick(Some(b))).transpose()?;
+    if store.is_offline(&a)?
+        || other.as_deref().map(|b| store.is_offline(b)).transpose()? == Some(true)
+    {
+        return super::steps::report(&store, &a, other.as_deref(), args.format);
+    }
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
         let mut summary = crate::report::summary::summarize(id, &store.episodes(id)?)
             .with_usage(&store.step_usage(id)?);

@@ -226,7 +226,7 @@ impl From<AgentArg> for AgentKind {
 
 impl RunArgs {
     /// The run these arguments ask for, with `shard` for `--shard`.
-    fn options(self, shard: Option<Shard>) -> RunOptions {
+    pub(super) fn options(self, shard: Option<Shard>) -> RunOptions {
         RunOptions {
             suite: self.suite.source(),
             task_glob: self.suite.tasks,
@@ -284,7 +284,7 @@ fn shard(args: &RunArgs) -> Result<Option<Shard>, CliError> {
 
 /// The terminal's view of a run: setup lines on stderr, a progress bar
 /// there when it is a terminal, and SIGINT/SIGTERM passed to the run.
-struct Terminal;
+pub(super) struct Terminal;
 
 impl Watch for Terminal {
     fn say(&mut self, line: &str) {

@@ -11,6 +11,7 @@ pub mod format;
 pub mod html;
 pub mod progress;
 pub mod stats;
+pub mod steps;
 pub mod summary;
 pub mod trajectory;
 pub mod usage;

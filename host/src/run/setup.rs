@@ -260,7 +260,7 @@ pub(crate) fn run_suite(
 
 /// `--reason short|off` shapes a model's answer: refused for an agent
 /// that writes none, rather than recorded as if it had changed something.
-fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
+pub(crate) fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
     if kind != AgentKind::Llm && reason != Reason::Full {
         return Err(RunSuiteError::BadInput(format!(
             "--reason {} is for --agent llm: the {} agent writes no reason",
@@ -272,7 +272,7 @@ fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuiteError> {
 }
 
 /// The agent asked for; `llm` when none is. A `--base-url` goes with `llm` only.
-fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
+pub(crate) fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
     match (options.agent, &options.base_url) {
         (Some(kind), Some(_)) if kind != AgentKind::Llm => Err(RunSuiteError::BadInput(format!(
             "--base-url is for --agent llm, not --agent {}",
@@ -286,7 +286,7 @@ fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
 /// Start the model server when the run names no endpoint: deployed to the
 /// adb phone (`--on-device`, with the [`Keeper`] that starts it again if it
 /// dies mid-run), or started on this machine for the whole run.
-fn start_server(
+pub(crate) fn start_server(
     options: &RunOptions,
     runtime: &tokio::runtime::Runtime,
     watch: &mut dyn Watch,
@@ -344,7 +344,7 @@ fn start_server(
 
 /// Builds each episode's agent: the reference, noop or random baseline, or
 /// an LLM agent on `llm` seeded with the episode's seed.
-fn agents(
+pub(crate) fn agents(
     kind: AgentKind,
     llm: Option<LlmConfig>,
     handle: tokio::runtime::Handle,

@@ -12,6 +12,7 @@ mod crash_tests;
 mod db;
 mod error;
 mod merge;
+mod offline;
 #[cfg(test)]
 mod old_store_tests;
 mod read;
@@ -30,5 +31,6 @@ pub use db::{EpisodeKey, Store};
 pub use error::{Refusal, StoreError};
 pub(crate) use merge::expand_sources;
 pub use merge::{merge, MergeSummary, SourcesError};
+pub use offline::OfflineKey;
 pub use read::StepUsage;
 pub use records::{EpisodeRecord, EpisodeStatus, Progress, Provenance, RunRecord, StepRecord};

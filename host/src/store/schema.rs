@@ -126,6 +126,39 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE episodes ADD COLUMN progress_json TEXT
         CHECK (progress_json IS NULL OR json_valid(progress_json));
     "#,
+    // 6 → 7: offline runs (`droidscore steps`): each episode's end, and
+    // each step whole as JSON beside the request the agent sent (gzipped,
+    // its screenshots replaced by their digests: each PNG is kept once a
+    // run in `offline_images`, however many requests carried it).
+    r#"
+    CREATE TABLE offline_episodes (
+        run_id        TEXT NOT NULL REFERENCES runs (id),
+        task          TEXT NOT NULL,
+        variant       TEXT NOT NULL,
+        instance_seed INTEGER NOT NULL,
+        end_json      TEXT NOT NULL CHECK (json_valid(end_json)),
+        wall_ms       REAL NOT NULL,
+        PRIMARY KEY (run_id, task, variant, instance_seed)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE offline_steps (
+        run_id        TEXT NOT NULL,
+        task          TEXT NOT NULL,
+        variant       TEXT NOT NULL,
+        instance_seed INTEGER NOT NULL,
+        idx           INTEGER NOT NULL CHECK (idx >= 0),
+        step_json     TEXT NOT NULL CHECK (json_valid(step_json)),
+        request_gz    BLOB,
+        PRIMARY KEY (run_id, task, variant, instance_seed, idx),
+        FOREIGN KEY (run_id, task, variant, instance_seed)
+            REFERENCES offline_episodes (run_id, task, variant, instance_seed)
+    ) STRICT;
+    CREATE TABLE offline_images (
+        run_id  TEXT NOT NULL,
+        sha256  TEXT NOT NULL,
+        png     BLOB NOT NULL,
+        PRIMARY KEY (run_id, sha256)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this code writes and understands.

@@ -37,7 +37,17 @@ fn an_empty_file_is_migrated_to_the_current_version_with_wal() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(tables, ["episodes", "runs", "steps"]);
+    assert_eq!(
+        tables,
+        [
+            "episodes",
+            "offline_episodes",
+            "offline_images",
+            "offline_steps",
+            "runs",
+            "steps"
+        ]
+    );
     drop(store);
     // Reopening a current store changes nothing and needs no migration.
     let store = Store::open_existing(&path).unwrap();

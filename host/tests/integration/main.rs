@@ -17,6 +17,7 @@ mod formats;
 mod html_report;
 mod llm;
 mod local_server;
+mod offline;
 mod rate_limit;
 mod runs;
 mod screens;

@@ -21,6 +21,9 @@ mod agentcpm;
 mod call;
 mod common;
 mod qwen;
+mod render;
+#[cfg(test)]
+mod render_tests;
 mod ui_tars;
 
 use std::fmt;
@@ -28,9 +31,12 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::agent::Decision;
+
 pub use common::{smart_resize, FormatError, Geometry, Parsed, Space, Turn};
 
 pub(crate) use common::data_url;
+pub use render::{render, said, sentence};
 
 /// `--agent-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,6 +184,30 @@ impl Session {
             AgentFormat::AgentCpmGui => agentcpm::parse(raw, geometry),
             AgentFormat::AndroidWorld => unreachable!("AndroidWorld has no session"),
         }
+    }
+
+    /// Teacher forcing (`droidscore steps`): `reference` was performed on
+    /// the screen of size `screen`, not the model's answer. The turn of the
+    /// request in flight (answered or not) recalls it as the format writes
+    /// it ([`render`]), or says it in words where the format has no action
+    /// for it ([`said`]); `target` is the label of the element it taps.
+    pub fn follow(&mut self, reference: &Decision, screen: (i32, i32), target: Option<&str>) {
+        let geometry = self.geometry(screen);
+        let answer = render(self.format, reference, geometry, target)
+            .unwrap_or_else(|| said(self.format, reference, target));
+        match self.pending.take() {
+            Some(screenshot) => self.turns.push(Turn { answer, screenshot }),
+            None => {
+                if let Some(turn) = self.turns.last_mut() {
+                    turn.answer = answer;
+                }
+            }
+        }
+    }
+
+    /// The turns so far (their answers as the next request recalls them).
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
     }
 
     /// The answer to the request in flight, performed or not: the formats'

@@ -1,0 +1,197 @@
+//! Offline runs (`droidscore steps`) as text: one run's numbers per matcher
+//! with their Wilson intervals, two runs' step accuracy side by side with
+//! whether the difference is a ranking, and the recorded steps on which the
+//! matchers disagree.
+
+use super::stats::Rate;
+use super::table;
+use crate::offline::{OfflineEpisode, OfflineSummary};
+
+/// `62.5% [40.9, 80.0] (10/16)`, or `n/a` for none.
+fn rate(r: &Rate) -> String {
+    r.display()
+}
+
+/// One offline run: a row per matcher, then the counts and times.
+pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineSummary) -> String {
+    let rows: Vec<Vec<String>> = s
+        .scores
+        .iter()
+        .map(|m| {
+            vec![
+                m.matcher.clone(),
+                rate(&m.steps),
+                rate(&m.types),
+                rate(&m.grounding),
+                rate(&m.episodes),
+            ]
+        })
+        .collect();
+    let mut out = format!(
+        "offline run {run_id}: agent {agent}, instructions {instructions}, Wilson 95% intervals\n"
+    );
+    out += &table(
+        &[
+            "matcher",
+            "step accuracy",
+            "action type",
+            "grounding",
+            "episodes all right",
+        ],
+        &rows,
+    );
+    out += &format!(
+        "{} episodes, {} scored ({} endpoint failures, {} references not replayed); \
+         {} steps scored ({} of them search scrolls), {} invalid answers\n",
+        s.episodes, s.scored, s.infra, s.replay_failed, s.steps, s.search_steps, s.invalid
+    );
+    out += &format!(
+        "wall time {:.1} s; agent time per step median {:.1} ms, p90 {:.1} ms\n",
+        s.wall_s, s.step_ms_median, s.step_ms_p90
+    );
+    out
+}
+
+/// Two offline runs' step accuracy under each matcher both were scored
+/// by: a difference is a ranking only when the intervals do not overlap.
+pub fn offline_comparison(
+    (a_id, a): (&str, &OfflineSummary),
+    (b_id, b): (&str, &OfflineSummary),
+) -> String {
+    let mut rows = Vec::new();
+    for ma in &a.scores {
+        let Some(mb) = b.scores.iter().find(|m| m.matcher == ma.matcher) else {
+            continue;
+        };
+        let verdict = if ma.steps.n == 0 || mb.steps.n == 0 {
+            "no steps to compare".to_string()
+        } else if ma.steps.overlaps(&mb.steps) {
+            "NOT A RANKING (intervals overlap)".to_string()
+        } else if ma.steps.rate > mb.steps.rate {
+            format!("{a_id} ahead")
+        } else {
+            format!("{b_id} ahead")
+        };
+        rows.push(vec![
+            ma.matcher.clone(),
+            rate(&ma.steps),
+            rate(&mb.steps),
+            verdict,
+        ]);
+    }
+    let mut out = format!("step accuracy, A = {a_id}, B = {b_id}, Wilson 95% intervals\n");
+    out += &table(&["matcher", "A", "B", "verdict"], &rows);
+    out
+}
+
+/// The recorded steps on which the matchers disagree (some say right,
+/// some wrong), as a markdown table: for each pattern of verdicts, most
+/// frequent first, how many steps show it and at most `per_pattern` of them.
+pub fn disagreements(episodes: &[OfflineEpisode], per_pattern: usize) -> String {
+    let names: Vec<String> = crate::offline::matcher_names(episodes);
+    let mut patterns: Vec<(Vec<bool>, Vec<String>)> = Vec::new();
+    for e in episodes {
+        for s in &e.steps {
+            let said: Vec<bool> = names
+                .iter()
+                .map(|n| s.verdict(n).is_some_and(|v| v.correct))
+                .collect();
+            if !(said.contains(&true) && said.contains(&false)) {
+                continue;
+            }
+            let mut row = format!(
+                "| {} | {} | {} | {} | {} |",
+                e.task,
+                e.variant,
+                s.index,
+                s.answer.describe().replace('|', "\\|"),
+                s.reference.act.describe().replace('|', "\\|")
+            );
+            for ok in &said {
+                row += if *ok { " yes |" } else { " no |" };
+            }
+            match patterns.iter_mut().find(|(p, _)| *p == said) {
+                Some((_, rows)) => rows.push(row),
+                None => patterns.push((said, vec![row])),
+            }
+        }
+    }
+    patterns.sort_by_key(|(_, rows)| std::cmp::Reverse(rows.len()));
+    let mut out = String::from("| task | variant | step | answer | reference |");
+    for n in &names {
+        out += &format!(" {n} |");
+    }
+    out += "\n|---|---|---|---|---|";
+    out += &"---|".repeat(names.len());
+    out += "\n";
+    for (said, rows) in &patterns {
+        let pattern: Vec<&str> = said
+            .iter()
+            .map(|ok| if *ok { "yes" } else { "no" })
+            .collect();
+        out += &format!(
+            "| **{} steps** | | | | |{}\n",
+            rows.len(),
+            pattern
+                .iter()
+                .map(|p| format!(" **{p}** |"))
+                .collect::<String>()
+        );
+        for row in rows.iter().take(per_pattern) {
+            out += row;
+            out += "\n";
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::MatcherScore;
+
+    fn summary(right: u64, n: u64) -> OfflineSummary {
+        let r = Rate::new(right, n);
+        OfflineSummary {
+            scores: vec![MatcherScore {
+                matcher: "droidscore@1".into(),
+                steps: r,
+                types: r,
+                grounding: r,
+                episodes: r,
+            }],
+            episodes: 1,
+            scored: 1,
+            infra: 0,
+            replay_failed: 0,
+            steps: n,
+            search_steps: 0,
+            invalid: 0,
+            wall_s: 1.0,
+            step_ms_median: 1.0,
+            step_ms_p90: 2.0,
+        }
+    }
+
+    #[test]
+    fn a_difference_is_a_ranking_only_when_the_intervals_part() {
+        let (a, b) = (summary(30, 40), summary(5, 40));
+        let apart = offline_comparison(("a", &a), ("b", &b));
+        assert!(apart.contains("a ahead"), "{apart}");
+        let (c, d) = (summary(6, 40), summary(5, 40));
+        let close = offline_comparison(("c", &c), ("d", &d));
+        assert!(
+            close.contains("NOT A RANKING (intervals overlap)"),
+            "{close}"
+        );
+        let table = offline_table("c", "noop", "goal", &c);
+        assert!(table.contains("15.0% ["), "{table}");
+    }
+
+    #[test]
+    fn an_offline_run_and_a_comparison_read_as_they_always_have() {
+        let (a, b) = (summary(30, 40), summary(5, 40));
+        insta::assert_snapshot!("offline.table", offline_table("a", "llm", "steps", &a));
+        insta::assert_snapshot!("offline.compare", offline_comparison(("a", &a), ("b", &b)));
+    }
+}

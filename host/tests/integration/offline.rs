@@ -1,0 +1,312 @@
+//! The offline mode (`droidscore steps`) against the scripted endpoint: the
+//! model answers the same wrong action at every step, and the request at
+//! step k carries the reference's history, not those answers (teacher
+//! forcing), in AndroidWorld's JSON format and in a vision format; the store
+//! keeps every request as sent.
+
+use droidscore::agent::{AgentFormat, LlmAgent, LlmConfig};
+use droidscore::offline::matchers::all;
+use droidscore::offline::{replay, End};
+use droidscore::store::{RunRecord, Store};
+use droidscore::task::{load_dir, Instance};
+use droidscore_phone::sim::SimPhone;
+use serde_json::Value;
+
+use crate::scripted_server::{runtime, Reply, ScriptedServer};
+use crate::support::TestEnv;
+
+fn instance(task: &str) -> Instance {
+    let tasks = load_dir(&crate::support::root().join("tasks")).unwrap();
+    let task = tasks.into_iter().find(|t| t.id == task).unwrap();
+    task.variant("base").unwrap().clone()
+}
+
+/// Every request's text, all messages together.
+fn text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_request_at_each_step_carries_the_references_history_not_the_answers() {
+    let rt = runtime();
+    // Always "go home": wrong at every step of wifi_off but its first.
+    let server = ScriptedServer::start_policy(
+        &rt,
+        std::sync::Arc::new(|_: &Value| {
+            Reply::Content("Reason: home.\nAction: {\"action_type\": \"navigate_home\"}".into())
+        }),
+    );
+    let inst = instance("wifi_off");
+    let config = LlmConfig::new(server.base_url.clone(), "scripted");
+    let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
+    let mut phone = SimPhone::new(inst.setup(0)).unwrap();
+    let ep = replay(&mut phone, &mut agent, &inst, None, &all()).unwrap();
+    assert_eq!(ep.end, End::Done);
+    let received = server.received();
+    assert_eq!(received.len(), ep.steps.len());
+    // The reference opens Settings first: every later request recalls it,
+    // and none recalls the model's navigate_home.
+    let history = |body: &Value| {
+        let t = text(body);
+        let from = t.find("Actions so far").unwrap();
+        let to = from + t[from..].find("\nScreen:").unwrap();
+        t[from..to].to_owned()
+    };
+    assert_eq!(history(&received[0].body), "Actions so far: none");
+    assert_eq!(
+        history(&received[1].body),
+        "Actions so far:\n1. open_app Settings -> screen changed"
+    );
+    for (k, r) in received.iter().enumerate().skip(1) {
+        let h = history(&r.body);
+        assert!(h.contains("1. open_app Settings"), "step {k}: {h}");
+        assert!(
+            !h.contains("navigate_home"),
+            "step {k} recalls the answer: {h}"
+        );
+        assert_eq!(h.lines().count(), k + 1, "step {k}: {h}");
+    }
+    // Later steps recall the reference's taps on the rows it tapped.
+    let last = history(&received.last().unwrap().body);
+    assert!(last.contains("2. click"), "{last}");
+    // Each step's request is the one the endpoint received, and the store keeps it.
+    for (step, r) in ep.steps.iter().zip(&received) {
+        assert_eq!(step.request.as_ref(), Some(&r.body));
+        assert_eq!(step.answer.kind, droidscore::offline::step::Kind::Home);
+    }
+    let dir = TestEnv::new("offline-requests");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    store
+        .create_run(&RunRecord {
+            id: "r".into(),
+            started_at: "2026-12-03T00:00:00Z".into(),
+            config: serde_json::json!({"mode": "steps", "agent": "llm"}),
+            provenance: Default::default(),
+        })
+        .unwrap();
+    store.record_offline_episode("r", &ep).unwrap();
+    assert!(store.is_offline("r").unwrap());
+    let key = (ep.task.clone(), ep.variant.clone(), ep.instance_seed);
+    let kept: Vec<Option<Value>> = store.offline_requests("r", &key).unwrap();
+    let sent: Vec<Option<Value>> = received.iter().map(|r| Some(r.body.clone())).collect();
+    assert_eq!(kept, sent);
+    let back = store.offline_episodes("r").unwrap();
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].steps.len(), ep.steps.len());
+    assert_eq!(back[0].steps[1].verdicts, ep.steps[1].verdicts);
+}
+
+#[test]
+fn a_vision_format_recalls_the_references_action_in_its_own_grammar() {
+    let rt = runtime();
+    let server = ScriptedServer::start_policy(
+        &rt,
+        std::sync::Arc::new(|_: &Value| {
+            Reply::Content("Thought: home.\nAction: press_home()".into())
+        }),
+    );
+    let inst = instance("wifi_off");
+    let config = LlmConfig {
+        format: AgentFormat::UiTars,
+        ..LlmConfig::new(server.base_url.clone(), "scripted")
+    };
+    let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
+    let mut phone = SimPhone::new(inst.setup(0)).unwrap();
+    let ep = replay(&mut phone, &mut agent, &inst, None, &all()).unwrap();
+    assert_eq!(ep.end, End::Done);
+    let received = server.received();
+    let last = &received.last().unwrap().body;
+    let answers: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers.len(), ep.steps.len() - 1);
+    assert!(
+        answers[0].ends_with("Action: open_app(app_name='Settings')"),
+        "{}",
+        answers[0]
+    );
+    for a in &answers[1..] {
+        assert!(
+            a.contains("Action: click(start_box='<|box_start|>("),
+            "not the reference's tap: {a}"
+        );
+    }
+    assert!(answers.iter().all(|a| !a.contains("press_home")));
+}
+
+#[test]
+fn steps_runs_from_the_command_line_and_report_compares_two_offline_runs() {
+    let env = TestEnv::new("offline-cli");
+    let store = env.join("s.sqlite");
+    let store = store.to_str().unwrap();
+    for (agent, id) in [("reference", "ref"), ("noop", "noop")] {
+        let out = env
+            .droidscore()
+            .args([
+                "steps",
+                "--agent",
+                agent,
+                "--tasks",
+                "wifi_o*",
+                "--variants",
+                "base",
+            ])
+            .args(["--store", store, "--run-id", id])
+            .ok();
+        let out = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.contains(&format!("offline run {id}: agent {agent}")),
+            "{out}"
+        );
+        assert!(out.contains("droidscore@1"), "{out}");
+    }
+    let one = env
+        .droidscore()
+        .args(["report", "ref", "--store", store])
+        .ok();
+    let one = String::from_utf8_lossy(&one.stdout);
+    assert!(one.contains("offline run ref"), "{one}");
+    assert!(one.contains("100.0% ["), "{one}");
+    let two = env
+        .droidscore()
+        .args(["report", "ref", "noop", "--store", store])
+        .ok();
+    let two = String::from_utf8_lossy(&two.stdout);
+    assert!(two.contains("step accuracy, A = ref, B = noop"), "{two}");
+    assert!(
+        two.contains("ref ahead") || two.contains("NOT A RANKING"),
+        "{two}"
+    );
+    let refused = env
+        .droidscore()
+        .args([
+            "steps", "--agent", "noop", "--phone", "adb", "--store", store,
+        ])
+        .fails();
+    let refused = String::from_utf8_lossy(&refused.stderr);
+    assert!(refused.contains("not for steps: --phone adb"), "{refused}");
+    // As `run` does, a cut reason is refused for an agent without a model.
+    let refused = env
+        .droidscore()
+        .args([
+            "steps", "--agent", "noop", "--reason", "off", "--store", store,
+        ])
+        .fails();
+    let refused = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.contains("--reason off is for --agent llm"),
+        "{refused}"
+    );
+}
+
+/// Each vision format's "go home" answer, what of it a recall would show,
+/// and how the format recalls the reference's first action (open Settings).
+fn home_answer(format: AgentFormat) -> (&'static str, &'static str, &'static str) {
+    match format {
+        AgentFormat::UiTars => (
+            "Thought: home.\nAction: press_home()",
+            "Thought: home.",
+            "open_app(app_name='Settings')",
+        ),
+        AgentFormat::QwenMobileUse => (
+            "<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}\n</tool_call>",
+            "\"button\": \"Home\"",
+            "Step 1: {\"name\":\"mobile_use\",\"arguments\":{\"action\":\"open\",\"text\":\"Settings\"}}",
+        ),
+        AgentFormat::Qwen3MobileUse => (
+            "Thought: home.\nAction: Go home now.\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"system_button\", \"button\": \"Home\"}}\n</tool_call>",
+            "Go home now",
+            "Step 1: Open Settings.;",
+        ),
+        AgentFormat::AgentCpmGui => (
+            "{\"thought\":\"home\",\"PRESS\":\"HOME\"}",
+            "\"PRESS\":\"HOME\"",
+            "{\"thought\":\"Open Settings.\"}",
+        ),
+        AgentFormat::AndroidWorld => unreachable!(),
+    }
+}
+
+#[test]
+fn every_vision_format_recalls_the_reference_not_its_answers() {
+    let rt = runtime();
+    let inst = instance("wifi_off");
+    for format in AgentFormat::ALL.into_iter().filter(|f| f.is_vision()) {
+        let (answer, shown, recalled) = home_answer(format);
+        let server = ScriptedServer::start_policy(
+            &rt,
+            std::sync::Arc::new(move |_: &Value| Reply::Content(answer.into())),
+        );
+        let config = LlmConfig {
+            format,
+            ..LlmConfig::new(server.base_url.clone(), "scripted")
+        };
+        let mut agent = LlmAgent::new(config, rt.handle().clone()).unwrap();
+        let mut phone = SimPhone::new(inst.setup(0)).unwrap();
+        let ep = replay(&mut phone, &mut agent, &inst, None, &all()).unwrap();
+        assert_eq!(ep.end, End::Done, "{format}");
+        // Every answer parsed (a home key), and none was right after the first.
+        assert!(
+            ep.steps.iter().all(|s| s.invalid_reason.is_none()),
+            "{format}"
+        );
+        let received = server.received();
+        let last = text(&received.last().unwrap().body);
+        assert!(
+            last.contains(recalled),
+            "{format}: no {recalled:?} in {last}"
+        );
+        assert!(
+            !last.contains(shown),
+            "{format} recalls its own answer: {last}"
+        );
+        // The store gives back each request as sent, screenshots and all,
+        // and keeps each screenshot once.
+        let env = TestEnv::new("offline-vision-store");
+        let path = env.join("s.sqlite");
+        let store = Store::open(&path).unwrap();
+        store
+            .create_run(&RunRecord {
+                id: "r".into(),
+                started_at: "2026-12-03T00:00:00Z".into(),
+                config: serde_json::json!({"mode": "steps"}),
+                provenance: Default::default(),
+            })
+            .unwrap();
+        store.record_offline_episode("r", &ep).unwrap();
+        let key = (ep.task.clone(), ep.variant.clone(), ep.instance_seed);
+        let kept = store.offline_requests("r", &key).unwrap();
+        let sent: Vec<Option<Value>> = received.iter().map(|r| Some(r.body.clone())).collect();
+        assert!(
+            kept == sent,
+            "{format}: the stored requests differ from those sent"
+        );
+        let images: i64 = rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT count(*) FROM offline_images", [], |r| r.get(0))
+            .unwrap();
+        assert!(
+            images as usize <= ep.steps.len(),
+            "{format}: {images} images for {} steps",
+            ep.steps.len()
+        );
+    }
+}
