@@ -41,6 +41,13 @@ slice=(--phone sim --tasks '[ab]*_on' --variants base --max-steps 8)
 "$bin" run "${slice[@]}" --agent reference
 "$bin" run "${slice[@]}" --device-bin "$device_bin" --device-weights f16 --constrain schema
 "$bin" report
+# The same model offline on the same tasks (docs/offline.md): at each step
+# of the reference's replay, is its next action the reference's? Success
+# above is 0 for every model this machine runs; the step accuracy and the
+# sub-goals (Sub-SR, progress) in the reports are what can tell two of
+# them apart. Offline has no step budget: every reference step is asked.
+"$bin" steps --tasks '[ab]*_on' --variants base --device-bin "$device_bin" --device-weights f16 --constrain schema
+"$bin" report
 
 # The virtual phone behind a private adb server, stopped on exit.
 source scripts/virtual-phone.sh
