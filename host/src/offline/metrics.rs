@@ -1,5 +1,6 @@
 //! An offline run's numbers, per matcher, each a proportion with its Wilson
-//! 95 % interval (`report::stats::Rate`):
+//! 95 % interval (`report::stats::Rate`), and step accuracy also with the
+//! interval that counts the steps of one episode as correlated:
 //!
 //! - step accuracy: steps right ÷ steps scored;
 //! - action-type accuracy: steps whose type matched ÷ steps scored;
@@ -15,13 +16,19 @@
 use serde::Serialize;
 
 use super::replay::{End, OfflineEpisode};
-use crate::report::stats::Rate;
+use crate::report::stats::{clustered_wilson, Rate};
 
 /// One matcher's numbers over a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatcherScore {
     pub matcher: String,
     pub steps: Rate,
+    /// Step accuracy's 95 % interval with the steps of one episode taken
+    /// as the correlated trials they are (`report::stats::clustered_wilson`):
+    /// wider than `steps`' Wilson interval, which counts every step as
+    /// independent. A comparison ranks two runs only when neither
+    /// interval overlaps.
+    pub steps_clustered: (f64, f64),
     pub types: Rate,
     pub grounding: Rate,
     pub episodes: Rate,
@@ -65,6 +72,13 @@ pub fn summarize(episodes: &[OfflineEpisode], matchers: &[String]) -> OfflineSum
         .iter()
         .map(|m| {
             let (mut right, mut typed, mut pointing, mut grounded, mut n) = (0, 0, 0, 0, 0);
+            let per_episode: Vec<(u64, u64)> = scored
+                .iter()
+                .map(|e| {
+                    let judged = e.steps.iter().filter_map(|s| s.verdict(m));
+                    judged.fold((0, 0), |(r, t), v| (r + u64::from(v.correct), t + 1))
+                })
+                .collect();
             for step in steps() {
                 let Some(v) = step.verdict(m) else { continue };
                 n += 1;
@@ -86,6 +100,7 @@ pub fn summarize(episodes: &[OfflineEpisode], matchers: &[String]) -> OfflineSum
             MatcherScore {
                 matcher: m.clone(),
                 steps: Rate::new(right, n),
+                steps_clustered: clustered_wilson(&per_episode),
                 types: Rate::new(typed, n),
                 grounding: Rate::new(grounded, pointing),
                 episodes: Rate::new(all_right, scored.len() as u64),

@@ -17,7 +17,7 @@
 //! independent, which those of one episode are not, so the intervals are
 //! narrower than the truth; the side-effect rate's trials are episodes.
 
-use super::stats::Rate;
+use super::stats::{clustered_wilson, Rate};
 use crate::store::{EpisodeRecord, EpisodeStatus};
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -26,6 +26,12 @@ pub struct ProgressStats {
     pub episodes: u64,
     pub sub_sr: Rate,
     pub progress: Rate,
+    /// Sub-SR's and progress's 95 % intervals with the milestones of one
+    /// episode counted as the correlated trials they are
+    /// (`stats::clustered_wilson`); `sub_sr` and `progress` pool them as
+    /// independent, which is too narrow to rank two runs by.
+    pub sub_sr_by_episode: (f64, f64),
+    pub progress_by_episode: (f64, f64),
     /// Mean reference ÷ agent steps over successes with a known reference.
     pub rrr: Option<f64>,
     /// Successes RRR is the mean of.
@@ -53,9 +59,13 @@ impl ProgressStats {
         let (mut changed, mut acting, mut invalid, mut decisions) = (0u64, 0u64, 0u64, 0u64);
         let (mut rrr_sum, mut rrr_n, mut with_effects) = (0f64, 0u64, 0u64);
         let mut keys: std::collections::BTreeMap<&str, u64> = Default::default();
+        let (mut any_by_episode, mut in_order_by_episode) = (Vec::new(), Vec::new());
         for (e, p) in &with {
             let success = e.status == EpisodeStatus::Success;
             let m = u64::from(p.milestones);
+            let credit = |reached: u32| if success { m } else { u64::from(reached) };
+            any_by_episode.push((credit(p.reached_any), m));
+            in_order_by_episode.push((credit(p.reached_in_order), m));
             total += m;
             any += if success { m } else { u64::from(p.reached_any) };
             in_order += if success {
@@ -87,6 +97,8 @@ impl ProgressStats {
             episodes: with.len() as u64,
             sub_sr: Rate::new(any, total),
             progress: Rate::new(in_order, total),
+            sub_sr_by_episode: clustered_wilson(&any_by_episode),
+            progress_by_episode: clustered_wilson(&in_order_by_episode),
             rrr: (rrr_n > 0).then(|| rrr_sum / rrr_n as f64),
             rrr_n,
             ror: Rate::new(changed, acting),
@@ -99,10 +111,12 @@ impl ProgressStats {
     /// One line per measure, for every rendering of a summary.
     pub fn lines(&self) -> String {
         let mut out = format!(
-            "sub-goals over {} episodes: Sub-SR {}, progress (in order) {}\n",
+            "sub-goals over {} episodes: Sub-SR {} (by episode {}), progress (in order) {} (by episode {})\n",
             self.episodes,
             self.sub_sr.display(),
-            self.progress.display()
+            percent(self.sub_sr_by_episode),
+            self.progress.display(),
+            percent(self.progress_by_episode),
         );
         out += &match self.rrr {
             Some(r) => format!(
@@ -132,6 +146,11 @@ impl ProgressStats {
         }
         out + "\n"
     }
+}
+
+/// `[38.2, 86.1]`, percent.
+fn percent((low, high): (f64, f64)) -> String {
+    format!("[{:.1}, {:.1}]", low * 100.0, high * 100.0)
 }
 
 /// Reference ÷ agent device actions; 1 when neither acted (an answer).

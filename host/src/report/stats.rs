@@ -67,8 +67,46 @@ pub(crate) fn wilson(successes: u64, n: u64, z: f64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let n = n as f64;
-    let p = successes as f64 / n;
+    wilson_p(successes as f64 / n as f64, n as f64, z)
+}
+
+/// The 95 % interval of a proportion pooled over clusters whose trials are
+/// not independent — the steps of one episode, the milestones of one
+/// episode: Wilson's interval on the effective sample size, the trials
+/// divided by the design effect (Kish): the cluster-robust variance of
+/// the ratio Σ right / Σ trials over the binomial variance, never below 1.
+/// Where the binomial variance is 0 (none right, or all) the design effect
+/// cannot be estimated and is taken as the mean cluster size, as if each
+/// cluster were one trial: the widest it can be. `groups` is (right,
+/// trials) per cluster; clusters without trials are left out.
+pub fn clustered_wilson(groups: &[(u64, u64)]) -> (f64, f64) {
+    let groups: Vec<(f64, f64)> = groups
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|&(r, n)| (r as f64, n as f64))
+        .collect();
+    let k = groups.len() as f64;
+    let trials: f64 = groups.iter().map(|(_, n)| n).sum();
+    if trials == 0.0 {
+        return (0.0, 1.0);
+    }
+    let p = groups.iter().map(|(r, _)| r).sum::<f64>() / trials;
+    let binomial = p * (1.0 - p) / trials;
+    let deff = if k < 2.0 {
+        trials
+    } else if binomial > 0.0 {
+        let spread: f64 = groups.iter().map(|(r, n)| (r - p * n).powi(2)).sum();
+        let robust = k / (k - 1.0) * spread / (trials * trials);
+        (robust / binomial).max(1.0)
+    } else {
+        trials / k
+    };
+    wilson_p(p, trials / deff, Z95)
+}
+
+/// Wilson's interval for a proportion `p` over `n` trials (`n` may be an
+/// effective, fractional size).
+fn wilson_p(p: f64, n: f64, z: f64) -> (f64, f64) {
     let z2 = z * z;
     let centre = p + z2 / (2.0 * n);
     let margin = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
@@ -107,6 +145,37 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 5e-4
+    }
+
+    #[test]
+    fn a_clustered_interval_is_wilsons_when_clusters_are_independent_trials() {
+        // One trial a cluster: the design effect is 1 (the robust variance
+        // is the binomial one, times k/(k-1), floored at 1 only if below).
+        let singles: Vec<(u64, u64)> = (0..40).map(|i| (u64::from(i < 10), 1)).collect();
+        let (low, high) = clustered_wilson(&singles);
+        let (wl, wh) = wilson(10, 40, Z95);
+        assert!(low <= wl + 1e-12 && high >= wh - 1e-12);
+        assert!((low - wl).abs() < 0.01 && (high - wh).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_clustered_interval_widens_when_episodes_are_all_or_nothing() {
+        // 20 episodes of 10 steps: 5 all right, 15 all wrong. Pooled, 50 of
+        // 200 steps; but there are 20 independent units, not 200.
+        let groups: Vec<(u64, u64)> = (0..20).map(|i| (if i < 5 { 10 } else { 0 }, 10)).collect();
+        let (cl, ch) = clustered_wilson(&groups);
+        let (wl, wh) = wilson(50, 200, Z95);
+        assert!(ch - cl > 2.0 * (wh - wl), "[{cl}, {ch}] vs [{wl}, {wh}]");
+        // As wide as Wilson's on the 20 episodes themselves, near enough.
+        let (el, eh) = wilson(5, 20, Z95);
+        assert!((cl - el).abs() < 0.03 && (ch - eh).abs() < 0.03);
+    }
+
+    #[test]
+    fn a_clustered_interval_at_zero_counts_each_cluster_once() {
+        let groups = vec![(0, 5); 30];
+        assert_eq!(clustered_wilson(&groups), wilson(0, 30, Z95));
+        assert_eq!(clustered_wilson(&[]), (0.0, 1.0));
     }
 
     #[test]

@@ -12,6 +12,15 @@ fn rate(r: &Rate) -> String {
     r.display()
 }
 
+/// `[38.2, 86.1]`, percent.
+fn interval((low, high): (f64, f64)) -> String {
+    format!("[{:.1}, {:.1}]", low * 100.0, high * 100.0)
+}
+
+fn overlap(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
 /// One offline run: a row per matcher, then the counts and times.
 pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineSummary) -> String {
     let rows: Vec<Vec<String>> = s
@@ -21,6 +30,7 @@ pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineS
             vec![
                 m.matcher.clone(),
                 rate(&m.steps),
+                interval(m.steps_clustered),
                 rate(&m.types),
                 rate(&m.grounding),
                 rate(&m.episodes),
@@ -34,6 +44,7 @@ pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineS
         &[
             "matcher",
             "step accuracy",
+            "by episode",
             "action type",
             "grounding",
             "episodes all right",
@@ -67,6 +78,8 @@ pub fn offline_comparison(
             "no steps to compare".to_string()
         } else if ma.steps.overlaps(&mb.steps) {
             "NOT A RANKING (intervals overlap)".to_string()
+        } else if overlap(ma.steps_clustered, mb.steps_clustered) {
+            "NOT A RANKING (by-episode intervals overlap)".to_string()
         } else if ma.steps.rate > mb.steps.rate {
             format!("{a_id} ahead")
         } else {
@@ -75,12 +88,20 @@ pub fn offline_comparison(
         rows.push(vec![
             ma.matcher.clone(),
             rate(&ma.steps),
+            interval(ma.steps_clustered),
             rate(&mb.steps),
+            interval(mb.steps_clustered),
             verdict,
         ]);
     }
-    let mut out = format!("step accuracy, A = {a_id}, B = {b_id}, Wilson 95% intervals\n");
-    out += &table(&["matcher", "A", "B", "verdict"], &rows);
+    let mut out = format!(
+        "step accuracy, A = {a_id}, B = {b_id}, Wilson 95% intervals; \
+         by episode: the same with one episode's steps counted as correlated\n"
+    );
+    out += &table(
+        &["matcher", "A", "A by episode", "B", "B by episode", "verdict"],
+        &rows,
+    );
     out
 }
 
@@ -150,12 +171,14 @@ mod tests {
     use super::*;
     use crate::offline::MatcherScore;
 
-    fn summary(right: u64, n: u64) -> OfflineSummary {
+    /// `right` of `n` steps, spread over episodes of 4 steps as `clustered` says.
+    fn summary_with(right: u64, n: u64, clustered: (f64, f64)) -> OfflineSummary {
         let r = Rate::new(right, n);
         OfflineSummary {
             scores: vec![MatcherScore {
                 matcher: "droidscore@1".into(),
                 steps: r,
+                steps_clustered: clustered,
                 types: r,
                 grounding: r,
                 episodes: r,
@@ -171,6 +194,27 @@ mod tests {
             step_ms_median: 1.0,
             step_ms_p90: 2.0,
         }
+    }
+
+    /// Steps right spread evenly over episodes of four steps.
+    fn summary(right: u64, n: u64) -> OfflineSummary {
+        let episodes: Vec<(u64, u64)> = (0..n / 4)
+            .map(|i| ((right / (n / 4)) + u64::from(i < right % (n / 4)), 4))
+            .collect();
+        summary_with(right, n, crate::report::stats::clustered_wilson(&episodes))
+    }
+
+    #[test]
+    fn apart_step_by_step_but_not_by_episode_is_not_a_ranking() {
+        // 30 of 40 and 5 of 40: Wilson's intervals part; counted by episode
+        // (all-or-nothing episodes: far fewer independent units) they meet.
+        let a = summary_with(30, 40, (0.35, 0.95));
+        let b = summary_with(5, 40, (0.02, 0.40));
+        let text = offline_comparison(("a", &a), ("b", &b));
+        assert!(
+            text.contains("NOT A RANKING (by-episode intervals overlap)"),
+            "{text}"
+        );
     }
 
     #[test]

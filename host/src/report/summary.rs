@@ -236,15 +236,34 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
     }];
     // Credit short of success, where both runs recorded it.
     if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
-        for (name, ra, rb) in [
-            ("(sub-sr)", pa.sub_sr, pb.sub_sr),
-            ("(progress)", pa.progress, pb.progress),
+        let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
+        for (name, ra, rb, by_episode) in [
+            (
+                "(sub-sr)",
+                pa.sub_sr,
+                pb.sub_sr,
+                meets(pa.sub_sr_by_episode, pb.sub_sr_by_episode),
+            ),
+            (
+                "(progress)",
+                pa.progress,
+                pb.progress,
+                meets(pa.progress_by_episode, pb.progress_by_episode),
+            ),
         ] {
+            // Pooled milestones part more easily than episodes do: a
+            // ranking needs both intervals apart.
+            let verdict = match verdict(&ra, &rb) {
+                v if (v == "A" || v == "B") && by_episode => {
+                    "NOT A RANKING (by episode)".to_string()
+                }
+                v => v,
+            };
             rows.push(Comparison {
                 name: name.into(),
                 a: ra,
                 b: rb,
-                verdict: verdict(&ra, &rb),
+                verdict,
             });
         }
     }
