@@ -99,7 +99,14 @@ pub fn offline_comparison(
          by episode: the same with one episode's steps counted as correlated\n"
     );
     out += &table(
-        &["matcher", "A", "A by episode", "B", "B by episode", "verdict"],
+        &[
+            "matcher",
+            "A",
+            "A by episode",
+            "B",
+            "B by episode",
+            "verdict",
+        ],
         &rows,
     );
     out
