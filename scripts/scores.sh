@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The measurements of docs/scores.md: step accuracy offline and success,
+# sub-goals, efficiency and side effects online, for the lexical floor, the
+# built-in baselines, SmolLM2-135M and Qwen2.5-Coder-0.5B, at both
+# instruction levels; then --reason full|short|off side by side. About an
+# hour on 2 cores (the models' steps are most of it). Prints every report.
+#   STORE   the run store (default: scores.sqlite, created)
+#   PARTS   which parts (default: "floor smol online reason qwen")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+store=${STORE:-scores.sqlite}
+parts=${PARTS:-floor smol online reason qwen}
+
+cargo build --release --locked -p droidscore
+bin=${CARGO_TARGET_DIR:-target}/release/droidscore
+dev=$(bash scripts/build-device.sh auto)
+"$dev" fetch-model qwen2.5-coder-0.5b >/dev/null
+
+# Slices: every k-th task file in name order, so each spans the apps.
+slices=$(mktemp -d)
+trap 'rm -rf "$slices"' EXIT
+mkdir "$slices/4" "$slices/12"
+ls tasks/*.toml | awk 'NR%4==1' | xargs -I{} cp {} "$slices/4/"
+ls tasks/*.toml | awk 'NR%12==1' | xargs -I{} cp {} "$slices/12/"
+
+steps() { echo "\$ droidscore steps $*"; "$bin" steps --store "$store" "$@"; echo; }
+run() { echo "\$ droidscore run $*"; "$bin" run --store "$store" "$@" | tail -3; "$bin" report --store "$store" "${@: -1}" | sed -n 1,10p; echo; }
+smol=(--device-bin "$dev" --device-weights f16 --constrain schema)
+qwen=(--device-bin "$dev" --device-model qwen2.5-coder-0.5b --device-weights f16 --constrain schema)
+main=(--phone sim --tasks '[ab]*_on' --variants base --max-steps 8)
+
+for part in $parts; do case $part in
+floor)
+    for l in goal steps; do
+        steps --agent lexical --variants all --instructions $l --run-id off-lexical-all-$l
+        steps --suite "$slices/4" --variants base --agent lexical --instructions $l --run-id off-lexical-s4-$l
+    done
+    for a in random noop; do steps --suite "$slices/4" --variants base --agent $a --run-id off-$a-s4; done ;;
+smol)
+    for l in goal steps; do
+        steps --suite "$slices/4" --variants base "${smol[@]}" --instructions $l --run-id off-smol-s4-$l
+    done
+    "$bin" report --store "$store" off-lexical-s4-goal off-smol-s4-goal
+    "$bin" report --store "$store" off-smol-s4-steps off-smol-s4-goal ;;
+online)
+    for l in goal steps; do
+        run "${main[@]}" --agent reference --instructions $l --run-id on-main-reference-$l
+        run "${main[@]}" --agent lexical --instructions $l --run-id on-main-lexical-$l
+        run "${main[@]}" "${smol[@]}" --instructions $l --run-id on-main-smol-$l
+        run --phone sim --variants base --agent lexical --instructions $l --run-id on-base-lexical-$l
+    done
+    for a in reference noop random; do run --phone sim --variants base --agent $a --run-id on-base-$a; done ;;
+reason)
+    # Interleaved task by task, so that the three arms see the same load.
+    for t in $(ls "$slices/12" | sed 's/\.toml$//'); do
+        for r in full short off; do
+            steps --suite "$slices/12" --tasks "$t" --variants base "${smol[@]}" --reason $r --run-id reason-$r-$t
+        done
+    done
+    python3 scripts/reason-times.py "$store" reason ;;
+qwen)
+    for l in goal steps; do
+        steps --suite "$slices/12" --variants base "${qwen[@]}" --instructions $l --run-id off-qwen-s12-$l
+    done
+    for l in goal steps; do
+        steps --suite "$slices/12" --variants base "${smol[@]}" --instructions $l --run-id off-smol-s12-$l
+    done
+    "$bin" report --store "$store" off-qwen-s12-goal off-smol-s12-goal
+    "$bin" report --store "$store" off-qwen-s12-steps off-smol-s12-steps ;;
+*) echo "scores.sh: unknown part $part (floor smol online reason qwen)" >&2; exit 2 ;;
+esac; done
