@@ -47,6 +47,7 @@ online)
         run "${main[@]}" --agent reference --instructions $l --run-id on-main-reference-$l
         run "${main[@]}" --agent lexical --instructions $l --run-id on-main-lexical-$l
         run "${main[@]}" "${smol[@]}" --instructions $l --run-id on-main-smol-$l
+        run "${main[@]}" "${qwen[@]}" --instructions $l --run-id on-main-qwen-$l
         run --phone sim --variants base --agent lexical --instructions $l --run-id on-base-lexical-$l
     done
     for a in reference noop random; do run --phone sim --variants base --agent $a --run-id on-base-$a; done ;;
