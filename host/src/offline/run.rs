@@ -11,8 +11,9 @@
 use crate::agent::schema::Reason;
 use crate::agent::LlmAgent;
 use crate::run::{
-    agent_kind, agents, llm_config, reason_for, run_config, select_variants, start_run,
-    start_server, with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError, Watch,
+    agent_kind, agents, async_runtime, llm_config, reason_for, run_config, select_variants,
+    start_run, start_server, with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError,
+    Watch,
 };
 use crate::store::{Store, StoreError};
 use crate::task::{step_instructions_at, Instructions, Task};
@@ -92,14 +93,7 @@ pub fn run_offline(
     reason_for(kind, options.reason)?;
     let store = Store::open(&options.store)?;
     store.check_room()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|source| RunSuiteError::Io {
-            what: "failed to start the async runtime".into(),
-            source,
-        })?;
+    let runtime = async_runtime()?;
     // The server lives as long as `served` (dropped at the end: stopped).
     let served = match (kind, &options.base_url) {
         (AgentKind::Llm, None) => Some(start_server(options, &runtime, watch)?.0),

@@ -33,7 +33,7 @@ pub use recording::{EpisodeKey, Recording};
 pub(crate) use setup::run_suite;
 // `droidscore steps` builds its agents as `run` does.
 pub(crate) use endpoint::llm_config;
-pub(crate) use setup::{agent_kind, agents, reason_for, start_server};
+pub(crate) use setup::{agent_kind, agents, async_runtime, reason_for, start_server};
 pub use setup::{Finished, Watch};
 pub use shard::{from_env as shard_from_env, BadShard, Shard, ShardEnvError, ShardSource};
 pub(crate) use start::{run_config, start_run};

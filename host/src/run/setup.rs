@@ -94,16 +94,7 @@ pub(crate) fn run_suite(
     // one on a read-only or full file system is refused before any episode.
     let store = Store::open(&options.store)?;
     store.check_room()?;
-    // The model's client runs on this runtime; episodes run on their own
-    // threads and block on it, so phone calls never stall the runtime.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|source| RunSuiteError::Io {
-            what: "failed to start the async runtime".into(),
-            source,
-        })?;
+    let runtime = async_runtime()?;
     if options.server.on_device && (kind != AgentKind::Llm || options.phone != PhoneKind::Adb) {
         return Err(RunSuiteError::BadInput(
             "--on-device runs the model on the adb phone: it needs --phone adb and --agent llm"
@@ -362,6 +353,20 @@ pub(crate) fn agents(
             }
         })
     }
+}
+
+/// The runtime a run's model client (and the server it starts) runs on:
+/// two workers; episodes run on their own threads and block on it, so
+/// phone calls never stall it. `run` and `steps` both start one.
+pub(crate) fn async_runtime() -> Result<tokio::runtime::Runtime, RunSuiteError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| RunSuiteError::Io {
+            what: "failed to start the async runtime".into(),
+            source,
+        })
 }
 
 #[cfg(test)]
