@@ -400,31 +400,7 @@ answer = "{number}"
 
     /// A Wi-Fi task with `milestones` declared.
     fn wifi_with(test: &str, milestones: &str) -> Task {
-        let env = droidscore_testenv::TestEnv::new(&format!("check-{test}"));
-        let text = format!(
-            r#"id = "wifi_off"
-app = "com.android.settings"
-goal = "Turn off Wi-Fi."
-initial = {{ "global/wifi_on" = "1" }}
-[[oracle]]
-check = "setting"
-key = "global/wifi_on"
-equals = "0"
-{milestones}
-[[variant]]
-id = "base"
-[[solution]]
-launch = "com.android.settings"
-[[solution]]
-tap = {{ text = "Network & internet", row = true }}
-[[solution]]
-tap = {{ text = "Internet", row = true }}
-[[solution]]
-tap = {{ text = "Wi-Fi", row = true }}
-"#
-        );
-        let path = env.write("wifi_off.toml", &text);
-        crate::task::load_file(&path).unwrap()
+        crate::task::test_tasks::wifi_off_with(&format!("check-{test}"), milestones).unwrap()
     }
 
     /// A milestone true at the start (Bluetooth is off already) and one the

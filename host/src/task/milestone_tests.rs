@@ -2,38 +2,12 @@
 //! solution and oracle, and the tracker's in-order and any-order counts.
 
 use super::*;
-use crate::task::{load_file, Task, TaskError};
+use crate::task::{Task, TaskError};
 
 /// A Wi-Fi task; `extra` goes before the variants (`[[milestone]]` tables).
 fn wifi(test: &str, extra: &str) -> Result<Task, TaskError> {
-    let env = droidscore_testenv::TestEnv::new(&format!("milestone-{test}"));
-    let path = env.write(
-        "wifi_off.toml",
-        format!(
-            r#"id = "wifi_off"
-app = "com.android.settings"
-goal = "Turn off Wi-Fi."
-initial = {{ "global/wifi_on" = "1" }}
-[[oracle]]
-check = "setting"
-key = "global/wifi_on"
-equals = "0"
-{extra}
-[[variant]]
-id = "base"
-[[solution]]
-launch = "com.android.settings"
-[[solution]]
-tap = {{ text = "Network & internet", row = true }}
-[[solution]]
-tap = {{ text = "Internet", row = true }}
-[[solution]]
-tap = {{ text = "Wi-Fi", row = true }}
-"#
-        ),
-    );
     // Only the message after the path is compared: the path is a temp dir.
-    load_file(&path)
+    crate::task::test_tasks::wifi_off_with(&format!("milestone-{test}"), extra)
 }
 
 fn message(e: TaskError) -> String {

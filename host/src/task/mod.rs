@@ -10,6 +10,8 @@ mod milestone;
 mod on_phone;
 mod step;
 mod suite;
+#[cfg(test)]
+pub(crate) mod test_tasks;
 
 pub use draw::{DrawError, ParamSpec};
 pub use instruction::{

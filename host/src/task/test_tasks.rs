@@ -1,0 +1,38 @@
+//! Task files the task and `tasks check` tests load: written to a temp dir,
+//! loaded as a suite file is. Test builds only.
+
+use super::{load_file, Task, TaskError};
+
+/// The `wifi_off` task (Settings, four reference steps) with `extra`
+/// (`[[milestone]]` tables) before its variant, loaded from a file in a
+/// temp dir named after `test`: the task the milestone and `tasks check`
+/// tests declare milestones on.
+pub fn wifi_off_with(test: &str, extra: &str) -> Result<Task, TaskError> {
+    let env = droidscore_testenv::TestEnv::new(test);
+    let path = env.write(
+        "wifi_off.toml",
+        format!(
+            r#"id = "wifi_off"
+app = "com.android.settings"
+goal = "Turn off Wi-Fi."
+initial = {{ "global/wifi_on" = "1" }}
+[[oracle]]
+check = "setting"
+key = "global/wifi_on"
+equals = "0"
+{extra}
+[[variant]]
+id = "base"
+[[solution]]
+launch = "com.android.settings"
+[[solution]]
+tap = {{ text = "Network & internet", row = true }}
+[[solution]]
+tap = {{ text = "Internet", row = true }}
+[[solution]]
+tap = {{ text = "Wi-Fi", row = true }}
+"#
+        ),
+    );
+    load_file(&path)
+}
