@@ -11,6 +11,7 @@
 
 pub mod brightness;
 mod cmd;
+mod display;
 mod edit;
 mod engine;
 #[cfg(test)]
@@ -24,6 +25,7 @@ mod state;
 mod view;
 
 pub use cmd::{AppDialog, AppScreen, ClockTab, Cmd, Dialog, Field, Screen};
+pub use display::{Display, Theme};
 pub use phone::SimPhone;
 pub use state::State;
 pub use view::{Style, TextSize, View};

@@ -16,6 +16,7 @@ use super::layout::{self, Ctx, Frame};
 use super::render;
 use super::state::State;
 use super::view::View;
+use super::{Display, Theme};
 use crate::apps::{defs, APPS, CLOCK, LAUNCHER, SETTINGS};
 use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant, ALARMS_KEY};
 use crate::uiautomator::{self, Hierarchy};
@@ -51,6 +52,8 @@ pub struct SimPhone {
     /// The last tap `input tap` delivered, when and where: a second one
     /// soon after and near it is a double tap ([`SimPhone::input_tap`]).
     last_input_tap: Option<(Instant, i32, i32)>,
+    /// The display the screens are laid out for and drawn on.
+    display: Display,
 }
 
 /// The package a screen belongs to.
@@ -96,6 +99,7 @@ impl SimPhone {
             clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
             caret: Caret::default(),
             last_input_tap: None,
+            display: Display::default(),
         })
     }
 
@@ -157,20 +161,12 @@ impl SimPhone {
     }
 
     pub(crate) fn screenshot_png(&self) -> Vec<u8> {
-        render::render_png(
-            &self.composite(),
-            layout::WIDTH as u32,
-            layout::HEIGHT as u32,
-        )
+        render::render_png(&self.composite(), &self.display, Theme::of(&self.state))
     }
 
     /// The screen as RGB pixels (`screencap`'s raw form is built from these).
     pub(crate) fn screenshot_rgb(&self) -> image::RgbImage {
-        render::render_rgb(
-            &self.composite(),
-            layout::WIDTH as u32,
-            layout::HEIGHT as u32,
-        )
+        render::render_rgb(&self.composite(), &self.display, Theme::of(&self.state))
     }
 
     /// `settings put` and the like: a write from outside the UI, with no flip.

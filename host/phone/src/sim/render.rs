@@ -22,14 +22,14 @@ use self::text::{draw_text, Align, Face};
 use self::widgets::{
     draw_edit_text, draw_fab, draw_nav_button, draw_seek_bar, draw_status_bar, draw_switch,
 };
-use super::{Style, TextSize, View};
+use super::{Display, Style, TextSize, Theme, View};
 
-/// Render `root` on a `width`×`height` canvas as PNG bytes.
+/// Render `root` on `display` in `theme` as PNG bytes.
 ///
 /// A zero width or height is drawn as 1 pixel so the result is always a valid
 /// PNG. The encoding settings are fixed, so equal trees give equal bytes.
-pub(crate) fn render_png(root: &View, width: u32, height: u32) -> Vec<u8> {
-    let img = render_rgb(root, width, height);
+pub(crate) fn render_png(root: &View, display: &Display, theme: Theme) -> Vec<u8> {
+    let img = render_rgb(root, display, theme);
     let mut png = Vec::new();
     let encoder = PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Sub);
     let encoded = encoder.write_image(
@@ -46,8 +46,9 @@ pub(crate) fn render_png(root: &View, width: u32, height: u32) -> Vec<u8> {
     png
 }
 
-/// Render `root` on a `width`×`height` canvas (a zero side becomes 1 pixel).
-pub(crate) fn render_rgb(root: &View, width: u32, height: u32) -> RgbImage {
+/// Render `root` on `display` in `theme` (a zero side becomes 1 pixel).
+pub(crate) fn render_rgb(root: &View, display: &Display, _theme: Theme) -> RgbImage {
+    let (width, height) = (display.width.max(0) as u32, display.height.max(0) as u32);
     let mut canvas = Canvas::new(width.max(1), height.max(1), palette::BACKDROP);
     for view in root.walk() {
         draw_view(&mut canvas, view);

@@ -12,6 +12,23 @@ use crate::uiautomator::{Bounds, Node};
 const W: u32 = 1080;
 const H: u32 = 2400;
 
+/// A `w`×`h` display at the default density, light: what most tests draw on.
+fn sized(w: u32, h: u32) -> Display {
+    Display {
+        width: w as i32,
+        height: h as i32,
+        ..Display::default()
+    }
+}
+
+fn png_of(root: &View, w: u32, h: u32) -> Vec<u8> {
+    render_png(root, &sized(w, h), Theme::Light)
+}
+
+fn rgb_of(root: &View, w: u32, h: u32) -> RgbImage {
+    render_rgb(root, &sized(w, h), Theme::Light)
+}
+
 fn view(style: Style, (l, t, r, b): (i32, i32, i32, i32), text: &str) -> View {
     View {
         node: Node {
@@ -171,8 +188,8 @@ fn diff(a: &RgbImage, b: &RgbImage) -> Vec<(i32, i32)> {
 #[test]
 fn same_tree_gives_identical_png_bytes() {
     let tree = sample_settings();
-    let a = render_png(&tree, W, H);
-    let b = render_png(&tree.clone(), W, H);
+    let a = png_of(&tree, W, H);
+    let b = png_of(&tree.clone(), W, H);
     assert!(!a.is_empty());
     assert!(a == b, "two renders of one tree differ");
 }
@@ -180,7 +197,7 @@ fn same_tree_gives_identical_png_bytes() {
 #[test]
 fn png_decodes_to_the_requested_size() {
     for (w, h) in [(W, H), (1, 1), (33, 7)] {
-        let png = render_png(&sample_clock(), w, h);
+        let png = png_of(&sample_clock(), w, h);
         let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png).unwrap();
         assert_eq!((img.width(), img.height()), (w, h));
     }
@@ -188,7 +205,7 @@ fn png_decodes_to_the_requested_size() {
 
 #[test]
 fn zero_sized_canvas_still_gives_a_png() {
-    let png = render_png(&sample_clock(), 0, 0);
+    let png = png_of(&sample_clock(), 0, 0);
     let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png).unwrap();
     assert_eq!((img.width(), img.height()), (1, 1));
 }
@@ -197,10 +214,7 @@ fn zero_sized_canvas_still_gives_a_png() {
 fn switch_state_changes_pixels_only_inside_its_bounds() {
     let bounds = Bounds::new(880, 410, 1032, 510);
     let tree = |on| screen(vec![setting_row(360, "Wi-Fi", "Connected", Some(on))]);
-    let (on, off) = (
-        render_rgb(&tree(true), W, H),
-        render_rgb(&tree(false), W, H),
-    );
+    let (on, off) = (rgb_of(&tree(true), W, H), rgb_of(&tree(false), W, H));
     let changed = diff(&on, &off);
     assert!(
         changed.len() > 1000,
@@ -234,8 +248,8 @@ fn every_two_state_style_shows_its_state_inside_its_bounds() {
         let mut changed = plain.clone();
         set(&mut changed.node);
         let (a, b) = (
-            render_rgb(&screen(vec![plain]), 800, 400),
-            render_rgb(&screen(vec![changed]), 800, 400),
+            rgb_of(&screen(vec![plain]), 800, 400),
+            rgb_of(&screen(vec![changed]), 800, 400),
         );
         let moved = diff(&a, &b);
         let (l, t, r, bt) = bounds;
@@ -264,8 +278,8 @@ fn text_pixels_stay_inside_the_text_view() {
             (1000, 2340, 1200, 2420),
         ] {
             let bounds = Bounds::new(l, t, r, b);
-            let blank = render_rgb(&screen(vec![]), W, H);
-            let drawn = render_rgb(
+            let blank = rgb_of(&screen(vec![]), W, H);
+            let drawn = rgb_of(
                 &screen(vec![view(Style::Text(TextSize::Body), (l, t, r, b), text)]),
                 W,
                 H,
@@ -297,7 +311,7 @@ fn disabled_views_are_drawn_without_accent() {
     let button = |enabled| {
         let mut b = view(Style::Button, (100, 100, 500, 220), "OK");
         b.node.enabled = enabled;
-        render_rgb(&screen(vec![b]), 600, 300)
+        rgb_of(&screen(vec![b]), 600, 300)
     };
     let (on, off) = (button(true), button(false));
     assert!(on.pixels().any(|p| p.0 == palette::ACCENT));
@@ -310,8 +324,8 @@ fn disabled_views_are_drawn_without_accent() {
 
 #[test]
 fn dialog_dims_what_was_drawn_before_it() {
-    let before = render_rgb(&screen(vec![]), 200, 400);
-    let after = render_rgb(
+    let before = rgb_of(&screen(vec![]), 200, 400);
+    let after = rgb_of(
         &screen(vec![view(Style::Dialog, (20, 100, 180, 300), "")]),
         200,
         400,
@@ -345,7 +359,7 @@ fn odd_bounds_and_values_do_not_panic() {
         view(Style::Heading, (50, 50, 40, 40), "inverted"),
     ];
     for (w, h) in [(200, 400), (1, 1), (0, 5)] {
-        let png = render_png(&screen(children.clone()), w, h);
+        let png = png_of(&screen(children.clone()), w, h);
         assert!(!png.is_empty());
     }
 }
@@ -429,7 +443,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn random_trees_render_without_panicking(root in tree(), w in 1u32..300, h in 1u32..300) {
-        let png = render_png(&root, w, h);
+        let png = png_of(&root, w, h);
         let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png).unwrap();
         prop_assert_eq!((img.width(), img.height()), (w, h));
     }
@@ -440,18 +454,14 @@ proptest! {
 #[test]
 #[ignore = "writes /tmp/render-sample*.png for inspection"]
 fn write_samples() {
-    std::fs::write(
-        "/tmp/render-sample.png",
-        render_png(&sample_settings(), W, H),
-    )
-    .unwrap();
+    std::fs::write("/tmp/render-sample.png", png_of(&sample_settings(), W, H)).unwrap();
     std::fs::write(
         "/tmp/render-sample-clock.png",
-        render_png(&sample_clock(), W, H),
+        png_of(&sample_clock(), W, H),
     )
     .unwrap();
     // 1:1 crops, since an image viewer shrinks the whole screen.
-    let full = render_rgb(&sample_settings(), W, H);
+    let full = rgb_of(&sample_settings(), W, H);
     for (name, top) in [("rows", 150), ("dialog", 1560)] {
         let crop = image::imageops::crop_imm(&full, 0, top, W, 800).to_image();
         crop.save(format!("/tmp/render-sample-{name}.png")).unwrap();
@@ -475,7 +485,7 @@ fn time_per_screen() {
         ms.sort_by(f64::total_cmp);
         ms[ms.len() / 2]
     };
-    let rgb = median(&|| drop(render_rgb(&tree, W, H)));
-    let png = median(&|| drop(render_png(&tree, W, H)));
+    let rgb = median(&|| drop(rgb_of(&tree, W, H)));
+    let png = median(&|| drop(png_of(&tree, W, H)));
     println!("median of 31: render_rgb {rgb:.2} ms, render_png {png:.2} ms");
 }
