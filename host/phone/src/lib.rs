@@ -22,6 +22,7 @@
 pub mod adb;
 pub mod adbd;
 pub mod apps;
+mod condition;
 mod deploy;
 pub mod keycode;
 pub mod records;
@@ -30,6 +31,7 @@ pub mod sim;
 pub mod uiautomator;
 pub mod vphone;
 
+pub use condition::{Condition, UnknownCondition};
 pub use deploy::DeployTarget;
 pub use setting::{Namespace, SettingKey, SettingKeyError};
 
