@@ -21,9 +21,10 @@ use std::str::FromStr;
 use crate::sim::Display;
 
 /// One device condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Condition {
     /// The phone as it comes: light theme, font scale 1.0, 1080×2400 at 420 dpi.
+    #[default]
     Base,
     /// Dark theme (`secure/ui_night_mode` = 2).
     Dark,

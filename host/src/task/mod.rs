@@ -123,6 +123,7 @@ impl Instance {
             alarms,
             records,
             episode_seed,
+            condition: droidscore_phone::Condition::Base,
         }
     }
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use super::{Alarm, SettingsApp, UnknownRow, Variant};
 use crate::records::{Clock, InitialRecord, RecordError, Records};
+use crate::Condition;
 
 /// The starting point of one episode.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +21,10 @@ pub struct PhoneSetup {
     pub records: Vec<InitialRecord>,
     /// The episode seed: it picks the status-bar clock; same seed, same pixels.
     pub episode_seed: u64,
+    /// The device condition the phone is in (dark theme, font scale,
+    /// display size, landscape): its settings go on top of the initial
+    /// state, its display is the one screens are laid out on.
+    pub condition: Condition,
 }
 
 /// A setup that names something the apps do not have.
@@ -31,12 +36,18 @@ pub enum SetupError {
     UnknownKey(String),
     #[error("records: {0}")]
     Record(#[source] RecordError),
+    /// The condition writes a key the task's initial state sets: running
+    /// the pair would change the task, so it is refused (and skipped).
+    #[error("condition {condition} sets {key:?}, which the task's initial state also sets: the condition conflicts with the task")]
+    ConditionConflict { condition: Condition, key: String },
 }
 
 impl PhoneSetup {
     /// Every state key and its starting value: the Settings app's defaults,
-    /// each switch decoy off, then the initial state. The variant must name
-    /// only screens and rows that exist, the initial state only known keys.
+    /// each switch decoy off, the initial state, then the condition's
+    /// settings. The variant must name only screens and rows that exist, the
+    /// initial state only known keys, and the condition no key the initial
+    /// state sets.
     pub fn values(&self) -> Result<BTreeMap<String, String>, SetupError> {
         let app = SettingsApp::get();
         app.check_variant(&self.variant)
@@ -50,6 +61,15 @@ impl PhoneSetup {
                 return Err(SetupError::UnknownKey(key.clone()));
             }
             values.insert(key.clone(), value.clone());
+        }
+        for (key, value) in self.condition.settings() {
+            if self.initial.contains_key(key) {
+                return Err(SetupError::ConditionConflict {
+                    condition: self.condition,
+                    key: key.to_string(),
+                });
+            }
+            values.insert(key.to_string(), value);
         }
         Ok(values)
     }
@@ -134,5 +154,39 @@ mod tests {
         };
         let err = missing.values().unwrap_err().to_string();
         assert!(err.contains("settings.nowhere"), "{err}");
+    }
+
+    #[test]
+    fn a_condition_writes_its_settings_unless_the_task_sets_the_same_key() {
+        let dark = PhoneSetup {
+            condition: Condition::Dark,
+            initial: [("global/wifi_on".to_string(), "0".to_string())].into(),
+            ..PhoneSetup::default()
+        };
+        let values = dark.values().unwrap();
+        assert_eq!(values["secure/ui_night_mode"], "2");
+        assert_eq!(values["global/wifi_on"], "0");
+        let landscape = PhoneSetup {
+            condition: Condition::Landscape,
+            ..PhoneSetup::default()
+        };
+        let values = landscape.values().unwrap();
+        assert_eq!(values["system/user_rotation"], "1");
+        assert_eq!(values["system/accelerometer_rotation"], "0");
+        let conflict = PhoneSetup {
+            condition: Condition::Font(1300),
+            initial: [("system/font_scale".to_string(), "1.15".to_string())].into(),
+            ..PhoneSetup::default()
+        };
+        let err = conflict.values().unwrap_err();
+        assert!(
+            matches!(&err, SetupError::ConditionConflict { condition: Condition::Font(1300), key } if key == "system/font_scale"),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .contains("condition font1.3 sets \"system/font_scale\""),
+            "{err}"
+        );
     }
 }

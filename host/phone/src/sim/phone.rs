@@ -52,8 +52,21 @@ pub struct SimPhone {
     /// The last tap `input tap` delivered, when and where: a second one
     /// soon after and near it is a double tap ([`SimPhone::input_tap`]).
     last_input_tap: Option<(Instant, i32, i32)>,
-    /// The display the screens are laid out for and drawn on.
+    /// The display in its natural (portrait) orientation, as `wm size` and
+    /// `wm density` leave it; the rotation and the font scale come from the
+    /// settings when a frame is laid out ([`SimPhone::display`]).
     display: Display,
+}
+
+/// `system/font_scale` as thousandths ("1.3" is 1300); 1.0 when it is unset
+/// or not a positive number, as Android falls back to the default scale.
+fn font_scale_milli(value: Option<&str>) -> u32 {
+    match value.and_then(|v| v.trim().parse::<f64>().ok()) {
+        Some(scale) if scale.is_finite() && scale > 0.0 && scale <= 10.0 => {
+            (scale * 1000.0).round() as u32
+        }
+        _ => 1000,
+    }
 }
 
 /// The package a screen belongs to.
@@ -85,6 +98,13 @@ impl SimPhone {
         let records = config.records()?;
         let clock = config.clock();
         let minutes = ((clock.now_ms - clock.midnight()) / 60_000) as u32;
+        // The condition's display in its natural orientation: landscape is
+        // the rotation its settings write, applied when laying out.
+        let mut display = config.condition.display(Display::default());
+        let physical = Display::default();
+        if (display.width > display.height) != (physical.width > physical.height) {
+            (display.width, display.height) = (display.height, display.width);
+        }
         Ok(SimPhone {
             app: SettingsApp::get(),
             variant: config.variant,
@@ -99,8 +119,58 @@ impl SimPhone {
             clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
             caret: Caret::default(),
             last_input_tap: None,
-            display: Display::default(),
+            display,
         })
+    }
+
+    /// The display a frame is laid out for and drawn on now: the size and
+    /// density `wm` set, turned by the rotation, at the font scale the
+    /// settings hold (so `settings put system font_scale 1.3` changes the
+    /// next frame, as on a phone).
+    pub fn display(&self) -> Display {
+        let mut display = Display {
+            font_scale_milli: font_scale_milli(self.state.get("system/font_scale")),
+            ..self.display
+        };
+        if self.rotation() % 2 == 1 {
+            (display.width, display.height) = (display.height, display.width);
+        }
+        display
+    }
+
+    /// The screen's rotation in quarter turns (`Surface.ROTATION_*`): the
+    /// settings' `user_rotation` while auto-rotate (`accelerometer_rotation`)
+    /// is off; upright while it is on, as the simulated phone is held upright.
+    pub fn rotation(&self) -> u32 {
+        if self.state.get("system/accelerometer_rotation") != Some("0") {
+            return 0;
+        }
+        self.state
+            .get("system/user_rotation")
+            .and_then(|r| r.parse::<u32>().ok())
+            .filter(|r| *r < 4)
+            .unwrap_or(0)
+    }
+
+    /// The display as `wm size` and `wm density` leave it, in its natural
+    /// orientation, and the physical one they override.
+    pub(crate) fn natural_display(&self) -> (Display, Display) {
+        (self.display, Display::default())
+    }
+
+    /// `wm size WxH` (Some) or `wm size reset` (None).
+    pub(crate) fn set_display_size(&mut self, size: Option<(i32, i32)>) {
+        let (width, height) = size.unwrap_or_else(|| {
+            let physical = Display::default();
+            (physical.width, physical.height)
+        });
+        self.display.width = width;
+        self.display.height = height;
+    }
+
+    /// `wm density DPI` (Some) or `wm density reset` (None).
+    pub(crate) fn set_density(&mut self, dpi: Option<u32>) {
+        self.display.dpi = dpi.unwrap_or(Display::default().dpi);
     }
 
     pub fn state(&self) -> &State {
@@ -132,6 +202,7 @@ impl SimPhone {
             scroll: entry.scroll,
             expanded: self.expanded,
             clock: self.clock.clone(),
+            display: self.display(),
         };
         layout::layout(&ctx, &entry.screen, self.dialog.as_ref())
     }
@@ -141,7 +212,7 @@ impl SimPhone {
         let frame = self.frame();
         let top = frame.dialog.as_ref().unwrap_or(&frame.window);
         Hierarchy {
-            rotation: 0,
+            rotation: self.rotation(),
             extra: vec![],
             nodes: vec![top.to_node()],
         }
@@ -161,12 +232,12 @@ impl SimPhone {
     }
 
     pub(crate) fn screenshot_png(&self) -> Vec<u8> {
-        render::render_png(&self.composite(), &self.display, Theme::of(&self.state))
+        render::render_png(&self.composite(), &self.display(), Theme::of(&self.state))
     }
 
     /// The screen as RGB pixels (`screencap`'s raw form is built from these).
     pub(crate) fn screenshot_rgb(&self) -> image::RgbImage {
-        render::render_rgb(&self.composite(), &self.display, Theme::of(&self.state))
+        render::render_rgb(&self.composite(), &self.display(), Theme::of(&self.state))
     }
 
     /// `settings put` and the like: a write from outside the UI, with no flip.

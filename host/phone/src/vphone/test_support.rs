@@ -52,6 +52,7 @@ initial = { "app/decoy.bluetooth_scanning" = "0" }"#,
             alarms: Vec::new(),
             records: Vec::new(),
             episode_seed,
+            condition: crate::Condition::Base,
         })
     }
 }

@@ -3,15 +3,22 @@
 //! column, a scrolling list of record rows with section headers, bottom-docked
 //! tabs or compose bar, a floating action button. Their dialogs are in
 //! `app_dialog`.
+//!
+//! Lengths are written in pixels on the default 420-dpi display and scaled
+//! to the one laid out for (`Ctx::px`); text rows grow with the font scale
+//! (`Ctx::sp_px`). A column of widgets taller than the room between the
+//! toolbar and the bottom dock (a form or the dial pad in landscape) scrolls
+//! inside a ScrollView, as those screens do on a phone.
 
-use super::views::{clip, v, window, Ctx, NAV_BAR_TOP, STATUS_BAR, WIDTH};
+use super::views::{clip, v, window, Ctx};
 use crate::apps::defs::{self, AppDef, Dock, WidgetDef, WidgetKind};
 use crate::sim::cmd::{AppCmd, AppScreen, Cmd, Target};
 use crate::sim::query::{list_rows, Scope};
 use crate::sim::view::{Style, TextSize, View};
 use crate::uiautomator::Bounds;
 
-const TOOLBAR_BOTTOM: i32 = STATUS_BAR + 168;
+/// The toolbar's height below the status bar.
+const TOOLBAR: i32 = 168;
 pub(super) const CLEAR_TEXT_ID: &str = "com.google.android.material:id/text_input_end_icon";
 const KEYS: [(char, &str); 12] = [
     ('1', "one"),
@@ -82,10 +89,11 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
     };
     let mut content = Vec::new();
     // Toolbar.
+    let (bar_top, toolbar_bottom) = (ctx.status_bar(), ctx.status_bar() + ctx.px(TOOLBAR));
     let mut toolbar = v(
         "android.view.ViewGroup",
         p,
-        Bounds::new(0, STATUS_BAR, WIDTH, TOOLBAR_BOTTOM),
+        Bounds::new(0, bar_top, ctx.width(), toolbar_bottom),
     )
     .id(&app.resource_id("toolbar"));
     let title_left = if def.up {
@@ -93,27 +101,27 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
             v(
                 "android.widget.ImageButton",
                 p,
-                Bounds::new(0, STATUS_BAR, 147, TOOLBAR_BOTTOM),
+                Bounds::new(0, bar_top, ctx.px(147), toolbar_bottom),
             )
             .desc(ctx.t("Navigate up"))
             .style(Style::Icon)
             .tap(Cmd::Back),
         );
-        189
+        ctx.px(189)
     } else {
-        63
+        ctx.px(63)
     };
-    let mut right = WIDTH;
+    let mut right = ctx.width();
     let mut end_icons = Vec::new();
     for w in def.widgets.iter().filter(|w| w.dock == Dock::Toolbar) {
         match w.kind {
             WidgetKind::Menu => {
-                right -= 147;
+                right -= ctx.px(147);
                 end_icons.push(
                     v(
                         "android.widget.ImageView",
                         p,
-                        Bounds::new(right, STATUS_BAR, right + 147, TOOLBAR_BOTTOM),
+                        Bounds::new(right, bar_top, right + ctx.px(147), toolbar_bottom),
                     )
                     .desc(ctx.t("More options"))
                     .style(Style::Icon)
@@ -135,6 +143,7 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
                             Style::Button,
                         ),
                     };
+                    let width = ctx.px(width);
                     right -= width;
                     let control = if desc.is_empty() {
                         text.clone()
@@ -147,9 +156,9 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
                             p,
                             Bounds::new(
                                 right,
-                                STATUS_BAR + 21,
-                                right + width - 10,
-                                TOOLBAR_BOTTOM - 21,
+                                bar_top + ctx.px(21),
+                                right + width - ctx.px(10),
+                                toolbar_bottom - ctx.px(21),
                             ),
                         )
                         .id(&page.id(&item.id))
@@ -176,7 +185,12 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
             v(
                 "android.widget.TextView",
                 p,
-                Bounds::new(title_left, STATUS_BAR + 24, right - 20, TOOLBAR_BOTTOM - 24),
+                Bounds::new(
+                    title_left,
+                    bar_top + ctx.px(24),
+                    right - ctx.px(20),
+                    toolbar_bottom - ctx.px(24),
+                ),
             )
             .id(&page.id(&def.title_id))
             .text(page.scope.fill(title))
@@ -187,40 +201,103 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
     toolbar.children.extend(end_icons);
     content.push(toolbar);
     // Bottom dock, from the navigation bar up.
-    let mut bottom = NAV_BAR_TOP;
+    let mut bottom = ctx.nav_bar_top();
     let mut docked = Vec::new();
     for w in def.widgets.iter().rev().filter(|w| w.dock == Dock::Bottom) {
         let (view, h) = widget(&page, w, bottom, true);
         bottom -= h;
         docked.push(view);
     }
-    // The column.
-    let mut y = TOOLBAR_BOTTOM + 21;
+    // The column: laid out once from the top; a column with no list that
+    // overflows the room above the dock is laid out again scrolled.
+    let column_top = toolbar_bottom + ctx.px(21);
+    let (mut column, mut max_scroll, fab, end) = flow(&page, column_top, bottom, 0);
+    let has_list = def
+        .widgets
+        .iter()
+        .any(|w| w.dock == Dock::Flow && w.kind == WidgetKind::List);
+    if !has_list && end > bottom {
+        let (scrolled, _, _, _) = flow(&page, column_top, bottom, ctx.scroll);
+        let viewport = Bounds::new(0, toolbar_bottom, ctx.width(), bottom);
+        let mut scroll = v("android.widget.ScrollView", p, viewport).scrollable();
+        scroll.children = scrolled;
+        clip(&mut scroll, viewport);
+        column = vec![scroll];
+        max_scroll = end - bottom;
+    }
+    content.extend(column);
+    if let Some(w) = fab {
+        let text = w.text.as_deref().map(|t| page.scope.fill(t));
+        let desc = page.scope.fill(w.desc.as_deref().unwrap_or(""));
+        let (left, class) = if text.is_some() {
+            (ctx.end(503), "android.widget.Button")
+        } else {
+            (ctx.end(273), "android.widget.ImageButton")
+        };
+        content.push(
+            v(
+                class,
+                p,
+                Bounds::new(left, bottom - ctx.px(273), ctx.end(63), bottom - ctx.px(63)),
+            )
+            .id(&page.id(&w.id))
+            .text(text.unwrap_or_default())
+            .desc(desc.clone())
+            .style(Style::Fab)
+            .tap(page.run(
+                w.on_tap.as_ref().unwrap_or(&defs::Action::Nothing(true)),
+                screen.record,
+                desc,
+            )),
+        );
+    }
+    docked.reverse();
+    content.extend(docked);
+    (window(ctx, p, content), max_scroll)
+}
+
+/// The column of flow widgets from `top` (moved up by `scroll`), a list
+/// filling the room down to `bottom`: the views, how far a list in it
+/// scrolls, its floating action button, and where the column ends.
+fn flow<'a>(
+    page: &Page<'a>,
+    top: i32,
+    bottom: i32,
+    scroll: i32,
+) -> (Vec<View>, i32, Option<&'static WidgetDef>, i32) {
+    let ctx = page.ctx;
+    let mut content = Vec::new();
+    let mut y = top - scroll;
     let mut max_scroll = 0;
     let mut fab = None;
-    if let Some(error) = &screen.error {
+    if let Some(error) = &page.screen.error {
+        let h = ctx.sp_px(90);
         content.push(
             page.text(
                 "android.widget.TextView",
-                Bounds::new(63, y, 1017, y + 90),
+                Bounds::new(ctx.px(63), y, ctx.end(63), y + h),
                 error.clone(),
                 TextSize::Small,
             )
-            .id(&app.resource_id("error")),
+            .id(&page.app.resource_id("error")),
         );
-        y += 90;
+        y += h;
     }
+    let def = page
+        .app
+        .screen(&page.screen.screen)
+        .expect("the page's screen exists");
     for w in def.widgets.iter().filter(|w| w.dock == Dock::Flow) {
         match w.kind {
             WidgetKind::Fab => fab = Some(w),
             WidgetKind::List => {
-                let (view, scroll) = list(&page, w, y, bottom);
+                let (view, scroll) = list(page, w, y, bottom);
                 max_scroll = scroll;
                 content.push(view);
                 y = bottom;
             }
             _ => {
-                let (view, h) = widget(&page, w, y, false);
+                let (view, h) = widget(page, w, y, false);
                 if h > 0 {
                     content.push(view);
                 }
@@ -228,30 +305,7 @@ pub(super) fn app_page(ctx: &Ctx, screen: &AppScreen) -> (View, i32) {
             }
         }
     }
-    if let Some(w) = fab {
-        let text = w.text.as_deref().map(|t| page.scope.fill(t));
-        let desc = page.scope.fill(w.desc.as_deref().unwrap_or(""));
-        let (left, class) = if text.is_some() {
-            (577, "android.widget.Button")
-        } else {
-            (807, "android.widget.ImageButton")
-        };
-        content.push(
-            v(class, p, Bounds::new(left, bottom - 273, 1017, bottom - 63))
-                .id(&page.id(&w.id))
-                .text(text.unwrap_or_default())
-                .desc(desc.clone())
-                .style(Style::Fab)
-                .tap(page.run(
-                    w.on_tap.as_ref().unwrap_or(&defs::Action::Nothing(true)),
-                    screen.record,
-                    desc,
-                )),
-        );
-    }
-    docked.reverse();
-    content.extend(docked);
-    (window(p, content), max_scroll)
+    (content, max_scroll, fab, y + scroll)
 }
 
 /// A widget at `y` (or, docked, ending at `y`) and its height.
@@ -259,30 +313,30 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
     let p = page.p();
     let ctx = page.ctx;
     let target = page.screen.record;
+    // Heights: padding (scaled by density) and a line of text (scaled by
+    // density and font scale); 84 px is one 16 sp line at 420 dpi.
+    let (text_h, second_h) = (ctx.sp_px(90), ctx.sp_px(70));
+    let line = ctx.sp_px(84);
+    let link_h = ctx.px(84) + line;
+    let key_h = ctx.px(190);
     let h = match w.kind {
         WidgetKind::Text => {
             if w.secondary.is_some() {
-                200
+                ctx.px(40) + text_h + second_h
             } else {
-                120
+                ctx.px(30) + text_h
             }
         }
-        WidgetKind::Field => {
-            if docked_bottom {
-                170
-            } else {
-                200
-            }
-        }
-        WidgetKind::Buttons => 230,
-        WidgetKind::Button => 170,
-        WidgetKind::Tabs => 200,
-        WidgetKind::Links => 168 * w.items.len() as i32,
-        WidgetKind::Keypad => 4 * 190,
+        WidgetKind::Field => ctx.px(if docked_bottom { 86 } else { 116 }) + line,
+        WidgetKind::Buttons => ctx.px(146) + line,
+        WidgetKind::Button => ctx.px(86) + line,
+        WidgetKind::Tabs => ctx.px(130) + second_h,
+        WidgetKind::Links => link_h * w.items.len() as i32,
+        WidgetKind::Keypad => 4 * key_h,
         _ => 0,
     };
     let top = if docked_bottom { y - h } else { y };
-    let b = Bounds::new(0, top, WIDTH, top + h);
+    let b = Bounds::new(0, top, ctx.width(), top + h);
     let view = match w.kind {
         WidgetKind::Text => {
             let text = page.scope.fill(w.text.as_deref().unwrap_or(""));
@@ -297,9 +351,10 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
             } else {
                 row = readable(row);
             }
+            let (left, right, text_top) = (ctx.px(63), ctx.end(63), top + ctx.px(20));
             let (text_b, second_b) = (
-                Bounds::new(63, top + 20, 1017, top + 110),
-                Bounds::new(63, top + 110, 1017, top + 180),
+                Bounds::new(left, text_top, right, text_top + text_h),
+                Bounds::new(left, text_top + text_h, right, text_top + text_h + second_h),
             );
             row = row.child(
                 page.text("android.widget.TextView", text_b, text, TextSize::Title)
@@ -321,7 +376,7 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
         WidgetKind::Field => field(page, w, top, h),
         WidgetKind::Buttons => {
             let n = w.items.len().max(1) as i32;
-            let cell = WIDTH / n;
+            let cell = ctx.width() / n;
             let mut row = v("android.widget.LinearLayout", p, b);
             for (i, item) in w.items.iter().enumerate() {
                 let x = i as i32 * cell;
@@ -331,7 +386,12 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
                     v(
                         "android.widget.Button",
                         p,
-                        Bounds::new(x + 21, top + 21, x + cell - 21, top + h - 21),
+                        Bounds::new(
+                            x + ctx.px(21),
+                            top + ctx.px(21),
+                            x + cell - ctx.px(21),
+                            top + h - ctx.px(21),
+                        ),
                     )
                     .id(&page.id(&item.id))
                     .text(label)
@@ -347,7 +407,12 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
             v(
                 "android.widget.Button",
                 p,
-                Bounds::new(63, top + 21, 1017, top + h - 21),
+                Bounds::new(
+                    ctx.px(63),
+                    top + ctx.px(21),
+                    ctx.end(63),
+                    top + h - ctx.px(21),
+                ),
             )
             .id(&page.id(&w.id))
             .text(text.clone())
@@ -368,14 +433,14 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
             let n = w.items.len().max(1) as i32;
             let mut tabs = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
             for (i, item) in w.items.iter().enumerate() {
-                let x = i as i32 * WIDTH / n;
+                let (x, tab_w) = (i as i32 * ctx.width() / n, ctx.width() / n);
                 let label = ctx.t(&item.label);
                 let selected =
                     matches!(&item.on_tap, defs::Action::Tab(s) if *s == page.screen.screen);
                 let mut tab = v(
                     "android.widget.FrameLayout",
                     p,
-                    Bounds::new(x, top, x + WIDTH / n, top + h),
+                    Bounds::new(x, top, x + tab_w, top + h),
                 )
                 .id(&page.id(&item.id))
                 .desc(label.clone())
@@ -384,7 +449,7 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
                 tab.node.selected = selected;
                 tabs = tabs.child(tab.child(page.text(
                     "android.widget.TextView",
-                    Bounds::new(x, top + 110, x + WIDTH / n, top + h - 20),
+                    Bounds::new(x, top + ctx.px(110), x + tab_w, top + h - ctx.px(20)),
                     label,
                     TextSize::Small,
                 )));
@@ -394,13 +459,13 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
         WidgetKind::Links => {
             let mut col = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
             for (i, item) in w.items.iter().enumerate() {
-                let y = top + i as i32 * 168;
+                let y = top + i as i32 * link_h;
                 let label = page.scope.fill(&item.label);
                 col = col.child(
                     v(
                         "android.widget.LinearLayout",
                         p,
-                        Bounds::new(0, y, WIDTH, y + 168),
+                        Bounds::new(0, y, ctx.width(), y + link_h),
                     )
                     .id(&page.id(&item.id))
                     .style(Style::Row)
@@ -408,7 +473,12 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
                     .child(
                         page.text(
                             "android.widget.TextView",
-                            Bounds::new(189, y + 42, 1017, y + 126),
+                            Bounds::new(
+                                ctx.px(189),
+                                y + ctx.px(42),
+                                ctx.end(63),
+                                y + ctx.px(42) + line,
+                            ),
                             label,
                             TextSize::Title,
                         )
@@ -421,15 +491,17 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
         WidgetKind::Keypad => {
             let field = w.field.clone().unwrap_or_default();
             let mut pad = v("android.widget.LinearLayout", p, b).id(&page.id(&w.id));
+            // Three keys a row across the width inside 90 px margins.
+            let key_w = (ctx.width() - 2 * ctx.px(90)) / 3;
             for (i, (key, id)) in KEYS.iter().enumerate() {
                 let (col, row) = (i as i32 % 3, i as i32 / 3);
-                let x = 90 + col * 300;
-                let ky = top + row * 190;
+                let x = ctx.px(90) + col * key_w;
+                let ky = top + row * key_h;
                 pad = pad.child(
                     v(
                         "android.widget.FrameLayout",
                         p,
-                        Bounds::new(x, ky + 10, x + 300, ky + 180),
+                        Bounds::new(x, ky + ctx.px(10), x + key_w, ky + key_h - ctx.px(10)),
                     )
                     .id(&page.app.resource_id(id))
                     .desc(key.to_string())
@@ -440,7 +512,12 @@ fn widget(page: &Page, w: &WidgetDef, y: i32, docked_bottom: bool) -> (View, i32
                     }))
                     .child(page.text(
                         "android.widget.TextView",
-                        Bounds::new(x + 100, ky + 40, x + 200, ky + 150),
+                        Bounds::new(
+                            x + key_w / 2 - ctx.px(50),
+                            ky + ctx.px(40),
+                            x + key_w / 2 + ctx.px(50),
+                            ky + key_h - ctx.px(40),
+                        ),
                         key.to_string(),
                         TextSize::Title,
                     )),
@@ -460,15 +537,15 @@ fn field(page: &Page, w: &WidgetDef, top: i32, h: i32) -> View {
     let text = page.screen.fields.get(&id).cloned().unwrap_or_default();
     let focused = page.screen.focus.as_deref() == Some(id.as_str());
     let hint = w.hint.as_deref().map(|h| ctx.t(h)).unwrap_or_default();
-    let mut right = 1017;
+    let mut right = ctx.end(63);
     let mut frame = v(
         "android.widget.FrameLayout",
         p,
-        Bounds::new(0, top, WIDTH, top + h),
+        Bounds::new(0, top, ctx.width(), top + h),
     );
     let mut end = Vec::new();
     if let Some(button) = &w.button {
-        right -= 168;
+        right -= ctx.px(168);
         let desc = page
             .scope
             .fill(button.desc.as_deref().unwrap_or(&button.label));
@@ -476,7 +553,12 @@ fn field(page: &Page, w: &WidgetDef, top: i32, h: i32) -> View {
             v(
                 "android.widget.ImageButton",
                 p,
-                Bounds::new(right + 21, top + 21, right + 168, top + h - 21),
+                Bounds::new(
+                    right + ctx.px(21),
+                    top + ctx.px(21),
+                    right + ctx.px(168),
+                    top + h - ctx.px(21),
+                ),
             )
             .id(&page.id(&button.id))
             .desc(desc.clone())
@@ -485,12 +567,17 @@ fn field(page: &Page, w: &WidgetDef, top: i32, h: i32) -> View {
         );
     }
     if focused && !text.is_empty() {
-        right -= 126;
+        right -= ctx.px(126);
         end.push(
             v(
                 "android.widget.ImageButton",
                 p,
-                Bounds::new(right, top + 40, right + 126, top + h - 40),
+                Bounds::new(
+                    right,
+                    top + ctx.px(40),
+                    right + ctx.px(126),
+                    top + h - ctx.px(40),
+                ),
             )
             .id(CLEAR_TEXT_ID)
             .desc(ctx.t("Clear text"))
@@ -501,7 +588,7 @@ fn field(page: &Page, w: &WidgetDef, top: i32, h: i32) -> View {
     let mut edit = v(
         "android.widget.EditText",
         p,
-        Bounds::new(63, top + 21, right, top + h - 21),
+        Bounds::new(ctx.px(63), top + ctx.px(21), right, top + h - ctx.px(21)),
     )
     .id(&page.app.resource_id(&id))
     // An empty field reports its hint as its text, as TextView does for accessibility.
@@ -528,7 +615,18 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
     let Some(row_def) = &w.row else {
         return (View::default(), 0);
     };
-    let viewport = Bounds::new(0, top, WIDTH, bottom);
+    let viewport = Bounds::new(0, top, ctx.width(), bottom);
+    // Rows: padding and their text lines (one each; a longer text is
+    // ellipsized, as these lists do).
+    let header_h = ctx.px(20) + ctx.sp_px(90);
+    let (text_h, second_h) = (ctx.sp_px(78), ctx.sp_px(70));
+    let row_h = |secondary: bool| {
+        if secondary {
+            ctx.px(72) + text_h + second_h
+        } else {
+            ctx.px(84) + ctx.sp_px(84)
+        }
+    };
     let mut list = v("androidx.recyclerview.widget.RecyclerView", p, viewport)
         .id(&page.id(&w.id))
         .scrollable();
@@ -546,25 +644,21 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
         // Like a RecyclerView, only rows in sight are built (and dumped).
         let in_sight = |y: i32, h: i32| y + h > top && y < bottom;
         if !header.is_empty() && header != section {
-            if in_sight(y, 110) {
+            if in_sight(y, header_h) {
                 list.children.push(
                     page.text(
                         "android.widget.TextView",
-                        Bounds::new(63, y, 1017, y + 110),
+                        Bounds::new(ctx.px(63), y, ctx.end(63), y + header_h),
                         header.clone(),
                         TextSize::Small,
                     )
                     .id(&page.app.resource_id("section_header")),
                 );
             }
-            y += 110;
+            y += header_h;
         }
         section = header;
-        let h = if row_def.secondary.is_some() {
-            220
-        } else {
-            168
-        };
+        let h = row_h(row_def.secondary.is_some());
         if !in_sight(y, h) {
             y += h;
             continue;
@@ -580,7 +674,7 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
         let mut view = v(
             "android.widget.LinearLayout",
             p,
-            Bounds::new(0, y, WIDTH, y + h),
+            Bounds::new(0, y, ctx.width(), y + h),
         )
         .id(&page.id(&row_def.id))
         .desc(desc)
@@ -604,13 +698,13 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
         if view.on_tap.is_none() && view.on_long_press.is_none() {
             view = readable(view);
         }
-        let (mut left, mut right) = (63, 1017);
+        let (mut left, mut right) = (ctx.px(63), ctx.end(63));
         if let Some(when) = &row_def.bubble_end_when {
             let (column, want) = when.split_once('=').unwrap_or((when, ""));
             if row.record.text(column) == want {
-                left = 300;
+                left = ctx.px(300);
             } else {
-                right = 780;
+                right = ctx.end(300);
             }
         }
         if row_def.icon {
@@ -618,51 +712,57 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
                 v(
                     "android.widget.ImageView",
                     p,
-                    Bounds::new(42, y + h / 2 - 60, 162, y + h / 2 + 60),
+                    Bounds::new(
+                        ctx.px(42),
+                        y + h / 2 - ctx.px(60),
+                        ctx.px(162),
+                        y + h / 2 + ctx.px(60),
+                    ),
                 )
                 // A photo or a coloured initial: nothing the dump shows.
                 .id(&page.app.resource_id("avatar"))
                 .style(Style::Icon),
             );
-            left = 210;
+            left = ctx.px(210);
         }
+        let end_button = |right: i32| {
+            Bounds::new(
+                right,
+                y + h / 2 - ctx.px(70),
+                right + ctx.px(147),
+                y + h / 2 + ctx.px(70),
+            )
+        };
         if let Some(button) = &row_def.button {
-            right -= 147;
+            right -= ctx.px(147);
             let desc = scope.fill(button.desc.as_deref().unwrap_or(&button.label));
             view = view.child(
-                v(
-                    "android.widget.ImageButton",
-                    p,
-                    Bounds::new(right, y + h / 2 - 70, right + 147, y + h / 2 + 70),
-                )
-                .id(&page.id(&button.id))
-                .desc(desc.clone())
-                .style(Style::Icon)
-                .tap(page.run(&button.on_tap, target, desc)),
+                v("android.widget.ImageButton", p, end_button(right))
+                    .id(&page.id(&button.id))
+                    .desc(desc.clone())
+                    .style(Style::Icon)
+                    .tap(page.run(&button.on_tap, target, desc)),
             );
         }
         if let Some(menu) = menu {
-            right -= 147;
+            right -= ctx.px(147);
             view = view.child(
-                v(
-                    "android.widget.ImageButton",
-                    p,
-                    Bounds::new(right, y + h / 2 - 70, right + 147, y + h / 2 + 70),
-                )
-                .desc(ctx.t("More options"))
-                .style(Style::Icon)
-                .tap(menu),
+                v("android.widget.ImageButton", p, end_button(right))
+                    .desc(ctx.t("More options"))
+                    .style(Style::Icon)
+                    .tap(menu),
             );
         }
+        let text_top = y + ctx.px(42);
         let text_bottom = if secondary.is_some() {
-            y + 120
+            text_top + text_h
         } else {
-            y + h - 42
+            y + h - ctx.px(42)
         };
         view = view.child(
             page.text(
                 "android.widget.TextView",
-                Bounds::new(left, y + 42, right - 21, text_bottom),
+                Bounds::new(left, text_top, right - ctx.px(21), text_bottom),
                 text,
                 TextSize::Title,
             )
@@ -672,7 +772,7 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
             view = view.child(
                 page.text(
                     "android.widget.TextView",
-                    Bounds::new(left, y + 120, right - 21, y + h - 30),
+                    Bounds::new(left, text_bottom, right - ctx.px(21), y + h - ctx.px(30)),
                     s,
                     TextSize::Small,
                 )
@@ -687,7 +787,12 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
             list.children.push(
                 page.text(
                     "android.widget.TextView",
-                    Bounds::new(63, top + 200, 1017, top + 300),
+                    Bounds::new(
+                        ctx.px(63),
+                        top + ctx.px(200),
+                        ctx.end(63),
+                        top + ctx.px(300),
+                    ),
                     page.scope.fill(empty),
                     TextSize::Body,
                 )
@@ -696,7 +801,7 @@ fn list(page: &Page, w: &WidgetDef, top: i32, bottom: i32) -> (View, i32) {
         }
     }
     // Room under the last row for the floating action button.
-    let content_height = y + ctx.scroll - top + 230;
+    let content_height = y + ctx.scroll - top + ctx.px(230);
     let max_scroll = (content_height - viewport.height()).max(0);
     clip(&mut list, viewport);
     (list, max_scroll)

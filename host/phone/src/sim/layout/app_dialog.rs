@@ -3,7 +3,7 @@
 //! popup menu an overflow button opens.
 
 use super::app::CLEAR_TEXT_ID;
-use super::views::{v, Ctx, HEIGHT, STATUS_BAR};
+use super::views::{v, Ctx, Panel};
 use crate::apps::defs::{self, ItemDef};
 use crate::sim::cmd::{AppCmd, AppDialog, AppScreen, Cmd};
 use crate::sim::view::{Style, TextSize, View};
@@ -21,43 +21,57 @@ fn button(p: &str, id: &str, b: Bounds, text: String, cmd: Cmd) -> View {
 pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDialog) -> View {
     let app = screen.and_then(|s| defs::app_named(&s.app));
     let p = app.map(|a| a.package.as_str()).unwrap_or("android");
-    let cancel = |bottom: i32| {
+    // Buttons at the panel's bottom end.
+    let end_button = |f: &Panel, from: i32, to: i32| {
+        Bounds::new(
+            f.x_end(ctx, from),
+            f.bottom - ctx.px(150),
+            f.x_end(ctx, to),
+            f.bottom - ctx.px(40),
+        )
+    };
+    let cancel = |f: &Panel| {
         button(
             p,
             "android:id/button2",
-            Bounds::new(460, bottom - 150, 720, bottom - 40),
+            end_button(f, 460, 720),
             ctx.t("Cancel"),
             Cmd::DialogCancel,
         )
     };
-    let ok = |bottom: i32, text: &str| {
+    let ok = |f: &Panel, text: &str| {
         button(
             p,
             "android:id/button1",
-            Bounds::new(740, bottom - 150, 954, bottom - 40),
+            end_button(f, 740, 954),
             text.to_string(),
             Cmd::App(AppCmd::DialogOk),
         )
     };
     let panel = |height: i32, title: &str| {
-        let top = (HEIGHT - height) / 2;
+        let f = Panel::centred(ctx, height);
         let view = v(
             "android.widget.FrameLayout",
             p,
-            Bounds::new(63, top, 1017, top + height),
+            Bounds::new(f.left, f.top, f.right, f.bottom),
         )
         .style(Style::Dialog)
         .child(
             v(
                 "android.widget.TextView",
                 p,
-                Bounds::new(126, top + 50, 954, top + 150),
+                Bounds::new(
+                    f.x(ctx, 126),
+                    f.y(ctx, 50),
+                    f.x_end(ctx, 954),
+                    f.y(ctx, 150),
+                ),
             )
             .id("android:id/alertTitle")
             .text(title)
             .style(Style::Text(TextSize::Title)),
         );
-        (view, top, top + height)
+        (view, f)
     };
     match dialog {
         AppDialog::Confirm {
@@ -66,20 +80,25 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
             ok: ok_text,
             ..
         } => {
-            let (mut view, top, bottom) = panel(520, title);
+            let (mut view, f) = panel(520, title);
             if let Some(m) = message {
                 view = view.child(
                     v(
                         "android.widget.TextView",
                         p,
-                        Bounds::new(126, top + 170, 954, top + 330),
+                        Bounds::new(
+                            f.x(ctx, 126),
+                            f.y(ctx, 170),
+                            f.x_end(ctx, 954),
+                            f.y(ctx, 330),
+                        ),
                     )
                     .id("android:id/message")
                     .text(m.clone())
                     .style(Style::Text(TextSize::Body)),
                 );
             }
-            view.child(cancel(bottom)).child(ok(bottom, ok_text))
+            view.child(cancel(&f)).child(ok(&f, ok_text))
         }
         AppDialog::Prompt {
             title,
@@ -88,20 +107,20 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
             text,
             ..
         } => {
-            let (mut view, top, bottom) = panel(600, title);
+            let (mut view, f) = panel(600, title);
             let field_id = match (app, id) {
                 (Some(app), Some(id)) => app.resource_id(id),
                 _ => "android:id/edit".into(),
             };
-            let mut right = 954;
+            let mut right = f.x_end(ctx, 954);
             let mut clear = None;
             if !text.is_empty() {
-                right -= 126;
+                right -= ctx.px(126);
                 clear = Some(
                     v(
                         "android.widget.ImageButton",
                         p,
-                        Bounds::new(right, top + 200, right + 126, top + 320),
+                        Bounds::new(right, f.y(ctx, 200), right + ctx.px(126), f.y(ctx, 320)),
                     )
                     .id(CLEAR_TEXT_ID)
                     .desc(ctx.t("Clear text"))
@@ -112,7 +131,7 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
             let mut edit = v(
                 "android.widget.EditText",
                 p,
-                Bounds::new(126, top + 180, right, top + 340),
+                Bounds::new(f.x(ctx, 126), f.y(ctx, 180), right, f.y(ctx, 340)),
             )
             .id(&field_id)
             .text(text.clone())
@@ -124,19 +143,19 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
             if let Some(c) = clear {
                 view = view.child(c);
             }
-            view.child(cancel(bottom)).child(ok(bottom, ok_text))
+            view.child(cancel(&f)).child(ok(&f, ok_text))
         }
         AppDialog::Choose { title, options, .. } => {
             let height = 200 + 150 * options.len() as i32 + 170;
-            let (mut view, top, bottom) = panel(height, title);
+            let (mut view, f) = panel(height, title);
             for (i, option) in options.iter().enumerate() {
-                let y = top + 180 + i as i32 * 150;
+                let y = f.y(ctx, 180 + i as i32 * 150);
                 let label = ctx.t(option);
                 view = view.child(
                     v(
                         "android.widget.TextView",
                         p,
-                        Bounds::new(63, y, 1017, y + 150),
+                        Bounds::new(f.left, y, f.right, y + ctx.px(150)),
                     )
                     .id("android:id/text1")
                     .text(label)
@@ -144,7 +163,7 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
                     .tap(Cmd::App(AppCmd::Choose(option.clone()))),
                 );
             }
-            view.child(cancel(bottom))
+            view.child(cancel(&f))
         }
         AppDialog::Menu { items, .. } => menu(ctx, p, items),
     }
@@ -152,8 +171,10 @@ pub(super) fn app_dialog(ctx: &Ctx, screen: Option<&AppScreen>, dialog: &AppDial
 
 /// A popup menu at the top end of the screen, as an overflow menu opens.
 fn menu(ctx: &Ctx, p: &str, items: &[ItemDef]) -> View {
-    let (top, item_h) = (STATUS_BAR + 21, 147);
-    let b = Bounds::new(520, top, 1059, top + item_h * items.len() as i32);
+    // Items are padding and a line of text tall.
+    let (top, item_h) = (ctx.status_bar() + ctx.px(21), ctx.px(63) + ctx.sp_px(84));
+    let (left, right) = (ctx.end(560), ctx.end(21));
+    let b = Bounds::new(left, top, right, top + item_h * items.len() as i32);
     let mut list = v("android.widget.ListView", p, b).style(Style::Dialog);
     for (i, item) in items.iter().enumerate() {
         let y = top + i as i32 * item_h;
@@ -162,14 +183,19 @@ fn menu(ctx: &Ctx, p: &str, items: &[ItemDef]) -> View {
             v(
                 "android.widget.LinearLayout",
                 p,
-                Bounds::new(520, y, 1059, y + item_h),
+                Bounds::new(left, y, right, y + item_h),
             )
             .tap(Cmd::App(AppCmd::MenuPick(i)))
             .child(
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(583, y + 30, 1017, y + item_h - 30),
+                    Bounds::new(
+                        ctx.end(497),
+                        y + ctx.px(30),
+                        ctx.end(63),
+                        y + item_h - ctx.px(30),
+                    ),
                 )
                 .id("android:id/title")
                 .text(label)

@@ -1,8 +1,12 @@
 //! The Clock app: the alarm list (cards with time, switch, expand arrow;
 //! expanded cards with label and Delete), the Add-alarm button, the bottom
 //! tabs, and the time-picker and label dialogs.
+//!
+//! Lengths are written in pixels on the default 420-dpi display and scaled
+//! to the one laid out for (`Ctx::px`); the list and tabs span the width,
+//! dialogs keep their phone width and stay centred.
 
-use super::views::{clip, v, window, Ctx, HEIGHT, NAV_BAR_TOP, WIDTH};
+use super::views::{clip, v, window, Ctx, Panel};
 use crate::apps::CLOCK;
 use crate::sim::cmd::{ClockTab, Cmd, Field};
 use crate::sim::view::{Style, TextSize, View};
@@ -11,7 +15,8 @@ use crate::uiautomator::Bounds;
 const CARD_COLLAPSED: i32 = 300;
 const CARD_EXPANDED: i32 = 520;
 const CLOCK_LIST_TOP: i32 = 370;
-const CLOCK_TABS_TOP: i32 = 2085;
+/// The tabs' height above the navigation bar.
+const CLOCK_TABS: i32 = 189;
 /// Room below the last alarm card for the floating Add-alarm button.
 const FAB_CLEARANCE: i32 = 230;
 
@@ -21,30 +26,36 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
     let mut content = vec![v(
         "android.widget.TextView",
         p,
-        Bounds::new(63, 180, 1017, 330),
+        Bounds::new(ctx.px(63), ctx.px(180), ctx.end(63), ctx.px(330)),
     )
     .id(&id("action_bar_title"))
     .text(ctx.t(tab.label()))
     .style(Style::Heading)];
     let mut max_scroll = 0;
+    let (list_top, tabs_top) = (
+        ctx.px(CLOCK_LIST_TOP),
+        ctx.nav_bar_top() - ctx.px(CLOCK_TABS),
+    );
     if tab == ClockTab::Alarm {
-        let viewport = Bounds::new(0, CLOCK_LIST_TOP, WIDTH, CLOCK_TABS_TOP);
+        let viewport = Bounds::new(0, list_top, ctx.width(), tabs_top);
         let mut list = v("androidx.recyclerview.widget.RecyclerView", p, viewport)
             .id(&id("alarm_recycler_view"))
             .scrollable();
-        let mut y = CLOCK_LIST_TOP - ctx.scroll;
+        let mut y = list_top - ctx.scroll;
         for alarm in ctx.state.alarms() {
             let expanded = ctx.expanded == Some(alarm.id);
-            let h = if expanded {
+            let h = ctx.px(if expanded {
                 CARD_EXPANDED
             } else {
                 CARD_COLLAPSED
-            };
-            let (top, bottom) = (y + 21, y + h - 21);
+            });
+            let (top, bottom) = (y + ctx.px(21), y + h - ctx.px(21));
+            // A length below the card's top.
+            let at = |dy: i32| top + ctx.px(dy);
             let mut card = v(
                 "androidx.cardview.widget.CardView",
                 p,
-                Bounds::new(42, top, 1038, bottom),
+                Bounds::new(ctx.px(42), top, ctx.end(42), bottom),
             )
             .id(&id("alarm_card"))
             .style(Style::Row)
@@ -53,7 +64,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(84, top + 40, 600, top + 190),
+                    Bounds::new(ctx.px(84), at(40), ctx.px(600), at(190)),
                 )
                 .id(&id("digital_clock"))
                 .text(alarm.time_text())
@@ -64,7 +75,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                     v(
                         "android.widget.TextView",
                         p,
-                        Bounds::new(84, top + 190, 800, top + 250),
+                        Bounds::new(ctx.px(84), at(190), ctx.end(280), at(250)),
                     )
                     .id(&id("label"))
                     .text(alarm.label.clone())
@@ -76,7 +87,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                     v(
                         "android.widget.Switch",
                         p,
-                        Bounds::new(880, top + 70, 996, top + 150),
+                        Bounds::new(ctx.end(200), at(70), ctx.end(84), at(150)),
                     )
                     .id(&id("onoff"))
                     .checkable(alarm.enabled)
@@ -90,7 +101,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                     v(
                         "android.widget.ImageButton",
                         p,
-                        Bounds::new(880, top + 170, 996, top + 250),
+                        Bounds::new(ctx.end(200), at(170), ctx.end(84), at(250)),
                     )
                     .id(&id("arrow"))
                     .desc(ctx.t(if expanded {
@@ -112,7 +123,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                         v(
                             "android.widget.TextView",
                             p,
-                            Bounds::new(84, top + 270, 800, top + 370),
+                            Bounds::new(ctx.px(84), at(270), ctx.end(280), at(370)),
                         )
                         .id(&id("edit_label"))
                         .text(label)
@@ -123,7 +134,7 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
                         v(
                             "android.widget.Button",
                             p,
-                            Bounds::new(84, top + 380, 400, top + 470),
+                            Bounds::new(ctx.px(84), at(380), ctx.px(400), at(470)),
                         )
                         .id(&id("delete"))
                         .text(ctx.t("Delete"))
@@ -136,14 +147,16 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
         }
         // Bottom padding the height of the Add-alarm button, as DeskClock pads its
         // list, so the last card can scroll clear of the button.
-        let content_height = y + ctx.scroll - CLOCK_LIST_TOP + FAB_CLEARANCE;
+        let content_height = y + ctx.scroll - list_top + ctx.px(FAB_CLEARANCE);
         max_scroll = (content_height - viewport.height()).max(0);
         if ctx.state.alarms().is_empty() {
+            // 530 px down the list, or its middle where it is shorter.
+            let y = list_top + ctx.px(530).min((viewport.height() - ctx.px(100)) / 2);
             list.children.push(
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(63, 900, 1017, 1000),
+                    Bounds::new(ctx.px(63), y, ctx.end(63), y + ctx.px(100)),
                 )
                 .id(&id("alarms_empty_view"))
                 .text(ctx.t("No alarms"))
@@ -156,7 +169,12 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
             v(
                 "android.widget.ImageButton",
                 p,
-                Bounds::new(435, 1880, 645, 2060),
+                Bounds::new(
+                    ctx.width() / 2 - ctx.px(105),
+                    tabs_top - ctx.px(205),
+                    ctx.width() / 2 + ctx.px(105),
+                    tabs_top - ctx.px(25),
+                ),
             )
             .id(&id("fab"))
             .desc(ctx.t("Add alarm"))
@@ -167,16 +185,17 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
     let mut tabs = v(
         "android.widget.LinearLayout",
         p,
-        Bounds::new(0, CLOCK_TABS_TOP, WIDTH, NAV_BAR_TOP),
+        Bounds::new(0, tabs_top, ctx.width(), ctx.nav_bar_top()),
     )
     .id(&id("tabs"));
+    let tab_w = ctx.width() / 5;
     for (i, t) in ClockTab::ALL.iter().enumerate() {
-        let x = i as i32 * WIDTH / 5;
+        let x = i as i32 * ctx.width() / 5;
         let label = ctx.t(t.label());
         let mut view = v(
             "android.widget.FrameLayout",
             p,
-            Bounds::new(x, CLOCK_TABS_TOP, x + WIDTH / 5, NAV_BAR_TOP),
+            Bounds::new(x, tabs_top, x + tab_w, ctx.nav_bar_top()),
         )
         .desc(label.clone())
         .style(Style::Tab)
@@ -186,7 +205,12 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
             v(
                 "android.widget.TextView",
                 p,
-                Bounds::new(x, CLOCK_TABS_TOP + 110, x + WIDTH / 5, NAV_BAR_TOP - 20),
+                Bounds::new(
+                    x,
+                    tabs_top + ctx.px(110),
+                    x + tab_w,
+                    ctx.nav_bar_top() - ctx.px(20),
+                ),
             )
             .text(label)
             .style(Style::Text(TextSize::Small)),
@@ -194,38 +218,48 @@ pub(super) fn clock(ctx: &Ctx, tab: ClockTab) -> (View, i32) {
         tabs.children.push(view);
     }
     content.push(tabs);
-    (window(p, content), max_scroll)
+    (window(ctx, p, content), max_scroll)
 }
 
-fn dialog_frame(title: &str, height: i32, mut body: Vec<View>, ok: &str, cancel: &str) -> View {
+fn dialog_frame(ctx: &Ctx, title: &str, height: i32, mut body: Vec<View>) -> View {
     let p = CLOCK;
-    let top = (HEIGHT - height) / 2;
-    let bottom = top + height;
+    let f = Panel::centred(ctx, height);
     let mut panel = v(
         "android.widget.FrameLayout",
         p,
-        Bounds::new(63, top, 1017, bottom),
+        Bounds::new(f.left, f.top, f.right, f.bottom),
     )
     .style(Style::Dialog);
     panel.children.push(
         v(
             "android.widget.TextView",
             p,
-            Bounds::new(126, top + 50, 954, top + 150),
+            Bounds::new(
+                f.x(ctx, 126),
+                f.y(ctx, 50),
+                f.x_end(ctx, 954),
+                f.y(ctx, 150),
+            ),
         )
         .id("android:id/alertTitle")
         .text(title)
         .style(Style::Text(TextSize::Title)),
     );
     panel.children.append(&mut body);
+    let (button_top, button_bottom) = (f.bottom - ctx.px(150), f.bottom - ctx.px(40));
     panel.children.push(
         v(
             "android.widget.Button",
             p,
-            Bounds::new(500, bottom - 150, 740, bottom - 40),
+            Bounds::new(
+                f.x_end(ctx, 500),
+                button_top,
+                f.x_end(ctx, 740),
+                button_bottom,
+            ),
         )
         .id("android:id/button2")
-        .text(cancel)
+        .text(ctx.t("Cancel"))
         .style(Style::Button)
         .tap(Cmd::DialogCancel),
     );
@@ -233,10 +267,15 @@ fn dialog_frame(title: &str, height: i32, mut body: Vec<View>, ok: &str, cancel:
         v(
             "android.widget.Button",
             p,
-            Bounds::new(760, bottom - 150, 954, bottom - 40),
+            Bounds::new(
+                f.x_end(ctx, 760),
+                button_top,
+                f.x_end(ctx, 954),
+                button_bottom,
+            ),
         )
         .id("android:id/button1")
-        .text(ok)
+        .text(ctx.t("OK"))
         .style(Style::Button)
         .tap(Cmd::DialogOk),
     );
@@ -262,79 +301,74 @@ pub(super) fn time_picker(
     focus: Option<Field>,
     error: bool,
 ) -> View {
-    let top = (HEIGHT - 820) / 2;
+    let f = Panel::centred(ctx, 820);
+    let b = |x1: i32, y1: i32, x2: i32, y2: i32| {
+        Bounds::new(f.x(ctx, x1), f.y(ctx, y1), f.x(ctx, x2), f.y(ctx, y2))
+    };
     let mut body = vec![
         edit_text(
             "android:id/input_hour",
-            Bounds::new(126, top + 200, 450, top + 380),
+            b(126, 200, 450, 380),
             hour,
             "00",
             focus == Some(Field::Hour),
             Field::Hour,
         ),
-        v(
-            "android.widget.TextView",
-            CLOCK,
-            Bounds::new(450, top + 200, 510, top + 380),
-        )
-        .id("android:id/input_separator")
-        .text(":")
-        .style(Style::BigTime),
+        v("android.widget.TextView", CLOCK, b(450, 200, 510, 380))
+            .id("android:id/input_separator")
+            .text(":")
+            .style(Style::BigTime),
         edit_text(
             "android:id/input_minute",
-            Bounds::new(510, top + 200, 834, top + 380),
+            b(510, 200, 834, 380),
             minute,
             "00",
             focus == Some(Field::Minute),
             Field::Minute,
         ),
-        v(
-            "android.widget.TextView",
-            CLOCK,
-            Bounds::new(126, top + 390, 450, top + 450),
-        )
-        .id("android:id/label_hour")
-        .text(ctx.t("hour"))
-        .style(Style::Text(TextSize::Small)),
-        v(
-            "android.widget.TextView",
-            CLOCK,
-            Bounds::new(510, top + 390, 834, top + 450),
-        )
-        .id("android:id/label_minute")
-        .text(ctx.t("minute"))
-        .style(Style::Text(TextSize::Small)),
+        v("android.widget.TextView", CLOCK, b(126, 390, 450, 450))
+            .id("android:id/label_hour")
+            .text(ctx.t("hour"))
+            .style(Style::Text(TextSize::Small)),
+        v("android.widget.TextView", CLOCK, b(510, 390, 834, 450))
+            .id("android:id/label_minute")
+            .text(ctx.t("minute"))
+            .style(Style::Text(TextSize::Small)),
     ];
     if error {
         body.push(
             v(
                 "android.widget.TextView",
                 CLOCK,
-                Bounds::new(126, top + 470, 954, top + 540),
+                Bounds::new(
+                    f.x(ctx, 126),
+                    f.y(ctx, 470),
+                    f.x_end(ctx, 954),
+                    f.y(ctx, 540),
+                ),
             )
             .id("android:id/label_error")
             .text(ctx.t("Enter a valid time"))
             .style(Style::Text(TextSize::Small)),
         );
     }
-    dialog_frame(
-        &ctx.t("Enter time"),
-        820,
-        body,
-        &ctx.t("OK"),
-        &ctx.t("Cancel"),
-    )
+    dialog_frame(ctx, &ctx.t("Enter time"), 820, body)
 }
 
 pub(super) fn label_dialog(ctx: &Ctx, text: &str, focused: bool) -> View {
-    let top = (HEIGHT - 560) / 2;
+    let f = Panel::centred(ctx, 560);
     let body = vec![edit_text(
         "com.google.android.deskclock:id/label_input_field",
-        Bounds::new(126, top + 180, 954, top + 300),
+        Bounds::new(
+            f.x(ctx, 126),
+            f.y(ctx, 180),
+            f.x_end(ctx, 954),
+            f.y(ctx, 300),
+        ),
         text,
         &ctx.t("Label"),
         focused,
         Field::Label,
     )];
-    dialog_frame(&ctx.t("Label"), 560, body, &ctx.t("OK"), &ctx.t("Cancel"))
+    dialog_frame(ctx, &ctx.t("Label"), 560, body)
 }

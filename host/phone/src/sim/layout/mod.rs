@@ -6,6 +6,7 @@ mod app;
 mod app_dialog;
 mod clock;
 mod settings;
+mod text;
 mod views;
 
 use self::app::app_page;
@@ -46,7 +47,7 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
         Screen::App(app) => app_page(ctx, app),
     };
     let mut window = window;
-    clip(&mut window, Bounds::new(0, 0, WIDTH, HEIGHT));
+    clip(&mut window, ctx.screen());
     let dialog = dialog.map(|d| {
         let mut view = match d {
             Dialog::TimePicker {
@@ -64,7 +65,7 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
                 app_dialog(ctx, app, d)
             }
         };
-        clip(&mut view, Bounds::new(0, 0, WIDTH, HEIGHT));
+        clip(&mut view, ctx.screen());
         view
     });
     Frame {
@@ -136,27 +137,39 @@ fn bars(ctx: &Ctx) -> View {
     .child(nav)
 }
 
+/// The launcher: the clock and date at the top, the app grid above the
+/// search bar. The grid has 4 columns, or more where its rows would not fit
+/// between the date and the search bar (landscape: all the apps in one row
+/// of narrower cells); cells get shorter only when even one row has less
+/// room than a cell's height.
 fn launcher(ctx: &Ctx) -> View {
     let p = LAUNCHER;
+    let date_bottom = ctx.px(540);
     let mut content = vec![
         v(
             "android.widget.TextView",
             p,
-            Bounds::new(63, 260, 1017, 460),
+            Bounds::new(ctx.px(63), ctx.px(260), ctx.end(63), ctx.px(460)),
         )
         .text(ctx.clock.clone())
         .style(Style::BigTime),
         v(
             "android.widget.TextView",
             p,
-            Bounds::new(63, 460, 1017, 540),
+            Bounds::new(ctx.px(63), ctx.px(460), ctx.end(63), date_bottom),
         )
         .text("Mon, Nov 30")
         .style(Style::Text(TextSize::Body)),
     ];
     // The grid's rows end above the search bar.
-    let (cols, cell_w, cell_h) = (4, WIDTH / 4, 260);
-    let top = 2050 - (APPS.len() as i32 + cols - 1) / cols * cell_h;
+    let grid_bottom = ctx.from_bottom(350);
+    let apps = APPS.len() as i32;
+    let room = grid_bottom - date_bottom;
+    let rows_that_fit = (room / ctx.px(260)).max(1);
+    let cols = 4.max((apps + rows_that_fit - 1) / rows_that_fit);
+    let rows = (apps + cols - 1) / cols;
+    let (cell_w, cell_h) = (ctx.width() / cols, ctx.px(260).min(room / rows));
+    let top = grid_bottom - rows * cell_h;
     for (i, (label, package)) in APPS.iter().enumerate() {
         let (col, row) = (i as i32 % cols, i as i32 / cols);
         let b = Bounds::new(
@@ -178,12 +191,17 @@ fn launcher(ctx: &Ctx) -> View {
         v(
             "android.widget.FrameLayout",
             p,
-            Bounds::new(63, 2070, 1017, 2220),
+            Bounds::new(
+                ctx.px(63),
+                ctx.from_bottom(330),
+                ctx.end(63),
+                ctx.from_bottom(180),
+            ),
         )
         .id("com.google.android.apps.nexuslauncher:id/search_container_hotseat")
         .desc("Search")
         .style(Style::Button)
         .tap(Cmd::Nothing),
     );
-    window(p, content)
+    window(ctx, p, content)
 }

@@ -1,8 +1,16 @@
 //! Settings pages: a collapsing toolbar and a RecyclerView of preference rows
 //! (navigation, switch, main switch bar, slider, radio, button), each row the
 //! clickable target with `android:id/title`/`summary` TextViews inside.
+//!
+//! Lengths are written in pixels on the default 420-dpi display and scaled
+//! to the one laid out for (`Ctx::px`); a row's height is its padding plus
+//! its text lines, so a larger font scale or a narrower screen makes rows
+//! taller where their text wraps, and the list scroll further. A title
+//! wraps onto at most [`TITLE_MAX_LINES`] lines (then it is ellipsized, which
+//! only the drawing shows), a summary onto at most [`SUMMARY_MAX_LINES`]
+//! (AndroidX Preference's layout caps the summary at 10 lines).
 
-use super::views::{blank, clip, v, window, Ctx, NAV_BAR_TOP, STATUS_BAR, WIDTH};
+use super::views::{blank, clip, v, window, Ctx};
 use crate::apps::{RowDef, SETTINGS};
 use crate::sim::cmd::Cmd;
 use crate::sim::row::{self, RowKind};
@@ -11,6 +19,21 @@ use crate::uiautomator::Bounds;
 
 const TOOLBAR_BOTTOM: i32 = 538;
 const HOME_LIST_TOP: i32 = 600;
+/// A row's padding above and below its text.
+const ROW_PAD: i32 = 42;
+/// The most lines a row's title and summary take.
+const TITLE_MAX_LINES: i32 = 2;
+const SUMMARY_MAX_LINES: i32 = 10;
+/// Line heights at 420 dpi and font scale 1: the first line of a title alone
+/// in its row, of a title above a summary, and of a summary; then each
+/// further line of a title (24 sp) and of a summary (20 sp).
+const TITLE_ALONE_LINE: i32 = 84;
+const TITLE_LINE: i32 = 70;
+const SUMMARY_LINE: i32 = 77;
+const TITLE_MORE_LINE: i32 = 63;
+const SUMMARY_MORE_LINE: i32 = 53;
+/// A footer's (an info row's) line: 14 sp set tight.
+const FOOTER_LINE: i32 = 42;
 
 pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
     let p = SETTINGS;
@@ -23,7 +46,7 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
             v(
                 "android.widget.TextView",
                 p,
-                Bounds::new(63, 180, 1017, 380),
+                Bounds::new(ctx.px(63), ctx.px(180), ctx.end(63), ctx.px(380)),
             )
             .id("com.android.settings:id/homepage_title")
             .text(title)
@@ -31,7 +54,7 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
             v(
                 "android.widget.LinearLayout",
                 p,
-                Bounds::new(42, 418, 1038, 565),
+                Bounds::new(ctx.px(42), ctx.px(418), ctx.end(42), ctx.px(565)),
             )
             .id("com.android.settings:id/search_action_bar")
             .style(Style::Button)
@@ -40,18 +63,18 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(140, 440, 1000, 543),
+                    Bounds::new(ctx.px(140), ctx.px(440), ctx.end(80), ctx.px(543)),
                 )
                 .text(ctx.t("Search settings"))
                 .style(Style::Text(TextSize::Body)),
             ),
         ];
-        (header, HOME_LIST_TOP)
+        (header, ctx.px(HOME_LIST_TOP))
     } else {
         let toolbar = v(
             "android.widget.FrameLayout",
             p,
-            Bounds::new(0, STATUS_BAR, WIDTH, TOOLBAR_BOTTOM),
+            Bounds::new(0, ctx.status_bar(), ctx.width(), ctx.px(TOOLBAR_BOTTOM)),
         )
         .id("com.android.settings:id/collapsing_toolbar")
         .desc(title.clone())
@@ -59,7 +82,7 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
             v(
                 "android.widget.ImageButton",
                 p,
-                Bounds::new(0, STATUS_BAR, 147, 265),
+                Bounds::new(0, ctx.status_bar(), ctx.px(147), ctx.px(265)),
             )
             .desc(ctx.t("Navigate up"))
             .style(Style::Icon)
@@ -69,14 +92,14 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
             v(
                 "android.widget.TextView",
                 p,
-                Bounds::new(63, 330, 1017, 500),
+                Bounds::new(ctx.px(63), ctx.px(330), ctx.end(63), ctx.px(500)),
             )
             .text(title)
             .style(Style::Heading),
         );
-        (vec![toolbar], TOOLBAR_BOTTOM)
+        (vec![toolbar], ctx.px(TOOLBAR_BOTTOM))
     };
-    let viewport = Bounds::new(0, list_top, WIDTH, NAV_BAR_TOP);
+    let viewport = Bounds::new(0, list_top, ctx.width(), ctx.nav_bar_top());
     let mut list = v("androidx.recyclerview.widget.RecyclerView", p, viewport)
         .id("com.android.settings:id/recycler_view")
         .scrollable();
@@ -96,7 +119,7 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
     let max_scroll = (content_height - viewport.height()).max(0);
     clip(&mut list, viewport);
     content.push(list);
-    (window(p, content), max_scroll)
+    (window(ctx, p, content), max_scroll)
 }
 
 fn summary_text(ctx: &Ctx, row: &RowDef) -> Option<String> {
@@ -106,58 +129,72 @@ fn summary_text(ctx: &Ctx, row: &RowDef) -> Option<String> {
     row.summary.as_deref().map(|s| ctx.t(s))
 }
 
-/// The title/summary block of a row, starting at `left`.
-fn titles(
+/// How tall a row's title and summary are in `left..right`: the title's
+/// and the summary's heights in pixels on this display.
+fn text_heights(
     ctx: &Ctx,
     title: &str,
     summary: Option<&str>,
     left: i32,
     right: i32,
+) -> (i32, i32) {
+    let width = right - left;
+    let title_lines = ctx
+        .lines(title, TextSize::Title, width)
+        .min(TITLE_MAX_LINES);
+    let more = title_lines - 1;
+    match summary {
+        Some(summary) => {
+            let summary_lines = ctx
+                .lines(summary, TextSize::Small, width)
+                .min(SUMMARY_MAX_LINES);
+            (
+                ctx.sp_px(TITLE_LINE + more * TITLE_MORE_LINE),
+                ctx.sp_px(SUMMARY_LINE + (summary_lines - 1) * SUMMARY_MORE_LINE),
+            )
+        }
+        None => (ctx.sp_px(TITLE_ALONE_LINE + more * TITLE_MORE_LINE), 0),
+    }
+}
+
+/// The title/summary block of a row, starting at `left`, its text
+/// `heights` tall ([`text_heights`]) below the row's top padding.
+fn titles(
+    ctx: &Ctx,
+    title: &str,
+    summary: Option<&str>,
+    (left, right): (i32, i32),
     y: i32,
-    h: i32,
+    (title_h, summary_h): (i32, i32),
 ) -> View {
     let p = SETTINGS;
+    let top = y + ctx.px(ROW_PAD);
     let mut block = v(
         "android.widget.RelativeLayout",
         p,
-        Bounds::new(left, y + 42, right, y + h - 42),
+        Bounds::new(left, top, right, top + title_h + summary_h),
+    )
+    .child(
+        v(
+            "android.widget.TextView",
+            p,
+            Bounds::new(left, top, right, top + title_h),
+        )
+        .id("android:id/title")
+        .text(ctx.t(title))
+        .style(Style::Text(TextSize::Title)),
     );
-    match summary {
-        Some(summary) => {
-            block = block
-                .child(
-                    v(
-                        "android.widget.TextView",
-                        p,
-                        Bounds::new(left, y + 42, right, y + 112),
-                    )
-                    .id("android:id/title")
-                    .text(ctx.t(title))
-                    .style(Style::Text(TextSize::Title)),
-                )
-                .child(
-                    v(
-                        "android.widget.TextView",
-                        p,
-                        Bounds::new(left, y + 112, right, y + h - 42),
-                    )
-                    .id("android:id/summary")
-                    .text(summary)
-                    .style(Style::Text(TextSize::Small)),
-                );
-        }
-        None => {
-            block = block.child(
-                v(
-                    "android.widget.TextView",
-                    p,
-                    Bounds::new(left, y + 42, right, y + h - 42),
-                )
-                .id("android:id/title")
-                .text(ctx.t(title))
-                .style(Style::Text(TextSize::Title)),
-            );
-        }
+    if let Some(summary) = summary {
+        block = block.child(
+            v(
+                "android.widget.TextView",
+                p,
+                Bounds::new(left, top + title_h, right, top + title_h + summary_h),
+            )
+            .id("android:id/summary")
+            .text(summary)
+            .style(Style::Text(TextSize::Small)),
+        );
     }
     block
 }
@@ -165,23 +202,34 @@ fn titles(
 fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
     let p = SETTINGS;
     let summary = summary_text(ctx, row);
-    let h = if summary.is_some() { 231 } else { 168 };
     let label = ctx.t(&row.title);
-    let text_left = if row.icon { 189 } else { 63 };
+    let text_left = ctx.px(if row.icon { 189 } else { 63 });
+    // Nav rows' text runs to the end margin; switch rows' stops at the switch.
+    let text_right = match row::kind(row) {
+        RowKind::Switch { .. } => ctx.end(210),
+        _ => ctx.end(63),
+    };
+    let heights = text_heights(ctx, &label, summary.as_deref(), text_left, text_right);
+    let h = 2 * ctx.px(ROW_PAD) + heights.0 + heights.1;
     let icon = |row_view: View| {
         if row.icon {
             row_view.child(
                 v(
                     "android.widget.LinearLayout",
                     p,
-                    Bounds::new(0, y, 189, y + h),
+                    Bounds::new(0, y, ctx.px(189), y + h),
                 )
                 .id("android:id/icon_frame")
                 .child(
                     v(
                         "android.widget.ImageView",
                         p,
-                        Bounds::new(63, y + h / 2 - 32, 127, y + h / 2 + 32),
+                        Bounds::new(
+                            ctx.px(63),
+                            y + h / 2 - ctx.px(32),
+                            ctx.px(127),
+                            y + h / 2 + ctx.px(32),
+                        ),
                     )
                     .id("android:id/icon")
                     .desc(String::new())
@@ -196,7 +244,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
         v(
             "android.widget.LinearLayout",
             p,
-            Bounds::new(0, y, WIDTH, y + h),
+            Bounds::new(0, y, ctx.width(), y + h),
         )
         .style(Style::Row)
     };
@@ -213,30 +261,36 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 ctx,
                 &row.title,
                 summary.as_deref(),
-                text_left,
-                1017,
+                (text_left, text_right),
                 y,
-                h,
+                heights,
             ));
             (view, h)
         }
         RowKind::Info => {
+            // Footer text wraps onto as many lines as it needs; its box
+            // holds two at least.
+            let (left, right) = (ctx.px(63), ctx.end(63));
+            let lines = ctx.lines(&label, TextSize::Small, right - left).max(2);
+            let text_h = ctx.sp_px(lines * FOOTER_LINE);
+            let h = 2 * ctx.px(ROW_PAD) + text_h;
+            let top = y + ctx.px(ROW_PAD);
             let view = v(
                 "android.widget.LinearLayout",
                 p,
-                Bounds::new(0, y, WIDTH, y + 168),
+                Bounds::new(0, y, ctx.width(), y + h),
             )
             .child(
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(63, y + 42, 1017, y + 126),
+                    Bounds::new(left, top, right, top + text_h),
                 )
                 .id("android:id/title")
                 .text(label)
                 .style(Style::Text(TextSize::Small)),
             );
-            (view, 168)
+            (view, h)
         }
         RowKind::Switch { key, on, off } => {
             let checked = ctx.value(&key) != off;
@@ -250,23 +304,27 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 ctx,
                 &row.title,
                 summary.as_deref(),
-                text_left,
-                870,
+                (text_left, text_right),
                 y,
-                h,
+                heights,
             ))
             .child(
                 v(
                     "android.widget.LinearLayout",
                     p,
-                    Bounds::new(870, y, WIDTH, y + h),
+                    Bounds::new(ctx.end(210), y, ctx.width(), y + h),
                 )
                 .id("android:id/widget_frame")
                 .child(
                     v(
                         "android.widget.Switch",
                         p,
-                        Bounds::new(903, y + h / 2 - 40, 1017, y + h / 2 + 40),
+                        Bounds::new(
+                            ctx.end(177),
+                            y + h / 2 - ctx.px(40),
+                            ctx.end(63),
+                            y + h / 2 + ctx.px(40),
+                        ),
                     )
                     .id("android:id/switch_widget")
                     .checkable(checked)
@@ -278,11 +336,13 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
         RowKind::MainSwitch { key, on, off } => {
             let checked = ctx.value(&key) != off;
             let target = if checked { off } else { on };
-            let (top, bottom) = (y + 21, y + 231);
+            // The bar is its padding and one line of text tall.
+            let bar_h = ctx.px(126) + ctx.sp_px(TITLE_ALONE_LINE);
+            let (top, bottom) = (y + ctx.px(21), y + ctx.px(21) + bar_h);
             let bar = v(
                 "android.widget.LinearLayout",
                 p,
-                Bounds::new(42, top, 1038, bottom),
+                Bounds::new(ctx.px(42), top, ctx.end(42), bottom),
             )
             .id("com.android.settings:id/settingslib_main_switch_bar")
             .style(Style::Button)
@@ -295,7 +355,7 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(105, top, 870, bottom),
+                    Bounds::new(ctx.px(105), top, ctx.end(210), bottom),
                 )
                 .id("com.android.settings:id/switch_text")
                 .text(label)
@@ -305,20 +365,26 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 v(
                     "android.widget.Switch",
                     p,
-                    Bounds::new(903, top + 65, 1017, bottom - 65),
+                    Bounds::new(
+                        ctx.end(177),
+                        top + bar_h / 2 - ctx.px(40),
+                        ctx.end(63),
+                        top + bar_h / 2 + ctx.px(40),
+                    ),
                 )
                 .id("android:id/switch_widget")
                 .checkable(checked)
                 .style(Style::Switch),
             );
+            let h = bar_h + ctx.px(42);
             (
                 v(
                     "android.widget.LinearLayout",
                     p,
-                    Bounds::new(0, y, WIDTH, y + 252),
+                    Bounds::new(0, y, ctx.width(), y + h),
                 )
                 .child(bar),
-                252,
+                h,
             )
         }
         RowKind::Slider { key, scale } => {
@@ -326,10 +392,14 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             // Settings shows the slider's position as the percentage.
             let fraction = scale.fraction(value) as f32;
             let percent = (fraction * 100.0).round() as i64;
+            // Title line, then the bar below it.
+            let (title_top, title_h) = (y + ctx.px(30), ctx.sp_px(80));
+            let bar_top = title_top + title_h + ctx.px(30);
+            let h = bar_top + ctx.px(80) + ctx.px(32) - y;
             let mut seekbar = v(
                 "android.widget.SeekBar",
                 p,
-                Bounds::new(147, y + 140, 1038, y + 220),
+                Bounds::new(ctx.px(147), bar_top, ctx.end(42), bar_top + ctx.px(80)),
             )
             .id("android:id/seekbar")
             .desc(label.clone())
@@ -343,13 +413,13 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             let view = v(
                 "android.widget.LinearLayout",
                 p,
-                Bounds::new(0, y, WIDTH, y + 252),
+                Bounds::new(0, y, ctx.width(), y + h),
             )
             .child(
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(63, y + 30, 800, y + 110),
+                    Bounds::new(ctx.px(63), title_top, ctx.end(280), title_top + title_h),
                 )
                 .id("android:id/title")
                 .text(label)
@@ -359,18 +429,25 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 v(
                     "android.widget.TextView",
                     p,
-                    Bounds::new(800, y + 30, 1017, y + 110),
+                    Bounds::new(ctx.end(280), title_top, ctx.end(63), title_top + title_h),
                 )
                 .id("android:id/summary")
                 .text(format!("{percent}%"))
                 .style(Style::Text(TextSize::Small)),
             )
             .child(seekbar);
-            (view, 252)
+            (view, h)
         }
         RowKind::Radio { key, value } => {
             let checked = ctx.value(&key) == value;
-            let view = row_box(168)
+            let (left, right) = (ctx.px(168), ctx.end(63));
+            let lines = ctx
+                .lines(&label, TextSize::Title, right - left)
+                .min(TITLE_MAX_LINES);
+            let text_h = ctx.sp_px(TITLE_ALONE_LINE + (lines - 1) * TITLE_MORE_LINE);
+            let h = 2 * ctx.px(ROW_PAD) + text_h;
+            let top = y + ctx.px(ROW_PAD);
+            let view = row_box(h)
                 .tap(Cmd::Write {
                     key,
                     value,
@@ -380,7 +457,12 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                     v(
                         "android.widget.RadioButton",
                         p,
-                        Bounds::new(42, y + 42, 126, y + 126),
+                        Bounds::new(
+                            ctx.px(42),
+                            y + h / 2 - ctx.px(42),
+                            ctx.px(126),
+                            y + h / 2 + ctx.px(42),
+                        ),
                     )
                     .id("android:id/checkbox")
                     .checkable(checked)
@@ -390,13 +472,13 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                     v(
                         "android.widget.TextView",
                         p,
-                        Bounds::new(168, y + 42, 1017, y + 126),
+                        Bounds::new(left, top, right, top + text_h),
                     )
                     .id("android:id/title")
                     .text(label)
                     .style(Style::Text(TextSize::Title)),
                 );
-            (view, 168)
+            (view, h)
         }
         RowKind::ToggleButton {
             key,
@@ -419,10 +501,12 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                     "com.android.settings:id/zen_mode_settings_turn_on_button",
                 )
             };
+            let top = y + ctx.px(42);
+            let button_h = ctx.px(42) + ctx.sp_px(TITLE_ALONE_LINE);
             let button = v(
                 "android.widget.Button",
                 p,
-                Bounds::new(63, y + 42, 500, y + 168),
+                Bounds::new(ctx.px(63), top, ctx.px(500), top + button_h),
             )
             .id(id)
             .text(text.clone())
@@ -432,14 +516,15 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
                 value: target,
                 control: text,
             });
+            let h = button_h + 2 * ctx.px(42);
             (
                 v(
                     "android.widget.LinearLayout",
                     p,
-                    Bounds::new(0, y, WIDTH, y + 210),
+                    Bounds::new(0, y, ctx.width(), y + h),
                 )
                 .child(button),
-                210,
+                h,
             )
         }
     }
