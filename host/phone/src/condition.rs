@@ -39,6 +39,7 @@ pub enum Condition {
 }
 
 /// The font scales a condition may name: Android's own steps around 1.0.
+#[cfg(test)]
 const FONT_SCALES: [u32; 3] = [850, 1150, 1300];
 
 impl Condition {

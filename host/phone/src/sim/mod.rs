@@ -11,6 +11,8 @@
 
 pub mod brightness;
 mod cmd;
+#[cfg(test)]
+mod conditions_tests;
 mod display;
 mod edit;
 mod engine;

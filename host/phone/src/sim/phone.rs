@@ -207,6 +207,12 @@ impl SimPhone {
         layout::layout(&ctx, &entry.screen, self.dialog.as_ref())
     }
 
+    /// How far the current list scrolls, in pixels.
+    #[cfg(test)]
+    pub(crate) fn max_scroll(&self) -> i32 {
+        self.frame().max_scroll
+    }
+
     /// The uiautomator dump of the current window (the dialog alone while one is open).
     pub fn hierarchy(&self) -> Hierarchy {
         let frame = self.frame();

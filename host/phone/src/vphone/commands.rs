@@ -11,7 +11,6 @@ use super::Setups;
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
 use crate::apps::ALARMS_KEY;
-use crate::sim::layout;
 use crate::uiautomator;
 use crate::{DeviceAction, Intent, Phone, PhoneError};
 
@@ -32,7 +31,6 @@ pub(super) fn stateless(args: &[String], stdin: &[u8]) -> Option<ShellOutput> {
         "false" => ShellOutput::fail(1, ""),
         "grep" => grep(&rest, stdin),
         "sleep" => sleep(&rest),
-        "wm" => wm(&rest),
         "logcat" => logcat(&rest),
         _ => return None,
     })
@@ -64,6 +62,7 @@ pub(super) fn run(
         "settings" => settings(inner, &rest),
         "svc" => svc(inner, &rest),
         "cmd" => cmd(inner, &rest),
+        "wm" => super::display::wm(inner, &rest),
         "am" => am(inner, &rest),
         "monkey" => monkey(inner, &rest),
         "dumpsys" => super::system::dumpsys(inner, &rest),
@@ -188,7 +187,7 @@ const PROPS: &[(&str, &str)] = &[
 ];
 
 /// A write from outside the UI, unless this key's writes are ignored.
-fn write(inner: &mut Inner, key: &str, value: &str) {
+pub(super) fn write(inner: &mut Inner, key: &str, value: &str) {
     if !inner.ignored_writes.contains(key) {
         inner.sim.write_setting(key, value);
     }
@@ -207,18 +206,6 @@ fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
                 .map(|(k, v)| format!("[{k}]: [{v}]\n"))
                 .collect::<String>(),
         ),
-    }
-}
-
-fn wm(args: &[&str]) -> ShellOutput {
-    match args.first() {
-        Some(&"size") => ShellOutput::ok(format!(
-            "Physical size: {}x{}\n",
-            layout::WIDTH,
-            layout::HEIGHT
-        )),
-        Some(&"density") => ShellOutput::ok("Physical density: 420\n"),
-        _ => ShellOutput::fail(255, "Unknown command"),
     }
 }
 
@@ -321,7 +308,7 @@ fn svc(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     ShellOutput::ok(Vec::new())
 }
 
-/// `cmd connectivity airplane-mode [enable|disable]`.
+/// `cmd connectivity airplane-mode [enable|disable]`, `cmd uimode night [MODE]`.
 fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["connectivity", "airplane-mode"] => {
@@ -336,6 +323,7 @@ fn cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             write(inner, "global/airplane_mode_on", "0");
             ShellOutput::ok(Vec::new())
         }
+        ["uimode", "night", rest @ ..] => super::display::night(inner, rest),
         [service, ..] => ShellOutput::fail(255, format_args!("cmd: Can't find service: {service}")),
         [] => ShellOutput::fail(
             255,

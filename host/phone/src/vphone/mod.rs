@@ -25,6 +25,7 @@
 //! phone's loopback is the host's — so a test can play the phone's server.
 
 mod commands;
+mod display;
 mod input;
 mod jobs;
 mod records;

@@ -31,7 +31,6 @@
 use super::state::Inner;
 use crate::adbd::ShellOutput;
 use crate::apps;
-use crate::sim::layout;
 
 /// Where a focused window's hash and task number would be: fixed.
 const WINDOW_HASH: &str = "5e1a9c0";
@@ -151,7 +150,16 @@ pub(super) fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     } else {
         format!("{package}/{activity}")
     };
-    let (w, h) = (layout::WIDTH, layout::HEIGHT);
+    // The logical display as laid out now (turned, and as `wm size` sets
+    // it); the panel's physical frame, turned with it.
+    let display = inner.sim.display();
+    let (w, h, o) = (display.width, display.height, inner.sim.rotation());
+    let (_, physical) = inner.sim.natural_display();
+    let (pw, ph) = if o % 2 == 1 {
+        (physical.height, physical.width)
+    } else {
+        (physical.width, physical.height)
+    };
     match args.first() {
         Some(&"window") => ShellOutput::ok(format!(
             "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{{WINDOW_HASH} u0 {component}}}\n  mFocusedApp=ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}\n"
@@ -163,10 +171,10 @@ pub(super) fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}\n"
         )),
         Some(&"display") => ShellOutput::ok(format!(
-            "DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation=0, logicalFrame=Rect(0, 0 - {w}, {h}), physicalFrame=Rect(0, 0 - {w}, {h}), deviceWidth={w}, deviceHeight={h}}}]\n"
+            "DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation={o}, logicalFrame=Rect(0, 0 - {w}, {h}), physicalFrame=Rect(0, 0 - {pw}, {ph}), deviceWidth={pw}, deviceHeight={ph}}}]\n"
         )),
         Some(&"input") => ShellOutput::ok(format!(
-            "INPUT MANAGER (dumpsys input)\n\nInput Reader State (Nums of device: 1):\n  Device 2: sec_touchscreen\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=0, logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], deviceSize=[{w}, {h}], isActive=[1]\n      SurfaceWidth: {w}px\n      SurfaceHeight: {h}px\n      SurfaceOrientation: 0\n"
+            "INPUT MANAGER (dumpsys input)\n\nInput Reader State (Nums of device: 1):\n  Device 2: sec_touchscreen\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation={o}, logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {pw}, {ph}], deviceSize=[{pw}, {ph}], isActive=[1]\n      SurfaceWidth: {w}px\n      SurfaceHeight: {h}px\n      SurfaceOrientation: {o}\n"
         )),
         Some(&"power") => ShellOutput::ok(
             "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mWakefulness=Awake\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=true\n",
