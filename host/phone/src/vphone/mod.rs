@@ -289,6 +289,8 @@ impl crate::adb::Transport for InProcess {
 }
 
 #[cfg(test)]
+mod display_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod input_tests;
