@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::apps::{PhoneSetup, SettingsApp, SetupError, Variant};
+use crate::apps::{Decoy, PhoneSetup, SettingsApp, SetupError, Variant};
 use crate::sim::{Display, SimPhone};
 use crate::uiautomator::{self, Hierarchy, Selector, XmlStyle};
 use crate::{Condition, DeviceAction, Phone};
@@ -210,6 +210,37 @@ fn a_larger_font_makes_rows_taller_wraps_a_long_title_and_scrolls_further() {
     );
     assert_eq!(wb.height(), 70);
     assert_eq!(wg.height(), 91 + 82, "a second line of 24 sp at 1.3");
+}
+
+#[test]
+fn a_summary_longer_than_a_line_keeps_the_default_rows_and_grows_under_a_larger_font() {
+    // Two lines on the default phone by the estimate, three at 1.3.
+    let summary =
+        "Charge other devices by placing them on the back of your phone, even while it charges";
+    let setup = |condition| PhoneSetup {
+        condition,
+        variant: Variant {
+            id: "long".into(),
+            decoys: vec![Decoy {
+                screen: "settings".into(),
+                after: None,
+                title: "Battery share".into(),
+                summary: Some(summary.into()),
+                switch: true,
+            }],
+            ..Variant::default()
+        },
+        ..PhoneSetup::default()
+    };
+    let mut heights = Vec::new();
+    for condition in [Condition::Base, Condition::Font(1300)] {
+        let mut p = SimPhone::new(setup(condition)).unwrap();
+        launch(&mut p, "com.android.settings");
+        heights.push(row_bounds(&dump(&mut p), summary).height());
+    }
+    // One 77 px summary line on the default phone, as its dumps have it;
+    // at 1.3 the text gains a line: (77 + 53) × 1.3.
+    assert_eq!(heights, [77, 169]);
 }
 
 #[test]

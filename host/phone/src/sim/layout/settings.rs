@@ -4,8 +4,10 @@
 //!
 //! Lengths are written in pixels on the default 420-dpi display and scaled
 //! to the one laid out for (`Ctx::px`); a row's height is its padding plus
-//! its text lines, so a larger font scale or a narrower screen makes rows
-//! taller where their text wraps, and the list scroll further. A title
+//! its text lines. The default phone's rows are the reference (one title
+//! and one summary line, as its dumps have always had); a larger font scale
+//! or a narrower screen adds the lines their text gains there
+//! (`Ctx::extra_lines`), so rows grow and the list scrolls further. A title
 //! wraps onto at most [`TITLE_MAX_LINES`] lines (then it is ellipsized, which
 //! only the drawing shows), a summary onto at most [`SUMMARY_MAX_LINES`]
 //! (AndroidX Preference's layout caps the summary at 10 lines).
@@ -129,28 +131,27 @@ fn summary_text(ctx: &Ctx, row: &RowDef) -> Option<String> {
     row.summary.as_deref().map(|s| ctx.t(s))
 }
 
-/// How tall a row's title and summary are in `left..right`: the title's
-/// and the summary's heights in pixels on this display.
+/// How tall a row's title and summary are in the box from `left420` to
+/// `end420` from the right (at 420 dpi): the title's and the summary's
+/// heights in pixels on this display, each grown by the lines the display
+/// adds ([`Ctx::extra_lines`]).
 fn text_heights(
     ctx: &Ctx,
     title: &str,
     summary: Option<&str>,
-    left: i32,
-    right: i32,
+    (left420, end420): (i32, i32),
 ) -> (i32, i32) {
-    let width = right - left;
-    let title_lines = ctx
-        .lines(title, TextSize::Title, width)
-        .min(TITLE_MAX_LINES);
-    let more = title_lines - 1;
+    let more = ctx
+        .extra_lines(title, TextSize::Title, left420, end420)
+        .min(TITLE_MAX_LINES - 1);
     match summary {
         Some(summary) => {
-            let summary_lines = ctx
-                .lines(summary, TextSize::Small, width)
-                .min(SUMMARY_MAX_LINES);
+            let summary_more = ctx
+                .extra_lines(summary, TextSize::Small, left420, end420)
+                .min(SUMMARY_MAX_LINES - 1);
             (
                 ctx.sp_px(TITLE_LINE + more * TITLE_MORE_LINE),
-                ctx.sp_px(SUMMARY_LINE + (summary_lines - 1) * SUMMARY_MORE_LINE),
+                ctx.sp_px(SUMMARY_LINE + summary_more * SUMMARY_MORE_LINE),
             )
         }
         None => (ctx.sp_px(TITLE_ALONE_LINE + more * TITLE_MORE_LINE), 0),
@@ -203,13 +204,16 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
     let p = SETTINGS;
     let summary = summary_text(ctx, row);
     let label = ctx.t(&row.title);
-    let text_left = ctx.px(if row.icon { 189 } else { 63 });
     // Nav rows' text runs to the end margin; switch rows' stops at the switch.
-    let text_right = match row::kind(row) {
-        RowKind::Switch { .. } => ctx.end(210),
-        _ => ctx.end(63),
-    };
-    let heights = text_heights(ctx, &label, summary.as_deref(), text_left, text_right);
+    let box420 = (
+        if row.icon { 189 } else { 63 },
+        match row::kind(row) {
+            RowKind::Switch { .. } => 210,
+            _ => 63,
+        },
+    );
+    let (text_left, text_right) = ctx.span(box420.0, box420.1);
+    let heights = text_heights(ctx, &label, summary.as_deref(), box420);
     let h = 2 * ctx.px(ROW_PAD) + heights.0 + heights.1;
     let icon = |row_view: View| {
         if row.icon {
@@ -268,10 +272,10 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
             (view, h)
         }
         RowKind::Info => {
-            // Footer text wraps onto as many lines as it needs; its box
-            // holds two at least.
-            let (left, right) = (ctx.px(63), ctx.end(63));
-            let lines = ctx.lines(&label, TextSize::Small, right - left).max(2);
+            // Footer text: its box holds two lines, and the lines the
+            // display adds.
+            let (left, right) = ctx.span(63, 63);
+            let lines = 2 + ctx.extra_lines(&label, TextSize::Small, 63, 63);
             let text_h = ctx.sp_px(lines * FOOTER_LINE);
             let h = 2 * ctx.px(ROW_PAD) + text_h;
             let top = y + ctx.px(ROW_PAD);
@@ -440,11 +444,11 @@ fn settings_row(ctx: &Ctx, row: &RowDef, y: i32) -> (View, i32) {
         }
         RowKind::Radio { key, value } => {
             let checked = ctx.value(&key) == value;
-            let (left, right) = (ctx.px(168), ctx.end(63));
-            let lines = ctx
-                .lines(&label, TextSize::Title, right - left)
-                .min(TITLE_MAX_LINES);
-            let text_h = ctx.sp_px(TITLE_ALONE_LINE + (lines - 1) * TITLE_MORE_LINE);
+            let (left, right) = ctx.span(168, 63);
+            let more = ctx
+                .extra_lines(&label, TextSize::Title, 168, 63)
+                .min(TITLE_MAX_LINES - 1);
+            let text_h = ctx.sp_px(TITLE_ALONE_LINE + more * TITLE_MORE_LINE);
             let h = 2 * ctx.px(ROW_PAD) + text_h;
             let top = y + ctx.px(ROW_PAD);
             let view = row_box(h)

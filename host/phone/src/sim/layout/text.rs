@@ -2,8 +2,7 @@
 //! and an estimate of a line's width, so rows grow when text wraps under a
 //! larger font scale or on a narrower screen. The estimate lives in
 //! [`advance`] alone, so the renderer's real font metrics can replace it
-//! without touching the layout (keeping the default display's dumps as they
-//! are: no text wraps there today).
+//! without touching the layout.
 
 use crate::sim::view::TextSize;
 use crate::sim::Display;

@@ -102,9 +102,31 @@ impl Ctx<'_> {
         Bounds::new(0, 0, self.width(), self.height())
     }
 
-    /// How many lines `text` takes at `size` in `width` pixels (at least 1).
-    pub(crate) fn lines(&self, text: &str, size: TextSize, width: i32) -> i32 {
-        super::text::lines(text, super::text::size_px(size, &self.display), width)
+    /// The box from `left420` to `end420` from the right edge (both at 420
+    /// dpi) on this display, in pixels: its left and right.
+    pub(crate) fn span(&self, left420: i32, end420: i32) -> (i32, i32) {
+        (self.px(left420), self.end(end420))
+    }
+
+    /// How many more lines `text` takes at `size` in the box [`Ctx::span`]
+    /// gives on this display than on the default phone. The default phone's
+    /// layout is the reference its dumps keep (one title line and one
+    /// summary line a row, whatever their length); a condition grows a row
+    /// by the lines its text gains: a larger font, a narrower screen.
+    pub(crate) fn extra_lines(&self, text: &str, size: TextSize, left420: i32, end420: i32) -> i32 {
+        let default = Display::default();
+        let (left, right) = self.span(left420, end420);
+        let here = super::text::lines(
+            text,
+            super::text::size_px(size, &self.display),
+            right - left,
+        );
+        let there = super::text::lines(
+            text,
+            super::text::size_px(size, &default),
+            default.width - left420 - end420,
+        );
+        (here - there).max(0)
     }
 }
 
