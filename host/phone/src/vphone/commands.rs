@@ -6,7 +6,7 @@
 
 use base64::Engine;
 
-use super::state::{instance_phone, DumpFailure, Inner, MANUFACTURER, MODEL};
+use super::state::{instance_phone, write, DumpFailure, Inner, MANUFACTURER, MODEL};
 use super::Setups;
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
@@ -185,13 +185,6 @@ const PROPS: &[(&str, &str)] = &[
     ("ro.product.model", MODEL),
     ("ro.product.name", MODEL),
 ];
-
-/// A write from outside the UI, unless this key's writes are ignored.
-pub(super) fn write(inner: &mut Inner, key: &str, value: &str) {
-    if !inner.ignored_writes.contains(key) {
-        inner.sim.write_setting(key, value);
-    }
-}
 
 fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
     match args.first() {

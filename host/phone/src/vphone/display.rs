@@ -19,8 +19,7 @@
 //! font_scale 1.3`) are settings writes; the simulator reads them when it
 //! lays out a frame.
 
-use super::commands::write;
-use super::state::Inner;
+use super::state::{write, Inner};
 use crate::adbd::ShellOutput;
 
 /// Android's baseline density, for `dp` sizes (`DisplayMetrics.DENSITY_DEFAULT`).

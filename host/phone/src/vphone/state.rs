@@ -56,6 +56,14 @@ pub(super) struct Inner {
     pub(super) ignored_writes: std::collections::BTreeSet<String>,
 }
 
+/// A write from outside the UI (`settings put`, `svc`, `cmd …`), unless
+/// this key's writes are ignored.
+pub(super) fn write(inner: &mut Inner, key: &str, value: &str) {
+    if !inner.ignored_writes.contains(key) {
+        inner.sim.write_setting(key, value);
+    }
+}
+
 /// A background command, as started.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Job {

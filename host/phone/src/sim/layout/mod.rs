@@ -162,7 +162,7 @@ fn launcher(ctx: &Ctx) -> View {
         .style(Style::Text(TextSize::Body)),
     ];
     // The grid's rows end above the search bar.
-    let grid_bottom = ctx.from_bottom(350);
+    let grid_bottom = ctx.above_bottom(350);
     let apps = APPS.len() as i32;
     let room = grid_bottom - date_bottom;
     let rows_that_fit = (room / ctx.px(260)).max(1);
@@ -193,9 +193,9 @@ fn launcher(ctx: &Ctx) -> View {
             p,
             Bounds::new(
                 ctx.px(63),
-                ctx.from_bottom(330),
+                ctx.above_bottom(330),
                 ctx.end(63),
-                ctx.from_bottom(180),
+                ctx.above_bottom(180),
             ),
         )
         .id("com.google.android.apps.nexuslauncher:id/search_container_hotseat")

@@ -83,8 +83,8 @@ impl Ctx<'_> {
     }
 
     /// A y written as its distance from the bottom edge at 420 dpi.
-    pub(crate) fn from_bottom(&self, from_bottom420: i32) -> i32 {
-        self.height() - self.px(from_bottom420)
+    pub(crate) fn above_bottom(&self, above_bottom420: i32) -> i32 {
+        self.height() - self.px(above_bottom420)
     }
 
     /// The bottom of the status bar.
@@ -94,7 +94,7 @@ impl Ctx<'_> {
 
     /// The top of the navigation bar (the app window's usable bottom).
     pub fn nav_bar_top(&self) -> i32 {
-        self.from_bottom(NAV_BAR)
+        self.above_bottom(NAV_BAR)
     }
 
     /// The whole screen.
