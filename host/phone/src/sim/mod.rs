@@ -1,7 +1,8 @@
 //! The simulator phone: Settings, Clock and the apps defined as data
-//! (Contacts, Phone, Messages, Calendar, Files) on a 1080×2400 screen, emitting
-//! real uiautomator XML and PNG screenshots, deterministic for a task, variant
-//! and seed.
+//! (Contacts, Phone, Messages, Calendar, Files) on a 1080×2400 screen at 420
+//! dpi by default, or the display a device condition or `wm size`/`wm
+//! density`/rotation/font scale give it, emitting real uiautomator XML and
+//! PNG screenshots, deterministic for a task, variant, condition and seed.
 //!
 //! The apps it runs are data in `crate::apps`; `layout` turns state into a view tree,
 //! `query` reads what a data-defined screen shows from the records, `engine`
