@@ -104,6 +104,7 @@ fn bars(ctx: &Ctx) -> View {
     } else {
         status
     };
+    let status = status_icons(ctx).into_iter().fold(status, View::child);
     let nav = v(
         "android.widget.FrameLayout",
         SYSTEMUI,
@@ -134,6 +135,52 @@ fn bars(ctx: &Ctx) -> View {
     )
     .child(status)
     .child(nav)
+}
+
+/// The status bar's icons, right to left as System UI places them: battery
+/// (Battery Saver's when `global/low_power` is on), cellular (not in airplane
+/// mode), Wi-Fi when on, then airplane mode, Bluetooth and Do Not Disturb when
+/// on. Each is a view whose content-desc names it, as System UI's do; the bars
+/// are drawn but never dumped, so the XML does not change.
+fn status_icons(ctx: &Ctx) -> Vec<View> {
+    use crate::sim::render::status;
+    let on = |key: &str| !matches!(ctx.value(key), "" | "0");
+    let airplane = on("global/airplane_mode_on");
+    let shown = [
+        (
+            true,
+            if on("global/low_power") {
+                status::BATTERY_SAVER
+            } else {
+                status::BATTERY
+            },
+        ),
+        (!airplane, status::CELLULAR),
+        (on("global/wifi_on"), status::WIFI),
+        (airplane, status::AIRPLANE),
+        (on("global/bluetooth_on"), status::BLUETOOTH),
+        (on("global/zen_mode"), status::DND),
+    ];
+    // Left of the battery percentage when it is shown.
+    let mut right = if ctx.value("system/status_bar_show_battery_percent") == "1" {
+        872
+    } else {
+        1017
+    };
+    let mut icons = Vec::new();
+    for (desc, _) in shown.iter().filter(|(show, _)| *show).map(|(s, d)| (*d, s)) {
+        icons.push(
+            v(
+                "android.widget.ImageView",
+                SYSTEMUI,
+                Bounds::new(right - 47, 35, right, 82),
+            )
+            .desc(desc)
+            .style(Style::Icon),
+        );
+        right -= 55;
+    }
+    icons
 }
 
 fn launcher(ctx: &Ctx) -> View {

@@ -1,9 +1,11 @@
 //! The pixel surface the renderer paints on: an `RgbImage` with a clip rectangle
-//! and the few anti-aliased primitives the views need (rectangles, rounded
-//! rectangles, circles, rings, convex polygons, a full-screen scrim). Every
-//! primitive clips to the canvas and the clip, so no coordinate can panic.
+//! and the anti-aliased primitives the views need (rectangles, rounded
+//! rectangles, circles, rings, convex polygons, a full-screen scrim, coverage
+//! masks for glyphs, and any tiny-skia path for icons). Every primitive clips
+//! to the canvas and the clip, so no coordinate can panic.
 
 use image::RgbImage;
+use tiny_skia::{FillRule, Mask, Path, Transform};
 
 pub(super) type Rgb = [u8; 3];
 
@@ -109,6 +111,58 @@ impl Canvas {
                 *dst = (f32::from(*dst) + (f32::from(src) - f32::from(*dst)) * a).round() as u8;
             }
         }
+    }
+
+    /// Mix `c` into the `w`-wide block of coverage bytes `alpha` whose top-left
+    /// pixel is (x, y), within the clip: how glyphs and icon masks land.
+    pub(crate) fn blend_alpha(&mut self, x: i64, y: i64, w: usize, alpha: &[u8], c: Rgb) {
+        if w == 0 {
+            return;
+        }
+        let h = (alpha.len() / w) as i64;
+        let area = Rect::new(x, y, x + w as i64, y + h).intersect(&self.clip);
+        if area.is_empty() {
+            return;
+        }
+        let stride = self.img.width() as usize * 3;
+        let buf: &mut [u8] = &mut self.img;
+        for py in area.y0..area.y1 {
+            let src = &alpha[(py - y) as usize * w..][..w];
+            let row = py as usize * stride;
+            for px in area.x0..area.x1 {
+                let a = u32::from(src[(px - x) as usize]);
+                if a == 0 {
+                    continue;
+                }
+                let dst = &mut buf[row + px as usize * 3..][..3];
+                for (d, s) in dst.iter_mut().zip(c) {
+                    let (d32, s32) = (u32::from(*d), u32::from(s));
+                    *d = ((d32 * (255 - a) + s32 * a + 127) / 255) as u8;
+                }
+            }
+        }
+    }
+
+    /// Anti-aliased fill of a tiny-skia `path` placed by `transform` (non-zero
+    /// winding, as SVG's default): rasterised to a coverage mask over the part
+    /// of its bounds inside the clip, then blended.
+    pub(crate) fn fill_path(&mut self, path: &Path, transform: Transform, c: Rgb) {
+        let Some(bounds) = path.bounds().transform(transform) else {
+            return;
+        };
+        let area = Rect::new(
+            bounds.left().floor() as i64,
+            bounds.top().floor() as i64,
+            bounds.right().ceil() as i64,
+            bounds.bottom().ceil() as i64,
+        )
+        .intersect(&self.clip);
+        let Some(mut mask) = Mask::new(area.w().max(0) as u32, area.h().max(0) as u32) else {
+            return;
+        };
+        let shifted = transform.post_translate(-area.x0 as f32, -area.y0 as f32);
+        mask.fill_path(path, FillRule::Winding, true, shifted);
+        self.blend_alpha(area.x0, area.y0, area.w() as usize, mask.data(), c);
     }
 
     /// Darken every pixel of the canvas (not just the clip): `keep` of 256 remains.
