@@ -88,12 +88,15 @@ impl Canvas {
         }
         let stride = self.img.width() as usize * 3;
         let buf: &mut [u8] = &mut self.img;
-        for y in r.y0..r.y1 {
+        let (x0, x1) = (r.x0 as usize * 3, r.x1 as usize * 3);
+        // Fill the first row's span pixel by pixel, then copy it down.
+        let first = r.y0 as usize * stride;
+        for px in buf[first + x0..first + x1].chunks_exact_mut(3) {
+            px.copy_from_slice(&c);
+        }
+        for y in r.y0 + 1..r.y1 {
             let row = y as usize * stride;
-            let span = &mut buf[row + r.x0 as usize * 3..row + r.x1 as usize * 3];
-            for px in span.chunks_exact_mut(3) {
-                px.copy_from_slice(&c);
-            }
+            buf.copy_within(first + x0..first + x1, row + x0);
         }
     }
 

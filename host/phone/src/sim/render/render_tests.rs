@@ -493,4 +493,10 @@ fn time_per_screen() {
     let rgb = median(&|| drop(rgb_of(&tree, W, H)));
     let png = median(&|| drop(png_of(&tree, W, H)));
     println!("median of 31: render_rgb {rgb:.2} ms, render_png {png:.2} ms");
+    for (name, p) in super::screens_tests::six_screens() {
+        let root = p.composite();
+        let display = Display::default();
+        let png = median(&|| drop(render_png(&root, &display, Theme::Light)));
+        println!("{name}: render_png {png:.2} ms");
+    }
 }

@@ -99,6 +99,51 @@ fn every_screen() -> Vec<(String, SimPhone)> {
         launch(&mut p, package);
         screens.push((label.to_string(), p));
     }
+    // The pages and dialogs the apps' flows tests pass through.
+    let contacts = "com.google.android.contacts";
+    let flows: [(&str, &str, &[Selector]); 9] = [
+        ("contact", contacts, &[Selector::text("Alex Moreno")]),
+        (
+            "contact_menu",
+            contacts,
+            &[Selector::text("Chen Wei"), Selector::desc("More options")],
+        ),
+        ("contact_new", contacts, &[Selector::desc("Create contact")]),
+        (
+            "chat_new",
+            "com.google.android.apps.messaging",
+            &[Selector::desc("Start chat")],
+        ),
+        (
+            "keypad",
+            "com.google.android.dialer",
+            &[Selector::desc("Keypad")],
+        ),
+        (
+            "recents",
+            "com.google.android.dialer",
+            &[Selector::desc("Recents")],
+        ),
+        (
+            "event_new",
+            "com.google.android.calendar",
+            &[Selector::desc("Create new event")],
+        ),
+        (
+            "files_menu",
+            "com.google.android.documentsui",
+            &[Selector::text("Download"), Selector::desc("More options")],
+        ),
+        ("clock_tab", CLOCK, &[Selector::desc("Clock")]),
+    ];
+    for (name, package, taps) in flows {
+        let mut p = phone();
+        launch(&mut p, package);
+        for selector in taps {
+            tap(&mut p, selector);
+        }
+        screens.push((name.to_string(), p));
+    }
     screens
 }
 
@@ -122,7 +167,7 @@ fn old_placeholders(root: &View) -> usize {
 #[test]
 fn no_icon_on_any_screen_is_a_lettered_placeholder() {
     let screens = every_screen();
-    assert!(screens.len() >= 30, "only {} screens", screens.len());
+    assert!(screens.len() >= 39, "only {} screens", screens.len());
     let offenders: Vec<String> = screens
         .iter()
         .map(|(name, p)| (name, placeholder_icons(&p.composite())))
@@ -209,8 +254,8 @@ const PNG_SHA256: [(&str, &str, &str); 6] = [
     ),
     (
         "alarm_editor",
-        "c3acd285643450f63a47218708f11f7215ff2994d10711edf8020e4790828d2a",
-        "b46894ed1921c1ce538539d14307dd3dffb21640becb154a824bbac8d65bec2f",
+        "946b9c75374b54ac189da9590c79c1287dc38ad5c5a18b8bee6f3d26e1c5d70c",
+        "2df09c8a9e8f98ccec6fec83b1729d074223aafa1597dd7cd54f359ec0292ae8",
     ),
 ];
 
@@ -240,4 +285,75 @@ fn the_six_screens_png_bytes_are_pinned_in_both_themes() {
         .map(|(n, l, d)| format!("(\"{n}\", \"{l}\", \"{d}\"),"))
         .collect();
     assert_eq!(got, want, "new hashes:\n{}", got.join("\n"));
+}
+
+/// The status bar icons' content-descs in the order the layout adds them
+/// (right to left on screen).
+fn status_icons(p: &SimPhone) -> Vec<String> {
+    let root = p.composite();
+    let bar = root.walk().find(|v| v.style == Style::StatusBar).unwrap();
+    bar.walk()
+        .filter(|v| v.style == Style::Icon)
+        .map(|v| v.node.content_desc.to_string())
+        .collect()
+}
+
+#[test]
+fn the_status_bar_shows_the_state_the_settings_hold() {
+    use super::status::*;
+    let mut p = phone();
+    assert_eq!(status_icons(&p), [BATTERY, CELLULAR, WIFI]);
+    let before = p.screenshot_rgb();
+    for (key, value) in [
+        ("global/airplane_mode_on", "1"),
+        ("global/wifi_on", "0"),
+        ("global/bluetooth_on", "1"),
+        ("global/zen_mode", "1"),
+        ("global/low_power", "1"),
+    ] {
+        p.write_setting(key, value);
+    }
+    assert_eq!(status_icons(&p), [BATTERY_SAVER, AIRPLANE, BLUETOOTH, DND]);
+    assert_eq!(placeholder_icons(&p.composite()), 0);
+    // On the launcher only the status bar changes, and it does change.
+    let after = p.screenshot_rgb();
+    let changed: Vec<(u32, u32)> = after
+        .enumerate_pixels()
+        .filter(|(x, y, px)| before.get_pixel(*x, *y) != *px)
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    assert!(changed.len() > 500, "{} pixels changed", changed.len());
+    assert!(
+        changed.iter().all(|&(_, y)| y < 118),
+        "drawn below the status bar"
+    );
+}
+
+#[test]
+fn an_avatar_takes_its_colour_from_a_stable_hash_of_the_name() {
+    use super::icons::name_hash;
+    // FNV-1a: fixed values, unlike std's per-process seeded hasher.
+    assert_eq!(name_hash("Alex Moreno"), 4_249_240_569);
+    assert_eq!(name_hash("Mum"), 1_334_542_222);
+    let mut p = phone();
+    launch(&mut p, "com.google.android.contacts");
+    let root = p.composite();
+    let img = p.screenshot_rgb();
+    let avatar_fill = |name: &str| {
+        let row = root
+            .walk()
+            .find(|v| v.walk().any(|c| c.node.text == name) && v.node.clickable)
+            .unwrap();
+        let avatar = row
+            .walk()
+            .find(|v| v.node.resource_id.ends_with(":id/avatar"))
+            .unwrap();
+        // Just inside the circle's left edge, clear of the initial.
+        let b = avatar.node.bounds;
+        let (x, y) = (b.left + 12, (b.top + b.bottom) / 2);
+        img.get_pixel(x as u32, y as u32).0
+    };
+    let light = &super::palette::LIGHT.avatars;
+    assert_eq!(avatar_fill("Alex Moreno"), light[1].0);
+    assert_eq!(avatar_fill("Mum"), light[6].0);
 }

@@ -349,6 +349,11 @@ pub(super) fn draw_edit_text(canvas: &mut Canvas, env: &Env, b: Rect, view: &Vie
     let pal = env.pal;
     let node = &view.node;
     let id = &node.resource_id;
+    let time = id.ends_with(":id/input_hour") || id.ends_with(":id/input_minute");
+    if time {
+        draw_time_field(canvas, env, b, view, ink);
+        return;
+    }
     let pill = id.contains("search") || id.contains("compose") || id.contains("recipient");
     if pill {
         canvas.fill_round_rect(b, b.h() as f32 / 2.0, ink.of(pal.surface_container_high));
@@ -409,6 +414,44 @@ pub(super) fn draw_edit_text(canvas: &mut Canvas, env: &Env, b: Rect, view: &Vie
             x + env.dp(2.0) as i64,
             bottom - face.height() / 10,
         );
+        canvas.fill_rect(caret, ink.of(pal.primary));
+    }
+}
+
+/// A time picker's hour or minute field, as Material 3's time input draws it:
+/// large digits centred in a filled box, outlined in primary when focused.
+fn draw_time_field(canvas: &mut Canvas, env: &Env, b: Rect, view: &View, ink: Ink) {
+    let pal = env.pal;
+    let node = &view.node;
+    let radius = env.dp(8.0);
+    if node.focused {
+        canvas.fill_round_rect(b, radius, ink.of(pal.primary_container));
+        canvas.stroke_round_rect(b, radius, env.dp(2.0), ink.of(pal.primary));
+    } else {
+        canvas.fill_round_rect(b, radius, ink.of(pal.surface_container_highest));
+    }
+    let face = env.face(Weight::Regular, 45.0).fit_height(b.h());
+    let hint = view.hint.as_deref().unwrap_or("");
+    let empty = node.text.is_empty() || node.text == hint;
+    let (shown, color) = if empty {
+        (hint, pal.on_surface_variant)
+    } else {
+        (node.text.as_str(), pal.on_primary_container)
+    };
+    let w = draw_text(canvas, b, shown, face, ink.of(color), Align::Centre);
+    if node.focused {
+        // After the digits typed, or before the hint.
+        let cx = centre(b).0 as i64;
+        let x = if empty {
+            cx - w / 2 - 4
+        } else {
+            cx + w / 2 + 2
+        };
+        let (top, bottom) = (
+            b.y0 + (b.h() - face.height()) / 2,
+            b.y0 + (b.h() + face.height()) / 2,
+        );
+        let caret = Rect::new(x, top, x + env.dp(2.0) as i64, bottom);
         canvas.fill_rect(caret, ink.of(pal.primary));
     }
 }
