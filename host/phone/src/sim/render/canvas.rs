@@ -184,26 +184,25 @@ impl Canvas {
         if area.is_empty() {
             return;
         }
-        // Pixels further than the radius from every edge are fully inside: fill
-        // them as one rectangle and only shade the band along the edges.
+        // Columns further than the radius from the left and right edges, and
+        // rows as far from the top and bottom, are fully inside: fill them as
+        // rectangles and shade only the four corner boxes.
         let band = shape.r.ceil() as i64 + 1;
-        let inner = Rect::new(r.x0 + band, r.y0 + band, r.x1 - band, r.y1 - band);
-        let inner_ok = !inner.is_empty();
-        if inner_ok {
-            self.fill_rect(Rect::new(r.x0 + band, r.y0, r.x1 - band, r.y1), c);
-            self.fill_rect(Rect::new(r.x0, r.y0 + band, r.x1, r.y1 - band), c);
+        let (mx0, mx1) = (r.x0 + band, r.x1 - band);
+        let (my0, my1) = (r.y0 + band, r.y1 - band);
+        if mx0 < mx1 {
+            self.fill_rect(Rect::new(mx0, r.y0, mx1, r.y1), c);
         }
-        // The middle columns are done; shade only the left and right bands.
-        let (left, right) = if inner_ok {
-            (
-                (area.x0, area.x1.min(inner.x0)),
-                (area.x0.max(inner.x1), area.x1),
-            )
+        if my0 < my1 {
+            self.fill_rect(Rect::new(r.x0, my0, r.x1, my1), c);
+        }
+        let (left, right) = if mx0 < mx1 {
+            ((area.x0, area.x1.min(mx0)), (area.x0.max(mx1), area.x1))
         } else {
             ((area.x0, area.x1), (0, 0))
         };
         for y in area.y0..area.y1 {
-            if inner_ok && y >= inner.y0 && y < inner.y1 {
+            if my0 < my1 && y >= my0 && y < my1 {
                 continue;
             }
             for x in (left.0..left.1).chain(right.0..right.1) {
