@@ -14,6 +14,7 @@
 //! text field, bars, FAB) in [`widgets`].
 
 mod canvas;
+mod env;
 mod icons;
 mod palette;
 mod svg;
@@ -24,6 +25,7 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbImage};
 
 use self::canvas::{Canvas, Rect};
+use self::env::Env;
 use self::icons::{art_of, Art};
 use self::palette::{Ink, Palette};
 use self::text::{draw_text, Align, Face, Weight};
@@ -86,28 +88,6 @@ pub fn placeholder_icons(root: &View) -> usize {
 
 fn visible(view: &View) -> impl Iterator<Item = &View> {
     view.children.iter().filter(|c| !c.node.bounds.is_empty())
-}
-
-/// What every view is drawn against: the display's density and the colours.
-struct Env<'a> {
-    display: &'a Display,
-    pal: &'static Palette,
-}
-
-impl Env<'_> {
-    fn dp(&self, dp: f32) -> f32 {
-        self.display.dp(dp)
-    }
-
-    /// `sp` in whole pixels.
-    fn sp_px(&self, sp: f32) -> i64 {
-        self.display.sp(sp).round() as i64
-    }
-
-    /// A text face `sp` scale-independent pixels high.
-    fn face(&self, weight: Weight, sp: f32) -> Face {
-        Face::new(weight, self.display.sp(sp))
-    }
 }
 
 fn draw_tree<'a>(canvas: &mut Canvas, env: &Env, view: &'a View, ancestors: &mut Vec<&'a View>) {
@@ -239,3 +219,5 @@ fn draw_view(canvas: &mut Canvas, env: &Env, view: &View, ancestors: &[&View]) {
 mod render_tests;
 #[cfg(test)]
 mod screens_tests;
+#[cfg(test)]
+mod svg_tests;

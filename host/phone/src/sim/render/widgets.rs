@@ -4,10 +4,10 @@
 //! button, text field and tabs.
 
 use super::canvas::{Canvas, Rect};
+use super::env::Env;
 use super::icons::{initial, name_hash, Art, Symbol};
 use super::palette::Ink;
 use super::text::{chars_of, draw_text, line_width, Align, Face, Weight};
-use super::Env;
 use crate::sim::View;
 
 fn centre(b: Rect) -> (f32, f32) {
