@@ -1,15 +1,23 @@
-//! PNG screenshots of the simulator's view tree. Every visible view is drawn in
-//! pre-order (parents under children) by its [`Style`], inside its own bounds,
-//! so the picture an agent sees matches the uiautomator dump it reads. Output is
-//! a pure function of the tree and the canvas size: the same tree gives the same
-//! PNG bytes.
+//! PNG screenshots of the simulator's view tree, drawn as a Pixel running
+//! Android 14 draws its Material 3 screens: Roboto text at the display's sp
+//! sizes, Material Symbols for icon-only controls, anti-aliased shapes, a light
+//! or dark colour scheme. Every visible view is drawn in pre-order (parents
+//! under children) by its [`Style`], clipped to its own bounds, so the picture
+//! an agent sees matches the uiautomator dump it reads. Output is a pure
+//! function of the tree, the display and the theme: fonts and icons are
+//! compiled in from pinned crates, so the same inputs give the same PNG bytes
+//! on every machine.
 //!
 //! Pixels live in [`canvas`], glyphs and line layout in [`text`], colours in
-//! [`palette`]; this file decides what each style looks like, with the
-//! multi-part controls (switch, slider, text field, bars) in [`widgets`].
+//! [`palette`], symbols in [`icons`] (parsed by [`svg`]); this file decides
+//! what each style looks like, with the multi-part controls (switch, slider,
+//! text field, bars, FAB) in [`widgets`].
 
 mod canvas;
+mod env;
+mod icons;
 mod palette;
+mod svg;
 mod text;
 mod widgets;
 
@@ -17,12 +25,17 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbImage};
 
 use self::canvas::{Canvas, Rect};
-use self::palette::Ink;
-use self::text::{draw_text, Align, Face};
+use self::env::Env;
+use self::icons::{art_of, Art};
+use self::palette::{Ink, Palette};
+use self::text::{draw_text, Align, Face, Weight};
 use self::widgets::{
-    draw_edit_text, draw_fab, draw_nav_button, draw_seek_bar, draw_status_bar, draw_switch,
+    draw_bubble, draw_button, draw_edit_text, draw_fab, draw_icon, draw_nav_button, draw_radio,
+    draw_seek_bar, draw_switch, draw_tab,
 };
 use super::{Display, Style, TextSize, Theme, View};
+
+pub(crate) use self::icons::status;
 
 /// Render `root` on `display` in `theme` as PNG bytes.
 ///
@@ -47,16 +60,46 @@ pub(crate) fn render_png(root: &View, display: &Display, theme: Theme) -> Vec<u8
 }
 
 /// Render `root` on `display` in `theme` (a zero side becomes 1 pixel).
-pub(crate) fn render_rgb(root: &View, display: &Display, _theme: Theme) -> RgbImage {
+pub(crate) fn render_rgb(root: &View, display: &Display, theme: Theme) -> RgbImage {
     let (width, height) = (display.width.max(0) as u32, display.height.max(0) as u32);
     let mut canvas = Canvas::new(width.max(1), height.max(1), palette::BACKDROP);
-    for view in root.walk() {
-        draw_view(&mut canvas, view);
-    }
+    let env = Env {
+        display,
+        pal: Palette::of(theme),
+    };
+    let mut ancestors = Vec::new();
+    draw_tree(&mut canvas, &env, root, &mut ancestors);
     canvas.into_image()
 }
 
-fn draw_view(canvas: &mut Canvas, view: &View) {
+/// How many icon-only views under `root` nothing names a symbol for, so they
+/// are drawn as a lettered circle (a placeholder): 0 on every screen the
+/// simulator lays out, which a test holds it to.
+pub fn placeholder_icons(root: &View) -> usize {
+    fn count<'a>(view: &'a View, ancestors: &mut Vec<&'a View>) -> usize {
+        let own = usize::from(view.style == Style::Icon && art_of(view, ancestors).is_none());
+        ancestors.push(view);
+        let below: usize = visible(view).map(|c| count(c, ancestors)).sum();
+        ancestors.pop();
+        own + below
+    }
+    count(root, &mut Vec::new())
+}
+
+fn visible(view: &View) -> impl Iterator<Item = &View> {
+    view.children.iter().filter(|c| !c.node.bounds.is_empty())
+}
+
+fn draw_tree<'a>(canvas: &mut Canvas, env: &Env, view: &'a View, ancestors: &mut Vec<&'a View>) {
+    draw_view(canvas, env, view, ancestors);
+    ancestors.push(view);
+    for child in visible(view) {
+        draw_tree(canvas, env, child, ancestors);
+    }
+    ancestors.pop();
+}
+
+fn draw_view(canvas: &mut Canvas, env: &Env, view: &View, ancestors: &[&View]) {
     let nb = view.bounds();
     let b = Rect::new(
         nb.left.into(),
@@ -74,159 +117,98 @@ fn draw_view(canvas: &mut Canvas, view: &View) {
     if canvas.set_clip(b).is_empty() {
         return;
     }
+    let pal = env.pal;
     let ink = Ink {
         enabled: view.node.enabled,
+        pal,
     };
     let node = &view.node;
-    let (w, h) = (b.w() as f32, b.h() as f32);
-    let (cx, cy) = (b.x0 as f32 + w / 2.0, b.y0 as f32 + h / 2.0);
+    let in_style = |s: Style| ancestors.iter().any(|a| a.style == s);
     match view.style {
         Style::Container => {}
-        Style::Screen => canvas.fill_rect(b, ink.of(palette::SURFACE)),
-        Style::StatusBar => draw_status_bar(canvas, b, &node.text, ink),
-        Style::NavBar => canvas.fill_rect(b, ink.of(palette::BAR)),
-        Style::NavButton => draw_nav_button(canvas, b, &node.content_desc, ink),
+        Style::Screen | Style::NavBar => canvas.fill_rect(b, ink.of(pal.surface)),
+        Style::StatusBar => {
+            canvas.fill_rect(b, ink.of(pal.surface));
+            // A bar given its clock as its own text (the layout gives it a child).
+            let pad = env.dp(24.0) as i64;
+            let inner = Rect::new(b.x0 + pad, b.y0, b.x1 - pad, b.y1);
+            let face = env.face(Weight::Medium, 14.0);
+            draw_text(
+                canvas,
+                inner,
+                &node.text,
+                face,
+                ink.of(pal.on_surface),
+                Align::Left,
+            );
+        }
+        Style::NavButton => draw_nav_button(canvas, env, b, &node.content_desc, ink),
         Style::Heading => {
-            draw_text(
-                canvas,
-                b,
-                &node.text,
-                Face::HEADING,
-                ink.of(palette::ON_SURFACE),
-                Align::Left,
-            );
-        }
-        Style::Text(size) => {
-            let (face, color) = match size {
-                TextSize::Small => (Face::SMALL, palette::ON_SURFACE_VARIANT),
-                TextSize::Body => (Face::BODY, palette::ON_SURFACE),
-                TextSize::Title => (Face::TITLE, palette::ON_SURFACE),
-            };
-            draw_text(canvas, b, &node.text, face, ink.of(color), Align::Left);
-        }
-        Style::Row => {
-            let line = (b.h() / 60).clamp(1, 3);
-            canvas.fill_rect(
-                Rect::new(b.x0, b.y1 - line, b.x1, b.y1),
-                ink.of(palette::DIVIDER),
-            );
-        }
-        Style::Icon => {
-            // A launcher icon carries its app's name as text: draw it under the
-            // circle, as a launcher does, so "Clock" and "Chrome" differ on screen.
-            let labelled = !node.text.is_empty() && h >= 120.0;
-            let (cy, d) = if labelled {
-                let d = (h * 0.55).min(w);
-                (b.y0 as f32 + h * 0.05 + d / 2.0, d)
-            } else {
-                (cy, w.min(h))
-            };
-            if labelled {
-                let label = Rect::new(b.x0, (cy + d / 2.0) as i64 + 8, b.x1, b.y1);
-                draw_text(
-                    canvas,
-                    label,
-                    &node.text,
-                    Face::SMALL,
-                    ink.of(palette::ON_SURFACE),
-                    Align::Centre,
-                );
-            }
-            canvas.fill_circle(cx, cy, d / 2.0, ink.of(palette::ACCENT_CONTAINER));
-            let source = if node.content_desc.is_empty() {
-                &node.text
-            } else {
-                &node.content_desc
-            };
-            let letter: String = source
-                .chars()
-                .find(|c| !c.is_whitespace())
-                .into_iter()
-                .flat_map(char::to_uppercase)
-                .take(1)
-                .collect();
-            let side = (d * 0.6) as i64;
-            let square = Rect::new(
-                cx as i64 - side / 2,
-                cy as i64 - side / 2,
-                cx as i64 + side / 2,
-                cy as i64 + side / 2,
-            );
-            draw_text(
-                canvas,
-                square,
-                &letter,
-                Face::HEADING,
-                ink.of(palette::ON_ACCENT_CONTAINER),
-                Align::Centre,
-            );
-        }
-        Style::Switch => draw_switch(canvas, b, view, ink),
-        Style::SeekBar => draw_seek_bar(canvas, b, view.progress, ink),
-        Style::Radio => {
-            let r = w.min(h) * 0.21;
-            let (rx, label_x) = if node.text.is_empty() {
-                (cx, b.x1)
-            } else {
-                (b.x0 as f32 + h / 2.0, b.x0 + b.h())
-            };
-            let color = ink.of(if node.checked {
-                palette::ACCENT
-            } else {
-                palette::ON_SURFACE_VARIANT
-            });
-            canvas.stroke_circle(rx, cy, r, (r * 0.2).max(2.0), color);
-            if node.checked {
-                canvas.fill_circle(rx, cy, r * 0.5, color);
-            }
-            let label = Rect::new(label_x, b.y0, b.x1, b.y1);
-            draw_text(
-                canvas,
-                label,
-                &node.text,
-                Face::BODY,
-                ink.of(palette::ON_SURFACE),
-                Align::Left,
-            );
-        }
-        Style::Button => {
-            let pill = b.inset((b.h() / 12).min(b.w() / 12));
-            canvas.fill_round_rect(pill, pill.h() as f32 / 2.0, ink.of(palette::ACCENT));
-            draw_text(
-                canvas,
-                pill.inset(pill.h() / 4),
-                &node.text,
-                Face::TITLE,
-                ink.of(palette::ON_ACCENT),
-                Align::Centre,
-            );
-        }
-        Style::Fab => draw_fab(canvas, b, &node.text, ink),
-        Style::EditText => draw_edit_text(canvas, b, view, ink),
-        Style::Dialog => canvas.fill_round_rect(b, 72.0, ink.of(palette::PANEL)),
-        Style::Tab => {
-            let color = ink.of(if node.selected {
-                palette::ACCENT
-            } else {
-                palette::ON_SURFACE_VARIANT
-            });
-            let label_w = draw_text(canvas, b, &node.text, Face::TITLE, color, Align::Centre);
-            if node.selected {
-                let bar_w = (label_w + 16).min(b.w());
-                let x0 = b.x0 + (b.w() - bar_w) / 2;
-                let bar = Rect::new(x0, b.y1 - 6, x0 + bar_w, b.y1 + 6);
-                canvas.fill_round_rect(bar, 6.0, color);
-            }
-        }
-        Style::BigTime => {
-            let chars = text::chars_of(&node.text);
-            let face = Face::BIG_TIME.fit_width(chars.len(), b.w());
+            let face = env.face(Weight::Regular, 32.0).fit_width(&node.text, b.w());
             draw_text(
                 canvas,
                 b,
                 &node.text,
                 face,
-                ink.of(palette::ON_SURFACE),
+                ink.of(pal.on_surface),
+                Align::Left,
+            );
+        }
+        Style::Text(size) => {
+            let toolbar = ancestors
+                .last()
+                .is_some_and(|p| p.node.resource_id.ends_with("toolbar"));
+            let (face, color) = match size {
+                _ if in_style(Style::StatusBar) => (env.face(Weight::Medium, 14.0), pal.on_surface),
+                TextSize::Title if toolbar => (env.face(Weight::Regular, 22.0), pal.on_surface),
+                TextSize::Small => (env.face(Weight::Regular, 12.0), pal.on_surface_variant),
+                TextSize::Body => (env.face(Weight::Regular, 14.0), pal.on_surface),
+                TextSize::Title => (env.face(Weight::Regular, 16.0), pal.on_surface),
+            };
+            let selected_tab = ancestors
+                .last()
+                .is_some_and(|p| p.style == Style::Tab && p.node.selected);
+            let (face, align) = if in_style(Style::Tab) {
+                (Face::new(Weight::Medium, face.px), Align::Centre)
+            } else {
+                (face, Align::Left)
+            };
+            let color = if selected_tab { pal.on_surface } else { color };
+            draw_text(canvas, b, &node.text, face, ink.of(color), align);
+        }
+        Style::Row => draw_bubble(canvas, env, b, view, ink),
+        Style::Icon => draw_icon(canvas, env, b, view, art_of(view, ancestors), ink),
+        Style::Switch => draw_switch(canvas, env, b, view, ink),
+        Style::SeekBar => draw_seek_bar(canvas, env, b, view.progress, ink),
+        Style::Radio => draw_radio(canvas, env, b, view, ink),
+        Style::Button => draw_button(canvas, env, b, view, in_style(Style::Dialog), ink),
+        Style::Fab => {
+            let symbol = match art_of(view, ancestors) {
+                Some(Art::Symbol(s)) => Some(s),
+                _ => None,
+            };
+            draw_fab(canvas, env, b, &node.text, symbol, ink);
+        }
+        Style::EditText => draw_edit_text(canvas, env, b, view, ink),
+        Style::Dialog => {
+            canvas.fill_round_rect(b, env.dp(28.0), ink.of(pal.surface_container_high));
+        }
+        Style::Tab => {
+            let symbol = match art_of(view, ancestors) {
+                Some(Art::Symbol(s)) => Some(s),
+                _ => None,
+            };
+            draw_tab(canvas, env, b, view, symbol, ink);
+        }
+        Style::BigTime => {
+            let px = b.h() as f32 * 0.9;
+            let face = Face::new(Weight::Regular, px).fit_width(&node.text, b.w());
+            draw_text(
+                canvas,
+                b,
+                &node.text,
+                face,
+                ink.of(pal.on_surface),
                 Align::Centre,
             );
         }
@@ -235,3 +217,7 @@ fn draw_view(canvas: &mut Canvas, view: &View) {
 
 #[cfg(test)]
 mod render_tests;
+#[cfg(test)]
+mod screens_tests;
+#[cfg(test)]
+mod svg_tests;

@@ -11,9 +11,9 @@ pub enum Style {
     /// A plain container: nothing drawn of its own.
     #[default]
     Container,
-    /// Screen background (light).
+    /// Screen background (the theme's surface).
     Screen,
-    /// The status bar across the top (dark, shows the clock text).
+    /// The status bar across the top (its children: the clock and status icons).
     StatusBar,
     /// The navigation bar across the bottom (Back, Home, Overview buttons).
     NavBar,
@@ -23,9 +23,10 @@ pub enum Style {
     Heading,
     /// Body text of a given size.
     Text(TextSize),
-    /// A tappable list row: drawn with a divider below.
+    /// A tappable list row (a message's row draws its bubble).
     Row,
-    /// A round icon with the first letter of its `content_desc` (or text).
+    /// An icon-only view: the Material Symbol its `content_desc` (or its row's
+    /// title) names, a contact's avatar, or a launcher icon.
     Icon,
     /// An on/off switch; `checked` gives its state.
     Switch,

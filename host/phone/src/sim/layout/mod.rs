@@ -77,17 +77,19 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
 }
 
 fn bars(ctx: &Ctx) -> View {
+    let (w, h) = (ctx.width(), ctx.height());
+    let (top, bottom) = (ctx.status_bar(), ctx.nav_bar_top());
     let status = v(
         "android.widget.FrameLayout",
         SYSTEMUI,
-        Bounds::new(0, 0, WIDTH, STATUS_BAR),
+        Bounds::new(0, 0, w, top),
     )
     .style(Style::StatusBar)
     .child(
         v(
             "android.widget.TextView",
             SYSTEMUI,
-            Bounds::new(63, 30, 300, 90),
+            Bounds::new(ctx.px(63), ctx.px(30), ctx.px(300), ctx.px(90)),
         )
         .text(ctx.clock.clone())
         .style(Style::Text(TextSize::Small)),
@@ -97,7 +99,7 @@ fn bars(ctx: &Ctx) -> View {
             v(
                 "android.widget.TextView",
                 SYSTEMUI,
-                Bounds::new(880, 30, 1017, 90),
+                Bounds::new(ctx.end(200), ctx.px(30), ctx.end(63), ctx.px(90)),
             )
             .text("100%")
             .style(Style::Text(TextSize::Small)),
@@ -105,23 +107,28 @@ fn bars(ctx: &Ctx) -> View {
     } else {
         status
     };
+    let status = status_icons(ctx).into_iter().fold(status, View::child);
     let nav = v(
         "android.widget.FrameLayout",
         SYSTEMUI,
-        Bounds::new(0, NAV_BAR_TOP, WIDTH, HEIGHT),
+        Bounds::new(0, bottom, w, h),
     )
     .style(Style::NavBar);
+    // Back, Home and Overview at 160, 540 and 920 of the default 1080 px:
+    // the same fractions of any width.
     let buttons = [
         ("Back", Cmd::Back, 160),
         ("Home", Cmd::Home, 540),
         ("Overview", Cmd::Overview, 920),
     ];
-    let nav = buttons.into_iter().fold(nav, |nav, (desc, cmd, cx)| {
+    let half = ctx.px(100);
+    let nav = buttons.into_iter().fold(nav, |nav, (desc, cmd, at1080)| {
+        let cx = (w as i64 * at1080 / 1080) as i32;
         nav.child(
             v(
                 "android.widget.ImageView",
                 SYSTEMUI,
-                Bounds::new(cx - 100, NAV_BAR_TOP, cx + 100, HEIGHT),
+                Bounds::new(cx - half, bottom, cx + half, h),
             )
             .desc(desc)
             .style(Style::NavButton)
@@ -131,10 +138,56 @@ fn bars(ctx: &Ctx) -> View {
     v(
         "android.widget.FrameLayout",
         SYSTEMUI,
-        Bounds::new(0, 0, WIDTH, HEIGHT),
+        Bounds::new(0, 0, w, h),
     )
     .child(status)
     .child(nav)
+}
+
+/// The status bar's icons, right to left as System UI places them: battery
+/// (Battery Saver's when `global/low_power` is on), cellular (not in airplane
+/// mode), Wi-Fi when on, then airplane mode, Bluetooth and Do Not Disturb when
+/// on. Each is a view whose content-desc names it, as System UI's do; the bars
+/// are drawn but never dumped, so the XML does not change.
+fn status_icons(ctx: &Ctx) -> Vec<View> {
+    use crate::sim::render::status;
+    let on = |key: &str| !matches!(ctx.value(key), "" | "0");
+    let airplane = on("global/airplane_mode_on");
+    let shown = [
+        (
+            true,
+            if on("global/low_power") {
+                status::BATTERY_SAVER
+            } else {
+                status::BATTERY
+            },
+        ),
+        (!airplane, status::CELLULAR),
+        (on("global/wifi_on"), status::WIFI),
+        (airplane, status::AIRPLANE),
+        (on("global/bluetooth_on"), status::BLUETOOTH),
+        (on("global/zen_mode"), status::DND),
+    ];
+    // Left of the battery percentage when it is shown.
+    let mut right = if ctx.value("system/status_bar_show_battery_percent") == "1" {
+        ctx.end(208)
+    } else {
+        ctx.end(63)
+    };
+    let mut icons = Vec::new();
+    for (desc, _) in shown.iter().filter(|(show, _)| *show).map(|(s, d)| (*d, s)) {
+        icons.push(
+            v(
+                "android.widget.ImageView",
+                SYSTEMUI,
+                Bounds::new(right - ctx.px(47), ctx.px(35), right, ctx.px(82)),
+            )
+            .desc(desc)
+            .style(Style::Icon),
+        );
+        right -= ctx.px(55);
+    }
+    icons
 }
 
 /// The launcher: the clock and date at the top, the app grid above the

@@ -1,9 +1,11 @@
 //! The pixel surface the renderer paints on: an `RgbImage` with a clip rectangle
-//! and the few anti-aliased primitives the views need (rectangles, rounded
-//! rectangles, circles, rings, convex polygons, a full-screen scrim). Every
-//! primitive clips to the canvas and the clip, so no coordinate can panic.
+//! and the anti-aliased primitives the views need (rectangles, rounded
+//! rectangles, circles, rings, convex polygons, a full-screen scrim, coverage
+//! masks for glyphs, and any tiny-skia path for icons). Every primitive clips
+//! to the canvas and the clip, so no coordinate can panic.
 
 use image::RgbImage;
+use tiny_skia::{FillRule, Mask, Path, Transform};
 
 pub(super) type Rgb = [u8; 3];
 
@@ -86,12 +88,15 @@ impl Canvas {
         }
         let stride = self.img.width() as usize * 3;
         let buf: &mut [u8] = &mut self.img;
-        for y in r.y0..r.y1 {
+        let (x0, x1) = (r.x0 as usize * 3, r.x1 as usize * 3);
+        // Fill the first row's span pixel by pixel, then copy it down.
+        let first = r.y0 as usize * stride;
+        for px in buf[first + x0..first + x1].chunks_exact_mut(3) {
+            px.copy_from_slice(&c);
+        }
+        for y in r.y0 + 1..r.y1 {
             let row = y as usize * stride;
-            let span = &mut buf[row + r.x0 as usize * 3..row + r.x1 as usize * 3];
-            for px in span.chunks_exact_mut(3) {
-                px.copy_from_slice(&c);
-            }
+            buf.copy_within(first + x0..first + x1, row + x0);
         }
     }
 
@@ -111,6 +116,58 @@ impl Canvas {
         }
     }
 
+    /// Mix `c` into the `w`-wide block of coverage bytes `alpha` whose top-left
+    /// pixel is (x, y), within the clip: how glyphs and icon masks land.
+    pub(crate) fn blend_alpha(&mut self, x: i64, y: i64, w: usize, alpha: &[u8], c: Rgb) {
+        if w == 0 {
+            return;
+        }
+        let h = (alpha.len() / w) as i64;
+        let area = Rect::new(x, y, x + w as i64, y + h).intersect(&self.clip);
+        if area.is_empty() {
+            return;
+        }
+        let stride = self.img.width() as usize * 3;
+        let buf: &mut [u8] = &mut self.img;
+        for py in area.y0..area.y1 {
+            let src = &alpha[(py - y) as usize * w..][..w];
+            let row = py as usize * stride;
+            for px in area.x0..area.x1 {
+                let a = u32::from(src[(px - x) as usize]);
+                if a == 0 {
+                    continue;
+                }
+                let dst = &mut buf[row + px as usize * 3..][..3];
+                for (d, s) in dst.iter_mut().zip(c) {
+                    let (d32, s32) = (u32::from(*d), u32::from(s));
+                    *d = ((d32 * (255 - a) + s32 * a + 127) / 255) as u8;
+                }
+            }
+        }
+    }
+
+    /// Anti-aliased fill of a tiny-skia `path` placed by `transform` (non-zero
+    /// winding, as SVG's default): rasterised to a coverage mask over the part
+    /// of its bounds inside the clip, then blended.
+    pub(crate) fn fill_path(&mut self, path: &Path, transform: Transform, c: Rgb) {
+        let Some(bounds) = path.bounds().transform(transform) else {
+            return;
+        };
+        let area = Rect::new(
+            bounds.left().floor() as i64,
+            bounds.top().floor() as i64,
+            bounds.right().ceil() as i64,
+            bounds.bottom().ceil() as i64,
+        )
+        .intersect(&self.clip);
+        let Some(mut mask) = Mask::new(area.w().max(0) as u32, area.h().max(0) as u32) else {
+            return;
+        };
+        let shifted = transform.post_translate(-area.x0 as f32, -area.y0 as f32);
+        mask.fill_path(path, FillRule::Winding, true, shifted);
+        self.blend_alpha(area.x0, area.y0, area.w() as usize, mask.data(), c);
+    }
+
     /// Darken every pixel of the canvas (not just the clip): `keep` of 256 remains.
     pub(crate) fn scrim(&mut self, keep: u16) {
         let buf: &mut [u8] = &mut self.img;
@@ -127,26 +184,25 @@ impl Canvas {
         if area.is_empty() {
             return;
         }
-        // Pixels further than the radius from every edge are fully inside: fill
-        // them as one rectangle and only shade the band along the edges.
+        // Columns further than the radius from the left and right edges, and
+        // rows as far from the top and bottom, are fully inside: fill them as
+        // rectangles and shade only the four corner boxes.
         let band = shape.r.ceil() as i64 + 1;
-        let inner = Rect::new(r.x0 + band, r.y0 + band, r.x1 - band, r.y1 - band);
-        let inner_ok = !inner.is_empty();
-        if inner_ok {
-            self.fill_rect(Rect::new(r.x0 + band, r.y0, r.x1 - band, r.y1), c);
-            self.fill_rect(Rect::new(r.x0, r.y0 + band, r.x1, r.y1 - band), c);
+        let (mx0, mx1) = (r.x0 + band, r.x1 - band);
+        let (my0, my1) = (r.y0 + band, r.y1 - band);
+        if mx0 < mx1 {
+            self.fill_rect(Rect::new(mx0, r.y0, mx1, r.y1), c);
         }
-        // The middle columns are done; shade only the left and right bands.
-        let (left, right) = if inner_ok {
-            (
-                (area.x0, area.x1.min(inner.x0)),
-                (area.x0.max(inner.x1), area.x1),
-            )
+        if my0 < my1 {
+            self.fill_rect(Rect::new(r.x0, my0, r.x1, my1), c);
+        }
+        let (left, right) = if mx0 < mx1 {
+            ((area.x0, area.x1.min(mx0)), (area.x0.max(mx1), area.x1))
         } else {
             ((area.x0, area.x1), (0, 0))
         };
         for y in area.y0..area.y1 {
-            if inner_ok && y >= inner.y0 && y < inner.y1 {
+            if my0 < my1 && y >= my0 && y < my1 {
                 continue;
             }
             for x in (left.0..left.1).chain(right.0..right.1) {

@@ -225,11 +225,12 @@ fn switch_state_changes_pixels_only_inside_its_bounds() {
         changed.iter().all(|&(x, y)| bounds.contains(x, y)),
         "switch drew outside {bounds}"
     );
-    // The checked thumb is on the right half, the unchecked one on the left.
-    let right = |img: &RgbImage| img.get_pixel(1000, 460).0;
+    // The checked thumb is on the right half (below its check mark), the
+    // unchecked one on the left.
+    let right = |img: &RgbImage| img.get_pixel(981, 486).0;
     let left = |img: &RgbImage| img.get_pixel(934, 460).0;
-    assert_eq!(right(&on), palette::ON_ACCENT);
-    assert_eq!(left(&off), palette::OUTLINE);
+    assert_eq!(right(&on), palette::LIGHT.on_primary);
+    assert_eq!(left(&off), palette::LIGHT.outline);
 }
 
 #[test]
@@ -296,14 +297,15 @@ fn text_pixels_stay_inside_the_text_view() {
 
 #[test]
 fn long_text_ends_in_an_ellipsis() {
-    let face = Face::BODY;
+    let face = Face::new(text::Weight::Regular, 40.0);
+    let width = |s: &str| text::line_width(&text::chars_of(s), face).ceil() as i64;
     let chars = text::chars_of("Turn off radios to save battery");
-    let lines = text::layout(&chars, face, face.advance() * 12, 1);
+    let lines = text::layout(&chars, face, width("Turn off ra…"), 1);
     assert_eq!(lines, vec!["Turn off ra…".chars().collect::<Vec<_>>()]);
-    let lines = text::layout(&chars, face, face.advance() * 12, 3);
+    let lines = text::layout(&chars, face, width("save battery"), 3);
     let lines: Vec<String> = lines.iter().map(|l| l.iter().collect()).collect();
     assert_eq!(lines, ["Turn off", "radios to", "save battery"]);
-    assert!(text::layout(&chars, face, face.advance() - 1, 3).is_empty());
+    assert!(text::layout(&chars, face, width("T") - 1, 3).is_empty());
 }
 
 #[test]
@@ -314,10 +316,10 @@ fn disabled_views_are_drawn_without_accent() {
         rgb_of(&screen(vec![b]), 600, 300)
     };
     let (on, off) = (button(true), button(false));
-    assert!(on.pixels().any(|p| p.0 == palette::ACCENT));
-    assert!(!off.pixels().any(|p| p.0 == palette::ACCENT));
+    assert!(on.pixels().any(|p| p.0 == palette::LIGHT.primary));
+    assert!(!off.pixels().any(|p| p.0 == palette::LIGHT.primary));
     assert!(
-        off.pixels().any(|p| p.0 != palette::SURFACE),
+        off.pixels().any(|p| p.0 != palette::LIGHT.surface),
         "disabled button vanished"
     );
 }
@@ -335,7 +337,10 @@ fn dialog_dims_what_was_drawn_before_it() {
         .iter()
         .zip(before.get_pixel(5, 5).0)
         .all(|(a, b)| *a < b));
-    assert_eq!(after.get_pixel(100, 200).0, palette::PANEL);
+    assert_eq!(
+        after.get_pixel(100, 200).0,
+        palette::LIGHT.surface_container_high
+    );
 }
 
 #[test]
@@ -488,4 +493,10 @@ fn time_per_screen() {
     let rgb = median(&|| drop(rgb_of(&tree, W, H)));
     let png = median(&|| drop(png_of(&tree, W, H)));
     println!("median of 31: render_rgb {rgb:.2} ms, render_png {png:.2} ms");
+    for (name, p) in super::screens_tests::six_screens() {
+        let root = p.composite();
+        let display = Display::default();
+        let png = median(&|| drop(render_png(&root, &display, Theme::Light)));
+        println!("{name}: render_png {png:.2} ms");
+    }
 }

@@ -1,87 +1,95 @@
-//! Text for the renderer: embedded-graphics' ISO 8859-1 mono fonts, scaled up by
-//! whole factors (each font pixel an N×N block, with diagonal steps filled in so
-//! large text is not jagged), laid out as lines that fit a width, with "…" where
-//! text is cut and a hollow box for characters the font does not have.
+//! Text for the renderer: Roboto Regular and Medium, the Pixel's system font,
+//! from the pinned `damascene-fonts-roboto` crate (no system font is ever
+//! looked up), rasterised by ab_glyph with anti-aliasing, laid out as lines
+//! that fit a width, with "…" where text is cut.
+//!
+//! Rasterised glyphs are cached by font, glyph, size and quarter-pixel offset:
+//! a cached glyph is the same coverage a fresh one would be, so the cache
+//! changes speed, never pixels.
 
-use std::convert::Infallible;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use embedded_graphics::mono_font::{iso_8859_1, MonoFont, MonoTextStyle};
-use embedded_graphics::pixelcolor::BinaryColor;
-use embedded_graphics::prelude::*;
-use embedded_graphics::text::{Baseline, Text};
+use ab_glyph::{point, Font, FontRef, GlyphId, PxScale, ScaleFont};
 
 use super::canvas::{Canvas, Rect, Rgb};
 
-/// A font at a whole-number scale, optionally thickened.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Face {
-    font: &'static MonoFont<'static>,
-    scale: i64,
-    /// Extra pixels added to the right of every font pixel.
-    bold: i64,
+/// Roboto's two weights the Material 3 type scale uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Weight {
+    /// 400: body text, summaries.
+    Regular,
+    /// 500: titles, buttons, tabs.
+    Medium,
 }
 
-impl Face {
-    /// Secondary text: 9×15 at 2× (18×30 px cells).
-    pub(crate) const SMALL: Face = Face::new(&iso_8859_1::FONT_9X15, 2, false);
-    /// Body text: 10×20 at 2× (20×40 px cells), about a phone's 16 sp.
-    pub(crate) const BODY: Face = Face::new(&iso_8859_1::FONT_10X20, 2, false);
-    /// Row titles and button labels: body size, thickened.
-    pub(crate) const TITLE: Face = Face::new(&iso_8859_1::FONT_10X20, 2, true);
-    /// Page headings: 10×20 at 3×.
-    pub(crate) const HEADING: Face = Face::new(&iso_8859_1::FONT_10X20, 3, true);
-    /// Clock faces: 10×20 at 7× (140 px cells).
-    pub(crate) const BIG_TIME: Face = Face::new(&iso_8859_1::FONT_10X20, 7, true);
+fn font(weight: Weight) -> &'static FontRef<'static> {
+    static REGULAR: OnceLock<FontRef<'static>> = OnceLock::new();
+    static MEDIUM: OnceLock<FontRef<'static>> = OnceLock::new();
+    let (cell, bytes) = match weight {
+        Weight::Regular => (&REGULAR, damascene_fonts_roboto::ROBOTO_REGULAR),
+        Weight::Medium => (&MEDIUM, damascene_fonts_roboto::ROBOTO_MEDIUM),
+    };
+    // The bytes are compiled in from a pinned crate: failing to parse them is a
+    // build defect every test would show at once.
+    cell.get_or_init(|| FontRef::try_from_slice(bytes).expect("the embedded Roboto parses"))
+}
 
-    pub const fn new(font: &'static MonoFont<'static>, scale: i64, bold: bool) -> Self {
-        Self {
-            font,
-            scale,
-            bold: if bold { (scale + 1) / 2 } else { 0 },
+/// A weight at a size: `px` is the em size in pixels (an sp size times the
+/// display's density and font scale).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Face {
+    pub weight: Weight,
+    pub px: f32,
+}
+
+/// Below this the text is unreadable on any screen; it is drawn no smaller (and clipped).
+const MIN_PX: f32 = 6.0;
+
+impl Face {
+    pub fn new(weight: Weight, px: f32) -> Face {
+        Face {
+            weight,
+            px: px.max(MIN_PX),
         }
     }
 
-    pub fn advance(&self) -> i64 {
-        i64::from(self.font.character_size.width + self.font.character_spacing) * self.scale
+    /// ab_glyph's scale is the ascent-to-descent height, not the em size.
+    fn scale(&self) -> PxScale {
+        let f = font(self.weight);
+        let em = f.units_per_em().unwrap_or(2048.0);
+        PxScale::from(self.px * f.height_unscaled() / em)
     }
 
+    /// The height of one line: ascent plus descent, whole pixels.
     pub fn height(&self) -> i64 {
-        i64::from(self.font.character_size.height) * self.scale
+        let f = font(self.weight).as_scaled(self.scale());
+        (f.ascent() - f.descent()).ceil() as i64
     }
 
-    /// The largest face no bigger than this one whose line fits `max_h` pixels:
-    /// a smaller scale or a smaller font of the same family, never below the
-    /// smallest font at 1× (which is then clipped).
+    fn ascent(&self) -> f32 {
+        font(self.weight).as_scaled(self.scale()).ascent()
+    }
+
+    /// The same weight made smaller, if need be, so one line fits `max_h`
+    /// pixels — but never below 3/4 of its size: a box that small is a view
+    /// scrolled partly out of sight, whose text a phone clips rather than shrinks.
     pub(crate) fn fit_height(self, max_h: i64) -> Face {
-        self.shrink(|f| f.height() <= max_h)
-    }
-
-    /// As [`Face::fit_height`], and `chars` characters also fit `max_w` pixels.
-    pub(crate) fn fit_width(self, chars: usize, max_w: i64) -> Face {
-        self.shrink(|f| f.advance().saturating_mul(chars as i64) <= max_w)
-    }
-
-    fn shrink(self, fits: impl Fn(&Face) -> bool) -> Face {
-        const LADDER: [&MonoFont<'static>; 6] = [
-            &iso_8859_1::FONT_10X20,
-            &iso_8859_1::FONT_9X18,
-            &iso_8859_1::FONT_9X15,
-            &iso_8859_1::FONT_8X13,
-            &iso_8859_1::FONT_6X10,
-            &iso_8859_1::FONT_5X8,
-        ];
-        if fits(&self) {
+        let h = self.height();
+        if h <= max_h || h == 0 {
             return self;
         }
-        let bold = self.bold > 0;
-        let candidates = LADDER
-            .iter()
-            .flat_map(|&font| (1..=self.scale).map(move |scale| Face::new(font, scale, bold)));
-        // Prefer the tallest that fits; between equals, the finer font at a lower scale.
-        candidates
-            .filter(|f| f.height() <= self.height() && fits(f))
-            .max_by_key(|f| (f.height(), -f.scale))
-            .unwrap_or(Face::new(&iso_8859_1::FONT_5X8, 1, bold))
+        let k = (max_h.max(0) as f32 / h as f32).max(0.75);
+        Face::new(self.weight, self.px * k)
+    }
+
+    /// As [`Face::fit_height`], and `text` also fits `max_w` pixels on one line.
+    pub(crate) fn fit_width(self, text: &str, max_w: i64) -> Face {
+        let w = line_width(&chars_of(text), self);
+        if w <= max_w as f32 || w <= 0.0 {
+            return self;
+        }
+        Face::new(self.weight, self.px * max_w.max(0) as f32 / w)
     }
 }
 
@@ -92,59 +100,71 @@ pub(super) fn chars_of(text: &str) -> Vec<char> {
         .collect()
 }
 
+/// The advance of each character of `chars` in `face`, in pixels.
+fn advances(chars: &[char], face: Face) -> impl Iterator<Item = f32> + '_ {
+    let f = font(face.weight).as_scaled(face.scale());
+    chars.iter().map(move |&c| f.h_advance(f.glyph_id(c)))
+}
+
+pub(super) fn line_width(chars: &[char], face: Face) -> f32 {
+    advances(chars, face).sum()
+}
+
 /// Break `text` into at most `max_lines` lines of `face` no wider than `max_w`,
 /// at spaces where possible; the last line ends in "…" if text was left over.
 pub(super) fn layout(text: &[char], face: Face, max_w: i64, max_lines: usize) -> Vec<Vec<char>> {
-    let max_chars = usize::try_from(max_w / face.advance().max(1)).unwrap_or(0);
+    let max_w = max_w as f32;
     let mut lines = Vec::new();
-    if max_chars == 0 {
-        return lines;
-    }
     let mut rest = trim(text);
     while !rest.is_empty() && lines.len() < max_lines {
-        if rest.len() <= max_chars {
+        let fits = fitting(rest, face, max_w);
+        if fits == rest.len() {
             lines.push(rest.to_vec());
             break;
         }
         if lines.len() + 1 == max_lines {
-            let mut line = trim(&rest[..max_chars - 1]).to_vec();
-            line.push('…');
-            lines.push(line);
+            lines.push(ellipsize(rest, face, max_w));
             break;
         }
-        let cut = rest[..=max_chars]
+        if fits == 0 {
+            break;
+        }
+        let cut = rest[..=fits]
             .iter()
             .rposition(|&c| c == ' ')
             .filter(|&i| i > 0)
-            .unwrap_or(max_chars);
+            .unwrap_or(fits);
         lines.push(trim(&rest[..cut]).to_vec());
         rest = trim(&rest[cut..]);
     }
     lines
 }
 
+/// How many leading characters of `chars` fit `max_w`.
+fn fitting(chars: &[char], face: Face, max_w: f32) -> usize {
+    let mut x = 0.0;
+    for (i, a) in advances(chars, face).enumerate() {
+        x += a;
+        if x > max_w + 0.01 {
+            return i;
+        }
+    }
+    chars.len()
+}
+
+/// The longest start of `chars` that fits `max_w` with "…" after it.
+fn ellipsize(chars: &[char], face: Face, max_w: f32) -> Vec<char> {
+    let dots = line_width(&['…'], face);
+    let n = fitting(chars, face, (max_w - dots).max(0.0));
+    let mut line = trim(&chars[..n]).to_vec();
+    line.push('…');
+    line
+}
+
 fn trim(s: &[char]) -> &[char] {
     let start = s.iter().position(|&c| c != ' ').unwrap_or(s.len());
     let end = s.iter().rposition(|&c| c != ' ').map_or(start, |i| i + 1);
     &s[start..end.max(start)]
-}
-
-pub(super) fn line_width(chars: &[char], face: Face) -> i64 {
-    face.advance() * chars.len() as i64
-}
-
-/// Draw one line with its cell's top-left corner at (x, y).
-pub(super) fn draw_line(
-    canvas: &mut Canvas,
-    chars: &[char],
-    x: i64,
-    y: i64,
-    face: Face,
-    color: Rgb,
-) {
-    for (i, &c) in chars.iter().enumerate() {
-        draw_char(canvas, c, x + face.advance() * i as i64, y, face, color);
-    }
 }
 
 /// How `draw_text` places lines in its box.
@@ -155,7 +175,7 @@ pub(super) enum Align {
 }
 
 /// Draw `text` in `b`, as many lines as fit (left-aligned) or one line
-/// (centred), vertically centred; returns the widest line's width.
+/// (centred), vertically centred; returns the widest line's width in pixels.
 pub(super) fn draw_text(
     canvas: &mut Canvas,
     b: Rect,
@@ -166,174 +186,108 @@ pub(super) fn draw_text(
 ) -> i64 {
     let face = face.fit_height(b.h());
     let chars = chars_of(text);
+    let line_h = face.height().max(1);
     let max_lines = match align {
-        Align::Left => usize::try_from(b.h() / face.height().max(1))
-            .unwrap_or(1)
-            .max(1),
+        Align::Left => usize::try_from(b.h() / line_h).unwrap_or(1).max(1),
         Align::Centre => 1,
     };
     let lines = layout(&chars, face, b.w(), max_lines);
-    let total = face.height() * lines.len() as i64;
+    let total = line_h * lines.len() as i64;
     let mut y = b.y0 + (b.h() - total) / 2;
-    let mut widest = 0;
+    let mut widest = 0.0f32;
     for line in &lines {
         let lw = line_width(line, face);
         let x = match align {
-            Align::Left => b.x0,
-            Align::Centre => b.x0 + (b.w() - lw) / 2,
+            Align::Left => b.x0 as f32,
+            Align::Centre => b.x0 as f32 + (b.w() as f32 - lw) / 2.0,
         };
         draw_line(canvas, line, x, y, face, color);
         widest = widest.max(lw);
-        y += face.height();
+        y += line_h;
     }
-    widest
+    widest.ceil() as i64
 }
 
-fn draw_char(canvas: &mut Canvas, c: char, x: i64, y: i64, face: Face, color: Rgb) {
-    let s = face.scale;
-    let size = face.font.character_size;
-    let (w, h) = (i64::from(size.width), i64::from(size.height));
-    let base = i64::from(face.font.baseline);
-    let px = |gx: i64, gy: i64, gw: i64, gh: i64| {
-        Rect::new(x + gx * s, y + gy * s, x + (gx + gw) * s, y + (gy + gh) * s)
-    };
-    match c {
-        ' ' => {}
-        '…' => {
-            let dot = (w / 5).max(1);
-            for i in 0..3 {
-                canvas.fill_rect(
-                    px(i * w / 3 + (w / 3 - dot) / 2, base - dot + 1, dot, dot),
-                    color,
-                );
+/// Draw one line with its top-left corner at (x, y).
+pub(super) fn draw_line(
+    canvas: &mut Canvas,
+    chars: &[char],
+    x: f32,
+    y: i64,
+    face: Face,
+    color: Rgb,
+) {
+    let baseline = y + face.ascent().round() as i64;
+    let f = font(face.weight).as_scaled(face.scale());
+    let mut pen = x;
+    for &c in chars {
+        let id = f.glyph_id(c);
+        if c != ' ' {
+            // Quarter-pixel positions keep spacing even and the cache small.
+            let whole = pen.floor();
+            let quarter = ((pen - whole) * 4.0).round() as u8;
+            let (whole, quarter) = if quarter == 4 {
+                (whole + 1.0, 0)
+            } else {
+                (whole, quarter)
+            };
+            if let Some(g) = coverage(face, id, quarter) {
+                let (gx, gy) = (whole as i64 + g.left, baseline + g.top);
+                canvas.blend_alpha(gx, gy, g.w, &g.alpha, color);
             }
         }
-        '•' => {
-            let r = (w * s) as f32 / 4.0;
-            canvas.fill_circle(
-                (x + w * s / 2) as f32,
-                (y + (base - w / 2) * s) as f32,
-                r,
-                color,
-            );
-        }
-        c if has_glyph(c) => {
-            let grid = Glyph::of(face.font, c);
-            grid.draw(canvas, x, y, face, color);
-        }
-        _ => {
-            // A hollow box from x-height to the baseline: "no glyph here".
-            let (top, bottom) = (h / 4, base + 1);
-            let (l, r) = (1, w - 1);
-            canvas.fill_rect(px(l, top, r - l, 1), color);
-            canvas.fill_rect(px(l, bottom - 1, r - l, 1), color);
-            canvas.fill_rect(px(l, top, 1, bottom - top), color);
-            canvas.fill_rect(px(r - 1, top, 1, bottom - top), color);
-        }
+        pen += f.h_advance(id);
     }
 }
 
-/// ISO 8859-1's printable characters, which the fonts cover.
-fn has_glyph(c: char) -> bool {
-    matches!(c, ' '..='~' | '\u{a0}'..='\u{ff}')
-}
-
-/// One character's pixels, read out of the font by drawing it with embedded-graphics.
+/// One rasterised glyph: coverage bytes in a `w`-wide box at an offset from
+/// the pen position on the baseline.
 #[derive(Debug)]
-struct Glyph {
-    w: i64,
-    h: i64,
-    on: Vec<bool>,
+struct Coverage {
+    left: i64,
+    top: i64,
+    w: usize,
+    alpha: Vec<u8>,
 }
 
-impl Glyph {
-    fn of(font: &'static MonoFont<'static>, c: char) -> Glyph {
-        let size = font.character_size;
-        let mut g = Glyph {
-            w: i64::from(size.width),
-            h: i64::from(size.height),
-            on: vec![false; (size.width * size.height) as usize],
-        };
-        let mut buf = [0u8; 4];
-        let style = MonoTextStyle::new(font, BinaryColor::On);
-        let drawn =
-            Text::with_baseline(c.encode_utf8(&mut buf), Point::zero(), style, Baseline::Top)
-                .draw(&mut g);
-        drawn.unwrap_or_else(|never| match never {});
-        g
-    }
+type GlyphKey = (Weight, u16, u32, u8);
 
-    fn at(&self, x: i64, y: i64) -> bool {
-        x >= 0 && y >= 0 && x < self.w && y < self.h && self.on[(y * self.w + x) as usize]
-    }
+/// Past this many cached glyphs the cache starts over (a long run with many sizes).
+const CACHE_LIMIT: usize = 8192;
 
-    /// Each font pixel as a `scale`-sized block; at 2× and up, an empty block
-    /// whose two neighbours around one corner are lit gets that corner's half
-    /// filled, turning staircases into diagonals.
-    fn draw(&self, canvas: &mut Canvas, x: i64, y: i64, face: Face, color: Rgb) {
-        let s = face.scale;
-        for gy in 0..self.h {
-            for gx in 0..self.w {
-                let (x0, y0) = (x + gx * s, y + gy * s);
-                if self.at(gx, gy) {
-                    canvas.fill_rect(Rect::new(x0, y0, x0 + s + face.bold, y0 + s), color);
-                    continue;
-                }
-                if s < 2 {
-                    continue;
-                }
-                let (up, down) = (self.at(gx, gy - 1), self.at(gx, gy + 1));
-                let (left, right) = (self.at(gx - 1, gy), self.at(gx + 1, gy));
-                let (fx, fy, fs) = (x0 as f32, y0 as f32, s as f32);
-                let b = face.bold as f32;
-                let corners = [
-                    (
-                        up && left && !down && !right,
-                        [(fx, fy), (fx + fs + b, fy), (fx, fy + fs)],
-                    ),
-                    (
-                        up && right && !down && !left,
-                        [(fx, fy), (fx + fs + b, fy), (fx + fs + b, fy + fs)],
-                    ),
-                    (
-                        down && left && !up && !right,
-                        [(fx, fy), (fx, fy + fs), (fx + fs + b, fy + fs)],
-                    ),
-                    (
-                        down && right && !up && !left,
-                        [(fx + fs + b, fy), (fx + fs + b, fy + fs), (fx, fy + fs)],
-                    ),
-                ];
-                for (fill, tri) in corners {
-                    if fill {
-                        canvas.fill_convex(&tri, color);
-                    }
-                }
-            }
+fn coverage(face: Face, id: GlyphId, quarter: u8) -> Option<Arc<Coverage>> {
+    static CACHE: OnceLock<Mutex<HashMap<GlyphKey, Option<Arc<Coverage>>>>> = OnceLock::new();
+    let key = (face.weight, id.0, face.px.to_bits(), quarter);
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
+    }
+    let fresh = rasterise(face, id, quarter).map(Arc::new);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
         }
+        c.insert(key, fresh.clone());
     }
+    fresh
 }
 
-impl OriginDimensions for Glyph {
-    fn size(&self) -> Size {
-        Size::new(self.w as u32, self.h as u32)
-    }
-}
-
-impl DrawTarget for Glyph {
-    type Color = BinaryColor;
-    type Error = Infallible;
-
-    fn draw_iter<I>(&mut self, pixels: I) -> Result<(), Self::Error>
-    where
-        I: IntoIterator<Item = Pixel<Self::Color>>,
-    {
-        for Pixel(p, c) in pixels {
-            let (x, y) = (i64::from(p.x), i64::from(p.y));
-            if c.is_on() && x >= 0 && y >= 0 && x < self.w && y < self.h {
-                self.on[(y * self.w + x) as usize] = true;
-            }
+fn rasterise(face: Face, id: GlyphId, quarter: u8) -> Option<Coverage> {
+    let glyph = id.with_scale_and_position(face.scale(), point(f32::from(quarter) / 4.0, 0.0));
+    let outlined = font(face.weight).outline_glyph(glyph)?;
+    let bb = outlined.px_bounds();
+    let (w, h) = (bb.width() as usize, bb.height() as usize);
+    let mut alpha = vec![0u8; w * h];
+    outlined.draw(|x, y, c| {
+        let i = y as usize * w + x as usize;
+        if let Some(a) = alpha.get_mut(i) {
+            *a = (c.clamp(0.0, 1.0) * 255.0).round() as u8;
         }
-        Ok(())
-    }
+    });
+    Some(Coverage {
+        left: bb.min.x as i64,
+        top: bb.min.y as i64,
+        w,
+        alpha,
+    })
 }
