@@ -360,3 +360,42 @@ fn an_avatar_takes_its_colour_from_a_stable_hash_of_the_name() {
     assert_eq!(avatar_fill("Alex Moreno"), light[1].0);
     assert_eq!(avatar_fill("Mum"), light[6].0);
 }
+
+/// The six screens under every device condition, as the phone in that
+/// condition draws them (its display, its theme).
+fn write_conditions(out: &str) {
+    for condition in crate::Condition::ALL {
+        for (name, _) in six_screens() {
+            let mut p = SimPhone::new(PhoneSetup {
+                episode_seed: 1,
+                condition,
+                ..PhoneSetup::default()
+            })
+            .unwrap();
+            match name {
+                "launcher" => {}
+                "settings" => launch(&mut p, SETTINGS),
+                "internet" => p.open(&Intent("sim:settings.internet".into())).unwrap(),
+                "contacts" => launch(&mut p, "com.google.android.contacts"),
+                "messages_thread" => {
+                    launch(&mut p, "com.google.android.apps.messaging");
+                    tap(&mut p, &Selector::desc("Tomás Silva, 2 unread messages"));
+                }
+                _ => {
+                    launch(&mut p, CLOCK);
+                    tap(&mut p, &Selector::desc("Add alarm"));
+                }
+            }
+            let obs = p.observe(true).unwrap();
+            let stem = format!("{out}/{condition}_{name}");
+            std::fs::write(format!("{stem}.png"), obs.screenshot.unwrap()).unwrap();
+            std::fs::write(format!("{stem}.xml"), obs.xml).unwrap();
+        }
+    }
+}
+
+#[test]
+#[ignore = "writes PNGs and dumps to $SCREENS_OUT"]
+fn write_six_screens_every_condition() {
+    write_conditions(&std::env::var("SCREENS_OUT").unwrap());
+}
