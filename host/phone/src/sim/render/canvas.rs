@@ -100,6 +100,20 @@ impl Canvas {
         }
     }
 
+    /// A vertical gradient from `top` to `bottom` over `r` (rows of integer
+    /// colours, so the same on every machine), within the clip.
+    pub(crate) fn fill_gradient(&mut self, r: Rect, top: Rgb, bottom: Rgb) {
+        let h = r.h().max(1);
+        for y in r.y0..r.y1 {
+            let t = y - r.y0;
+            let mix = |i: usize| {
+                let (a, b) = (i64::from(top[i]), i64::from(bottom[i]));
+                (a + (b - a) * t / h) as u8
+            };
+            self.fill_rect(Rect::new(r.x0, y, r.x1, y + 1), [mix(0), mix(1), mix(2)]);
+        }
+    }
+
     /// Mix `c` into one pixel with coverage `a` in 0..=1, if inside the clip.
     pub(crate) fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
         let cl = self.clip;
