@@ -104,13 +104,23 @@ impl Canvas {
     /// colours, so the same on every machine), within the clip.
     pub(crate) fn fill_gradient(&mut self, r: Rect, top: Rgb, bottom: Rgb) {
         let h = r.h().max(1);
-        for y in r.y0..r.y1 {
-            let t = y - r.y0;
+        let at = |y: i64| -> Rgb {
             let mix = |i: usize| {
                 let (a, b) = (i64::from(top[i]), i64::from(bottom[i]));
-                (a + (b - a) * t / h) as u8
+                (a + (b - a) * (y - r.y0) / h) as u8
             };
-            self.fill_rect(Rect::new(r.x0, y, r.x1, y + 1), [mix(0), mix(1), mix(2)]);
+            [mix(0), mix(1), mix(2)]
+        };
+        // Runs of rows share a colour: fill each run as one rectangle.
+        let mut start = r.y0;
+        while start < r.y1 {
+            let c = at(start);
+            let mut end = start + 1;
+            while end < r.y1 && at(end) == c {
+                end += 1;
+            }
+            self.fill_rect(Rect::new(r.x0, start, r.x1, end), c);
+            start = end;
         }
     }
 
