@@ -360,3 +360,14 @@ fn an_avatar_takes_its_colour_from_a_stable_hash_of_the_name() {
     assert_eq!(avatar_fill("Alex Moreno"), light[1].0);
     assert_eq!(avatar_fill("Mum"), light[6].0);
 }
+
+#[test]
+fn night_mode_in_the_settings_draws_the_dark_scheme() {
+    let mut p = phone();
+    launch(&mut p, SETTINGS);
+    // A pixel of the page's background, clear of text and icons.
+    let background = |p: &SimPhone| p.screenshot_rgb().get_pixel(1060, 1000).0;
+    assert_eq!(background(&p), super::palette::LIGHT.surface);
+    p.write_setting("secure/ui_night_mode", "2");
+    assert_eq!(background(&p), super::palette::DARK.surface);
+}
