@@ -14,6 +14,7 @@ mod run;
 mod shared;
 mod signals;
 mod sim;
+mod sim_gallery;
 mod steps;
 mod tasks;
 mod ui;

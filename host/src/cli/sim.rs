@@ -1,7 +1,8 @@
-//! `droidscore sim dump|serve`: a task variant's screen on the simulator as
-//! uiautomator prints it (first screen, an intent's, or after N reference
-//! steps), and the simulator served as a virtual phone over adb's wire
-//! protocol, with fault injection for testing a runner.
+//! `droidscore sim dump|serve|gallery`: a task variant's screen on the
+//! simulator as uiautomator prints it (first screen, an intent's, or after N
+//! reference steps), the simulator served as a virtual phone over adb's wire
+//! protocol, with fault injection for testing a runner, and (in
+//! `sim_gallery`) every app's screens as HTML pages for a person to review.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,7 +12,8 @@ use clap::{Args, Subcommand};
 
 use super::error::CliError;
 use super::shared::out;
-use crate::agent::{Agent, Decision, Solver};
+pub use super::sim_gallery::GalleryArgs;
+use super::sim_gallery::{gallery, play_reference};
 use crate::task::{self, Instance, Task};
 use droidscore_phone::adbd::{faults::Faults, Server};
 use droidscore_phone::sim::SimPhone;
@@ -24,6 +26,9 @@ pub enum SimCommand {
     Dump(DumpArgs),
     /// Serve a virtual phone over adb's wire protocol: `adb connect` to it.
     Serve(ServeArgs),
+    /// Write every app's screens along the tasks' reference solutions as
+    /// HTML pages of screenshots with their element lists, for review.
+    Gallery(GalleryArgs),
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +100,7 @@ pub fn sim(command: SimCommand) -> Result<(), CliError> {
     match command {
         SimCommand::Dump(args) => dump(args),
         SimCommand::Serve(args) => serve(args),
+        SimCommand::Gallery(args) => gallery(args),
     }
 }
 
@@ -139,33 +145,10 @@ fn dump(args: DumpArgs) -> Result<(), CliError> {
     match (&args.open, args.after) {
         (Some(intent), _) => phone.open(&Intent(intent.clone()))?,
         (None, Some(n)) => {
-            let steps = inst.solution.iter().take(n).cloned().collect();
-            let mut solver = Solver::new(steps);
-            let mut played = 0;
-            while played < n {
-                let obs = phone.observe(false)?;
-                match Agent::next(&mut solver, &inst.goal, &obs) {
-                    Decision::Act(a) => phone.act(&a)?,
-                    Decision::Open(i) => phone.open(&i)?,
-                    Decision::ActAll(all) => {
-                        for a in &all {
-                            phone.act(a)?;
-                        }
-                    }
-                    Decision::Infeasible(why) => {
-                        return Err(CliError::BadInput(format!(
-                            "--after {n}: the reference stopped at step {}: {why}",
-                            played + 1
-                        )))
-                    }
-                    Decision::Complete | Decision::Finish(_) => break,
-                    _ => {}
-                }
-                // A scroll to find a target is not a step of the solution.
-                if solver.at() > played {
-                    played = solver.at();
-                }
-            }
+            play_reference(&mut phone, inst, n, &mut |_| Ok(())).map_err(|e| match e {
+                CliError::BadInput(why) => CliError::BadInput(format!("--after {n}: {why}")),
+                other => other,
+            })?
         }
         (None, None) => phone.act(&DeviceAction::Launch {
             package: app.to_string(),

@@ -1045,7 +1045,7 @@ mod tests {
             .find_first(&obs.hierarchy)
             .expect("About phone is visible after scrolling to the end");
         assert!(
-            node.bounds.bottom <= layout::NAV_BAR_TOP,
+            node.bounds.bottom <= p.display().height - layout::NAV_BAR,
             "clipped to the list: {}",
             node.bounds
         );

@@ -34,6 +34,7 @@ use self::widgets::{
     draw_seek_bar, draw_switch, draw_tab,
 };
 use super::{Display, Style, TextSize, Theme, View};
+use crate::apps::LAUNCHER;
 
 pub(crate) use self::icons::status;
 
@@ -126,9 +127,16 @@ fn draw_view(canvas: &mut Canvas, env: &Env, view: &View, ancestors: &[&View]) {
     let in_style = |s: Style| ancestors.iter().any(|a| a.style == s);
     match view.style {
         Style::Container => {}
-        Style::Screen | Style::NavBar => canvas.fill_rect(b, ink.of(pal.surface)),
+        // The home screen shows a wallpaper: a soft gradient in the theme's tones.
+        Style::Screen if node.package == LAUNCHER => {
+            canvas.fill_gradient(b, pal.wallpaper.0, pal.wallpaper.1);
+        }
+        Style::Screen => canvas.fill_rect(b, ink.of(pal.surface)),
+        // The system bars are transparent, drawn edge to edge over the app's
+        // window (and the launcher's wallpaper, and a dialog's scrim) as on
+        // Android 14: only their content is drawn.
+        Style::NavBar => {}
         Style::StatusBar => {
-            canvas.fill_rect(b, ink.of(pal.surface));
             // A bar given its clock as its own text (the layout gives it a child).
             let pad = env.dp(24.0) as i64;
             let inner = Rect::new(b.x0 + pad, b.y0, b.x1 - pad, b.y1);

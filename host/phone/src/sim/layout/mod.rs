@@ -21,7 +21,8 @@ use crate::uiautomator::Bounds;
 // The launcher's packages, which the layout draws (`crate::apps` owns them).
 use crate::apps::{APPS, LAUNCHER};
 pub use views::Ctx;
-pub(crate) use views::{HEIGHT, NAV_BAR_TOP, STATUS_BAR, WIDTH};
+#[cfg(test)]
+pub(crate) use views::NAV_BAR;
 
 const SYSTEMUI: &str = "com.android.systemui";
 

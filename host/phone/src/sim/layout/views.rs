@@ -10,16 +10,14 @@ use crate::sim::view::{Style, TextSize, View};
 use crate::sim::Display;
 use crate::uiautomator::{Bounds, Node};
 
-/// The default display's geometry, in pixels. The layout's lengths are
-/// written as pixels on this display (420 dpi) and scaled by [`Ctx::px`].
-pub(crate) const WIDTH: i32 = 1080;
-pub(crate) const HEIGHT: i32 = 2400;
-pub(crate) const STATUS_BAR: i32 = 118;
-pub(crate) const NAV_BAR_TOP: i32 = 2274;
+/// The system bars on the default display (1080×2400 at 420 dpi), in
+/// pixels: the layout's lengths are written as pixels on that display and
+/// scaled by [`Ctx::px`].
+const STATUS_BAR: i32 = 118;
+/// The navigation bar's height (its top is at 2274 of 2400).
+pub(crate) const NAV_BAR: i32 = 126;
 /// The density the layout's pixel lengths are written for.
 const LAYOUT_DPI: i64 = 420;
-/// The navigation bar's height on the default display.
-const NAV_BAR: i32 = HEIGHT - NAV_BAR_TOP;
 
 /// Everything needed to lay out one frame.
 #[derive(Debug)]

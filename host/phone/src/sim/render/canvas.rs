@@ -100,6 +100,30 @@ impl Canvas {
         }
     }
 
+    /// A vertical gradient from `top` to `bottom` over `r` (rows of integer
+    /// colours, so the same on every machine), within the clip.
+    pub(crate) fn fill_gradient(&mut self, r: Rect, top: Rgb, bottom: Rgb) {
+        let h = r.h().max(1);
+        let at = |y: i64| -> Rgb {
+            let mix = |i: usize| {
+                let (a, b) = (i64::from(top[i]), i64::from(bottom[i]));
+                (a + (b - a) * (y - r.y0) / h) as u8
+            };
+            [mix(0), mix(1), mix(2)]
+        };
+        // Runs of rows share a colour: fill each run as one rectangle.
+        let mut start = r.y0;
+        while start < r.y1 {
+            let c = at(start);
+            let mut end = start + 1;
+            while end < r.y1 && at(end) == c {
+                end += 1;
+            }
+            self.fill_rect(Rect::new(r.x0, start, r.x1, end), c);
+            start = end;
+        }
+    }
+
     /// Mix `c` into one pixel with coverage `a` in 0..=1, if inside the clip.
     pub(crate) fn blend(&mut self, x: i64, y: i64, c: Rgb, a: f32) {
         let cl = self.clip;

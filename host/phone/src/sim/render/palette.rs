@@ -21,6 +21,8 @@ pub(super) struct Palette {
     pub on_primary_container: Rgb,
     pub secondary_container: Rgb,
     pub on_secondary_container: Rgb,
+    /// The launcher's wallpaper, top and bottom colours of a vertical gradient.
+    pub wallpaper: (Rgb, Rgb),
     /// Contact avatars' backgrounds and letters, picked by the name's hash.
     pub avatars: [(Rgb, Rgb); 8],
 }
@@ -38,6 +40,7 @@ pub(super) const LIGHT: Palette = Palette {
     on_primary_container: [0x28, 0x47, 0x77],
     secondary_container: [0xda, 0xe2, 0xf9],
     on_secondary_container: [0x3e, 0x47, 0x59],
+    wallpaper: ([0xd8, 0xe2, 0xfa], [0xf4, 0xe4, 0xf0]),
     avatars: [
         ([0xd6, 0xe3, 0xff], [0x28, 0x47, 0x77]),
         ([0xc4, 0xee, 0xd0], [0x1f, 0x50, 0x36]),
@@ -63,6 +66,7 @@ pub(super) const DARK: Palette = Palette {
     on_primary_container: [0xd6, 0xe3, 0xff],
     secondary_container: [0x3e, 0x47, 0x59],
     on_secondary_container: [0xda, 0xe2, 0xf9],
+    wallpaper: ([0x16, 0x1d, 0x33], [0x2a, 0x1f, 0x30]),
     avatars: [
         ([0x28, 0x47, 0x77], [0xd6, 0xe3, 0xff]),
         ([0x1f, 0x50, 0x36], [0xc4, 0xee, 0xd0]),

@@ -500,3 +500,50 @@ fn time_per_screen() {
         println!("{name}: render_png {png:.2} ms");
     }
 }
+
+#[test]
+fn symbols_avatars_and_launcher_icons_stay_inside_their_bounds() {
+    let mut launcher_icon = icon((300, 300, 570, 560), "Clock");
+    launcher_icon.node.text = "Clock".into();
+    launcher_icon.on_tap = Some(crate::sim::Cmd::Launch(
+        "com.google.android.deskclock".into(),
+    ));
+    let mut avatar = view(Style::Icon, (40, 900, 160, 1020), "");
+    avatar.node.resource_id = "com.google.android.contacts:id/avatar".into();
+    let row = with(
+        view(Style::Row, (0, 880, 1080, 1040), ""),
+        vec![
+            avatar,
+            view(Style::Text(TextSize::Title), (210, 900, 900, 1020), "Mum"),
+        ],
+    );
+    let cases = [
+        (
+            icon((0, 118, 147, 265), "Navigate up"),
+            Bounds::new(0, 118, 147, 265),
+        ),
+        (
+            icon((10, 10, 40, 40), "More options"),
+            Bounds::new(10, 10, 40, 40),
+        ),
+        (launcher_icon, Bounds::new(300, 300, 570, 560)),
+        (row, Bounds::new(0, 880, 1080, 1040)),
+    ];
+    let blank = rgb_of(&screen(vec![]), W, H);
+    for (view, bounds) in cases {
+        let drawn = rgb_of(&screen(vec![view.clone()]), W, H);
+        let changed = diff(&blank, &drawn);
+        assert!(
+            changed.len() > 20,
+            "{:?} barely drew: {} pixels",
+            view.node.content_desc,
+            changed.len()
+        );
+        assert!(
+            changed.iter().all(|&(x, y)| bounds.contains(x, y)),
+            "{:?} drew outside {bounds}",
+            view.node.content_desc
+        );
+        assert_eq!(placeholder_icons(&view), 0, "{:?}", view.node.content_desc);
+    }
+}

@@ -232,8 +232,8 @@ fn every_node_with_text_or_a_content_desc_shows_inside_its_bounds() {
 const PNG_SHA256: [(&str, &str, &str); 6] = [
     (
         "launcher",
-        "35e79dce073ec573d028c5de266a9f5ac887731b9efb604979ae70db3f82bb95",
-        "ea0ea94627d67f96459e27d8a340dca70bfc659568045141632c4df00eb3ee6e",
+        "e4ac986662173648dc525eea16a0bd4d31cbf3367dd2e1c5adf021b317c96201",
+        "5bc3043b81caf4409ea51f448feec483521aefb7a254309a074070ea0508d825",
     ),
     (
         "settings",
@@ -257,8 +257,8 @@ const PNG_SHA256: [(&str, &str, &str); 6] = [
     ),
     (
         "alarm_editor",
-        "946b9c75374b54ac189da9590c79c1287dc38ad5c5a18b8bee6f3d26e1c5d70c",
-        "2df09c8a9e8f98ccec6fec83b1729d074223aafa1597dd7cd54f359ec0292ae8",
+        "a44c2abfb92a0f4ac4cdfd186ab4ee5880dde950ef918266d0587f85cfa3cef6",
+        "0dc5176c4b5a0f6a19e6013f95c9f4e03458a3c265efe9e1184cfcbf8fcf50df",
     ),
 ];
 
@@ -359,6 +359,17 @@ fn an_avatar_takes_its_colour_from_a_stable_hash_of_the_name() {
     let light = &super::palette::LIGHT.avatars;
     assert_eq!(avatar_fill("Alex Moreno"), light[1].0);
     assert_eq!(avatar_fill("Mum"), light[6].0);
+}
+
+#[test]
+fn night_mode_in_the_settings_draws_the_dark_scheme() {
+    let mut p = phone();
+    launch(&mut p, SETTINGS);
+    // A pixel of the page's background, clear of text and icons.
+    let background = |p: &SimPhone| p.screenshot_rgb().get_pixel(1060, 1000).0;
+    assert_eq!(background(&p), super::palette::LIGHT.surface);
+    p.write_setting("secure/ui_night_mode", "2");
+    assert_eq!(background(&p), super::palette::DARK.surface);
 }
 
 /// The six screens under every device condition, as the phone in that
