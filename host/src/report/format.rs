@@ -127,6 +127,7 @@ mod tests {
                     task: task.to_string(),
                     variant: variant.to_string(),
                     repeat: i,
+                    condition: "base".into(),
                     episode_seed: u64::from(i),
                     status,
                     end: serde_json::json!({"end": "complete"}),

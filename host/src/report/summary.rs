@@ -327,6 +327,7 @@ mod tests {
             task: task.into(),
             variant: variant.into(),
             repeat,
+            condition: "base".into(),
             episode_seed: u64::from(repeat),
             status,
             end: serde_json::json!({"end": "complete"}),

@@ -257,7 +257,7 @@ fn run_unplugged(
             plug: plug.clone(),
         }))
     };
-    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
+    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend::new(phone, device_wait))];
     let bar = indicatif::ProgressBar::hidden();
     let interrupt = droidscore::run::Interrupt::new();
     let written = execute(
