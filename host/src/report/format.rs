@@ -2,7 +2,7 @@
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
 use super::escape::escape;
-use super::summary::{counts, Comparison, Line, Summary};
+use super::summary::{counts, Comparison, ConditionLine, Line, Summary, CONDITIONS_HEADING};
 use super::table;
 
 /// Output formats of `droidscore report`.
@@ -15,6 +15,29 @@ pub enum Format {
     /// a summary rendering alone, its summary section.
     Html,
 }
+
+/// The per-condition table's rows: name, success, skipped, against the first.
+pub(crate) fn condition_rows(lines: &[ConditionLine]) -> Vec<Vec<String>> {
+    lines
+        .iter()
+        .map(|l| {
+            vec![
+                l.name.clone(),
+                l.rate.display(),
+                l.skipped.to_string(),
+                l.versus_first.clone(),
+            ]
+        })
+        .collect()
+}
+
+/// Its header.
+pub(crate) const CONDITION_HEADER: [&str; 4] = [
+    "condition",
+    "success [Wilson 95%] (ok/scored)",
+    "skipped",
+    "vs first",
+];
 
 fn rows(lines: &[Line]) -> Vec<Vec<String>> {
     lines
@@ -40,6 +63,10 @@ pub fn summary(s: &Summary, format: Format) -> String {
                 &["variant", "success [Wilson 95%] (ok/scored)"],
                 &rows(&s.per_variant),
             );
+            if !s.per_condition.is_empty() {
+                out += &format!("\n{CONDITIONS_HEADING}\n");
+                out += &table(&CONDITION_HEADER, &condition_rows(&s.per_condition));
+            }
             out
         }
         Format::Md => {
@@ -63,6 +90,15 @@ pub fn summary(s: &Summary, format: Format) -> String {
             out += &md("task", &s.per_task);
             out += "\n";
             out += &md("variant", &s.per_variant);
+            if !s.per_condition.is_empty() {
+                out += &format!(
+                    "\n{CONDITIONS_HEADING}\n\n| {} |\n|---|---|---|---|\n",
+                    CONDITION_HEADER.join(" | ")
+                );
+                for row in condition_rows(&s.per_condition) {
+                    out += &format!("| {} |\n", row.join(" | "));
+                }
+            }
             out
         }
     }

@@ -65,6 +65,10 @@ pub struct Summary {
     pub per_task: Vec<Line>,
     /// Per variant id across tasks (`base`, `renamed`, `decoy`, …).
     pub per_variant: Vec<Line>,
+    /// Per device condition (`run --conditions`), in `Condition::ALL`
+    /// order; empty when the run had one condition.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_condition: Vec<ConditionLine>,
     /// Repeats per task variant (the smallest, when they differ).
     pub repeats: u32,
     /// Mean over task variants of pass^k with k = `repeats`: all k tries succeed.
@@ -91,6 +95,65 @@ pub struct Summary {
 pub struct Line {
     pub name: String,
     pub rate: Rate,
+}
+
+/// Success in one device condition, and how many of its episodes were
+/// skipped (the condition conflicts with the task's initial state, or the
+/// phone cannot run the instance).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConditionLine {
+    pub name: String,
+    pub rate: Rate,
+    pub skipped: u64,
+    /// Against the first condition listed (`base` when the run had it):
+    /// `NOT A RANKING` where the 95 % intervals overlap, else `higher` or
+    /// `lower`; `-` on the first line itself.
+    pub versus_first: String,
+}
+
+/// Wording of the per-condition table's heading: a difference inside the
+/// spread is no finding.
+pub const CONDITIONS_HEADING: &str = "per device condition: 95 % Wilson intervals; \
+     against the first condition, overlapping intervals are NOT A RANKING";
+
+/// The per-condition lines, when the episodes ran in more than one.
+fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
+    let mut groups: BTreeMap<(usize, &str), Vec<&EpisodeRecord>> = BTreeMap::new();
+    for e in episodes {
+        // Condition::ALL order; a name this build does not know sorts last.
+        let order = droidscore_phone::Condition::ALL
+            .iter()
+            .position(|c| c.to_string() == e.condition)
+            .unwrap_or(usize::MAX);
+        groups.entry((order, &e.condition)).or_default().push(e);
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    let mut out: Vec<ConditionLine> = groups
+        .into_iter()
+        .map(|((_, name), es)| ConditionLine {
+            name: name.to_string(),
+            rate: rate(es.iter().copied()),
+            skipped: es
+                .iter()
+                .filter(|e| e.status == EpisodeStatus::Skipped)
+                .count() as u64,
+            versus_first: String::new(),
+        })
+        .collect();
+    let first = out[0].rate;
+    for (k, line) in out.iter_mut().enumerate() {
+        line.versus_first = match k {
+            0 => "-".into(),
+            _ => match verdict(&line.rate, &first).as_str() {
+                "A" => "higher".into(),
+                "B" => "lower".into(),
+                other => other.into(),
+            },
+        };
+    }
+    out
 }
 
 fn scored(e: &EpisodeRecord) -> bool {
@@ -162,6 +225,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         overall: rate(episodes.iter()),
         per_task: lines(episodes, |e| &e.task),
         per_variant: lines(episodes, |e| &e.variant),
+        per_condition: per_condition(episodes),
         repeats,
         pass_hat_k: (!hats.is_empty()).then(|| hats.iter().sum::<f64>() / hats.len() as f64),
         flips,
@@ -342,6 +406,72 @@ mod tests {
             params: None,
             answer: None,
             progress: None,
+        }
+    }
+
+    /// More than one condition: a line each in Condition::ALL order, with
+    /// its Wilson interval, its skipped episodes, and against the first
+    /// condition NOT A RANKING where the intervals overlap; rendered in the
+    /// text, Markdown and HTML summaries under that heading. One condition:
+    /// no lines, and the JSON has no `per_condition`.
+    #[test]
+    fn success_per_condition_with_wilson_intervals_and_not_a_ranking() {
+        let mut episodes = Vec::new();
+        let mut add = |condition: &str, ok: u32, failed: u32, skipped: u32| {
+            let statuses = std::iter::repeat_n(EpisodeStatus::Success, ok as usize)
+                .chain(std::iter::repeat_n(EpisodeStatus::Failure, failed as usize))
+                .chain(std::iter::repeat_n(
+                    EpisodeStatus::Skipped,
+                    skipped as usize,
+                ));
+            for (r, status) in statuses.enumerate() {
+                let mut e = ep("wifi_on", "base", r as u32, status);
+                e.condition = condition.into();
+                episodes.push(e);
+            }
+        };
+        add("font1.3", 5, 5, 0);
+        add("dark", 0, 10, 2);
+        add("base", 10, 0, 0);
+        let single = summarize("r", &episodes[..10]);
+        assert!(single.per_condition.is_empty());
+        let json = serde_json::to_value(&single).unwrap();
+        assert!(json.get("per_condition").is_none());
+        let s = summarize("r", &episodes);
+        let got: Vec<(&str, u64, u64, u64, &str)> = s
+            .per_condition
+            .iter()
+            .map(|l| {
+                (
+                    l.name.as_str(),
+                    l.rate.successes,
+                    l.rate.n,
+                    l.skipped,
+                    l.versus_first.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("base", 10, 10, 0, "-"),
+                ("dark", 0, 10, 2, "lower"),
+                ("font1.3", 5, 10, 0, "NOT A RANKING"),
+            ]
+        );
+        assert_eq!(s.per_condition[1].rate, Rate::new(0, 10));
+        use crate::report::format::{summary as render, Format};
+        for format in [Format::Table, Format::Md, Format::Html] {
+            let text = render(&s, format);
+            assert!(text.contains(CONDITIONS_HEADING), "{format:?}: {text}");
+            assert!(
+                text.contains("font1.3") && text.contains("NOT A RANKING"),
+                "{format:?}"
+            );
+            assert!(
+                !render(&single, format).contains(CONDITIONS_HEADING),
+                "{format:?}"
+            );
         }
     }
 
