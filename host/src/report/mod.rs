@@ -148,6 +148,10 @@ pub(crate) fn run_table(
     store: &std::path::Path,
     episodes: &[EpisodeRecord],
 ) -> String {
+    // The condition column only when the run had more than one.
+    let by_condition = episodes
+        .iter()
+        .any(|e| e.condition != episodes[0].condition);
     let cells: Vec<Vec<String>> = episodes
         .iter()
         .map(|e| {
@@ -168,7 +172,7 @@ pub(crate) fn run_table(
                 ),
                 None => ("-".into(), "-".into()),
             };
-            vec![
+            let mut row = vec![
                 e.task.clone(),
                 e.variant.clone(),
                 e.repeat.to_string(),
@@ -177,23 +181,28 @@ pub(crate) fn run_table(
                 milestones,
                 side_effects,
                 e.reason.clone(),
-            ]
+            ];
+            if by_condition {
+                row.insert(3, e.condition.clone());
+            }
+            row
         })
         .collect();
     let s = summary::summarize(run_id, episodes);
-    let mut out = table(
-        &[
-            "task",
-            "variant",
-            "repeat",
-            "verdict",
-            "steps",
-            "milestones",
-            "side effects",
-            "reason",
-        ],
-        &cells,
-    );
+    let mut headers = vec![
+        "task",
+        "variant",
+        "repeat",
+        "verdict",
+        "steps",
+        "milestones",
+        "side effects",
+        "reason",
+    ];
+    if by_condition {
+        headers.insert(3, "condition");
+    }
+    let mut out = table(&headers, &cells);
     out += &format!("run {run_id} in {}\n", store.display());
     if s.skipped + s.infra > 0 {
         out += &format!(

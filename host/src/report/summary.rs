@@ -105,6 +105,9 @@ pub struct ConditionLine {
     pub name: String,
     pub rate: Rate,
     pub skipped: u64,
+    /// Of those, the episodes skipped because the condition conflicts with
+    /// the task's initial state.
+    pub conflicts: u64,
     /// Against the first condition listed (`base` when the run had it):
     /// `NOT A RANKING` where the 95 % intervals overlap, else `higher` or
     /// `lower`; `-` on the first line itself.
@@ -115,6 +118,10 @@ pub struct ConditionLine {
 /// spread is no finding.
 pub const CONDITIONS_HEADING: &str = "per device condition: 95 % Wilson intervals; \
      against the first condition, overlapping intervals are NOT A RANKING";
+
+/// How the reason of an episode skipped for a conflicting condition starts
+/// (`task::Instance::conflict`).
+const CONFLICT_PREFIX: &str = "skipped: condition ";
 
 /// The per-condition lines, when the episodes ran in more than one.
 fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
@@ -138,6 +145,12 @@ fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
             skipped: es
                 .iter()
                 .filter(|e| e.status == EpisodeStatus::Skipped)
+                .count() as u64,
+            conflicts: es
+                .iter()
+                .filter(|e| {
+                    e.status == EpisodeStatus::Skipped && e.reason.starts_with(CONFLICT_PREFIX)
+                })
                 .count() as u64,
             versus_first: String::new(),
         })
@@ -187,12 +200,14 @@ fn lines<'a>(
 }
 
 pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
-    // Repeats of one instance: a template's instances (its seeds) are
+    // Repeats of one instance in one device condition: a template's
+    // instances (its seeds), and one instance under two conditions, are
     // different tasks as far as repeatability goes.
-    let mut by_pair: BTreeMap<(&str, &str, Option<u64>), Vec<&EpisodeRecord>> = BTreeMap::new();
+    type Pair<'a> = (&'a str, &'a str, Option<u64>, &'a str);
+    let mut by_pair: BTreeMap<Pair, Vec<&EpisodeRecord>> = BTreeMap::new();
     for e in episodes {
         by_pair
-            .entry((&e.task, &e.variant, e.instance_seed))
+            .entry((&e.task, &e.variant, e.instance_seed, &e.condition))
             .or_default()
             .push(e);
     }
@@ -203,17 +218,22 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         .unwrap_or(0);
     let mut flips = Vec::new();
     let mut hats = Vec::new();
-    for ((task, variant, instance_seed), es) in &by_pair {
+    for ((task, variant, instance_seed, condition), es) in &by_pair {
         let scored: Vec<&&EpisodeRecord> = es.iter().filter(|e| scored(e)).collect();
         let ok = scored
             .iter()
             .filter(|e| e.status == EpisodeStatus::Success)
             .count() as u64;
         if ok > 0 && ok < scored.len() as u64 {
-            flips.push(match instance_seed {
-                Some(s) if *s > 0 => format!("{task}/{variant}#{s}"),
-                _ => format!("{task}/{variant}"),
-            });
+            let seed = match instance_seed {
+                Some(s) if *s > 0 => format!("#{s}"),
+                _ => String::new(),
+            };
+            let condition = match *condition {
+                "base" => String::new(),
+                c => format!("@{c}"),
+            };
+            flips.push(format!("{task}/{variant}{seed}{condition}"));
         }
         if let Some(h) = pass_hat_k(ok, scored.len() as u64, u64::from(repeats)) {
             hats.push(h);
@@ -350,8 +370,15 @@ pub(super) fn counts(s: &Summary) -> String {
     if let Some(setup) = s.setup.as_deref().filter(|l| !l.is_empty()) {
         out += &format!("setup: {setup}\n");
     }
+    // Skips by a device condition that conflicts with the task are said
+    // apart; a run without conflicts reads as it always has.
+    let conflicts: u64 = s.per_condition.iter().map(|l| l.conflicts).sum();
+    let why = match conflicts {
+        0 => "oracle needs what the phone lacks".to_string(),
+        n => format!("{n} where the device condition conflicts with the task's initial state, the rest where the oracle needs what the phone lacks"),
+    };
     out += &format!(
-        "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
+        "{} episodes: {} scored, {} skipped ({why}), {} infrastructure failures (not scored)\n",
         s.episodes, s.overall.n, s.skipped, s.infra
     );
     out += &format!(
@@ -427,6 +454,10 @@ mod tests {
             for (r, status) in statuses.enumerate() {
                 let mut e = ep("wifi_on", "base", r as u32, status);
                 e.condition = condition.into();
+                if status == EpisodeStatus::Skipped {
+                    e.reason =
+                        format!("skipped: condition {condition} sets \"secure/ui_night_mode\"");
+                }
                 episodes.push(e);
             }
         };
@@ -460,6 +491,15 @@ mod tests {
             ]
         );
         assert_eq!(s.per_condition[1].rate, Rate::new(0, 10));
+        assert_eq!(s.per_condition[1].conflicts, 2);
+        assert!(
+            counts(&s).contains("2 skipped (2 where the device condition conflicts"),
+            "{}",
+            counts(&s)
+        );
+        // Each condition's repeats are their own: base and dark are stable,
+        // font1.3 flips within itself.
+        assert_eq!(s.flips, ["wifi_on/base@font1.3"]);
         use crate::report::format::{summary as render, Format};
         for format in [Format::Table, Format::Md, Format::Html] {
             let text = render(&s, format);
