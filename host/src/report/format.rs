@@ -2,7 +2,9 @@
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
 use super::escape::escape;
-use super::summary::{counts, Comparison, ConditionLine, Line, Summary, CONDITIONS_HEADING};
+use super::summary::{
+    condition_rows, counts, Comparison, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER,
+};
 use super::table;
 
 /// Output formats of `droidscore report`.
@@ -15,29 +17,6 @@ pub enum Format {
     /// a summary rendering alone, its summary section.
     Html,
 }
-
-/// The per-condition table's rows: name, success, skipped, against the first.
-pub(crate) fn condition_rows(lines: &[ConditionLine]) -> Vec<Vec<String>> {
-    lines
-        .iter()
-        .map(|l| {
-            vec![
-                l.name.clone(),
-                l.rate.display(),
-                l.skipped.to_string(),
-                l.versus_first.clone(),
-            ]
-        })
-        .collect()
-}
-
-/// Its header.
-pub(crate) const CONDITION_HEADER: [&str; 4] = [
-    "condition",
-    "success [Wilson 95%] (ok/scored)",
-    "skipped",
-    "vs first",
-];
 
 fn rows(lines: &[Line]) -> Vec<Vec<String>> {
     lines

@@ -90,11 +90,11 @@ fn condition_table(s: &Summary) -> String {
         "<table class=\"conditions\"><caption>{}</caption><tr>",
         escape(super::summary::CONDITIONS_HEADING)
     );
-    for h in super::format::CONDITION_HEADER {
+    for h in super::summary::CONDITION_HEADER {
         t += &format!("<th>{}</th>", escape(h));
     }
     t += "</tr>\n";
-    for row in super::format::condition_rows(&s.per_condition) {
+    for row in super::summary::condition_rows(&s.per_condition) {
         t += "<tr>";
         for cell in row {
             t += &format!("<td>{}</td>", escape(&cell));

@@ -6,6 +6,8 @@
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
+#[cfg(test)]
+mod conditions_tests;
 mod escape;
 pub mod format;
 pub mod html;
