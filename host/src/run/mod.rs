@@ -7,6 +7,8 @@
 mod adb_phones;
 pub mod backend;
 mod conditions;
+#[cfg(test)]
+mod conditions_tests;
 mod endpoint;
 mod error;
 mod execute;
