@@ -3,7 +3,9 @@
 //! false under an agent that operates the decoy (where the variant has one),
 //! and true under the reference solution. Milestones are claims too: each is
 //! false on the initial state and the reference reaches them all, in order,
-//! with no side effect.
+//! with no side effect. Under `--conditions` every row is proven again in
+//! each device condition; a (task, condition) pair whose condition writes a
+//! key the task's initial state sets is listed as skipped, not as a violation.
 
 use crate::agent::{Noop, Solver};
 use crate::episode::{self, Episode};
@@ -12,7 +14,7 @@ use crate::task::{Instance, Step, Task};
 use droidscore_phone::apps::SetupError;
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::uiautomator::Selector;
-use droidscore_phone::{Phone, PhoneError};
+use droidscore_phone::{Condition, Phone, PhoneError};
 
 /// One row of the check table.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -22,6 +24,13 @@ pub struct CheckRow {
     /// The instance seed its params were drawn with.
     pub instance_seed: u64,
     pub params: std::collections::BTreeMap<String, String>,
+    /// The device condition the phone was in (`base`, `dark`, `font1.3`, …).
+    #[serde(serialize_with = "as_name")]
+    pub condition: Condition,
+    /// Why the pair was not checked (the condition conflicts with the
+    /// task's initial state); its outcomes are then all `Skipped`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
     /// The oracle on the untouched initial state.
     pub initial: Outcome,
     pub noop: Outcome,
@@ -45,6 +54,10 @@ impl CheckRow {
     }
 }
 
+fn as_name<S: serde::Serializer>(c: &Condition, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(c)
+}
+
 const SEED: u64 = 0;
 
 /// Why an agent's episode under check did not run to a verdict.
@@ -56,15 +69,23 @@ enum NoEpisode {
     Phone(#[from] PhoneError),
 }
 
-fn phone(instance: &Instance) -> Result<SimPhone, SetupError> {
-    SimPhone::new(instance.setup(SEED))
+fn phone(instance: &Instance, condition: Condition) -> Result<SimPhone, SetupError> {
+    SimPhone::new(instance.setup_in(SEED, condition))
 }
 
 fn episode_with(
     instance: &Instance,
     agent: &mut dyn crate::agent::Agent,
 ) -> Result<Episode, NoEpisode> {
-    let mut p = phone(instance)?;
+    episode_in(instance, Condition::Base, agent)
+}
+
+fn episode_in(
+    instance: &Instance,
+    condition: Condition,
+    agent: &mut dyn crate::agent::Agent,
+) -> Result<Episode, NoEpisode> {
+    let mut p = phone(instance, condition)?;
     Ok(episode::run(&mut p, agent, instance)?)
 }
 
@@ -88,9 +109,39 @@ pub(crate) fn decoy_steps(instance: &Instance) -> Vec<Step> {
     steps
 }
 
+#[cfg(test)]
 pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
+    check_instance_in(instance, Condition::Base)
+}
+
+/// A row for a pair the condition conflicts with: nothing run, no violation.
+fn skipped_row(instance: &Instance, condition: Condition, why: String) -> CheckRow {
+    CheckRow {
+        task: instance.task.clone(),
+        variant: instance.variant.id.clone(),
+        instance_seed: instance.instance_seed,
+        params: instance.params.clone(),
+        condition,
+        skipped: Some(why),
+        initial: Outcome::Skipped,
+        noop: Outcome::Skipped,
+        decoy: None,
+        reference: Outcome::Skipped,
+        reference_steps: 0,
+        milestones: instance.milestones.len(),
+        reference_milestones: 0,
+        decoy_side_effects: None,
+        violations: Vec::new(),
+    }
+}
+
+/// Check `instance` on a phone in `condition` (see the module doc).
+pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> CheckRow {
+    if let Some(why) = instance.conflict(condition) {
+        return skipped_row(instance, condition, why);
+    }
     let mut violations = Vec::new();
-    let initial = match phone(instance) {
+    let initial = match phone(instance, condition) {
         Ok(mut p) => {
             if let Err(e) = milestones_false_at_start(instance, &mut p) {
                 violations.push(e);
@@ -132,14 +183,14 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
     let noop = must_fail(
         &mut violations,
         "do-nothing",
-        episode_with(instance, &mut Noop),
+        episode_in(instance, condition, &mut Noop),
     );
     let decoy_steps = decoy_steps(instance);
     let mut decoy_side_effects = None;
     let decoy = if decoy_steps.is_empty() {
         None
     } else {
-        let result = episode_with(instance, &mut Solver::new(decoy_steps));
+        let result = episode_in(instance, condition, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
             decoy_side_effects = Some(ep.progress.side_effects.clone());
             if !matches!(ep.end, crate::episode::End::Complete) {
@@ -151,38 +202,43 @@ pub(crate) fn check_instance(instance: &Instance) -> CheckRow {
         }
         Some(must_fail(&mut violations, "decoy", result))
     };
-    let (reference, reference_steps, reference_milestones) =
-        match episode_with(instance, &mut Solver::new(instance.solution.clone())) {
-            Ok(ep) => {
-                if !ep.success {
-                    violations.push(format!("reference solution fails: {}", ep.reason));
-                }
-                if let Some(unreached) = unreached(instance, &ep) {
-                    violations.push(unreached);
-                }
-                if !ep.progress.side_effects.is_empty() {
-                    violations.push(format!(
-                        "reference solution has side effects: {} (name them in the oracle, \
+    let (reference, reference_steps, reference_milestones) = match episode_in(
+        instance,
+        condition,
+        &mut Solver::new(instance.solution.clone()),
+    ) {
+        Ok(ep) => {
+            if !ep.success {
+                violations.push(format!("reference solution fails: {}", ep.reason));
+            }
+            if let Some(unreached) = unreached(instance, &ep) {
+                violations.push(unreached);
+            }
+            if !ep.progress.side_effects.is_empty() {
+                violations.push(format!(
+                    "reference solution has side effects: {} (name them in the oracle, \
                          a milestone or allow_writes)",
-                        ep.progress.side_effects.join(", ")
-                    ));
-                }
-                (
-                    ep.verdict.outcome,
-                    ep.steps,
-                    ep.progress.reached_in_order as usize,
-                )
+                    ep.progress.side_effects.join(", ")
+                ));
             }
-            Err(e) => {
-                violations.push(format!("reference solution: {e}"));
-                (Outcome::Skipped, 0, 0)
-            }
-        };
+            (
+                ep.verdict.outcome,
+                ep.steps,
+                ep.progress.reached_in_order as usize,
+            )
+        }
+        Err(e) => {
+            violations.push(format!("reference solution: {e}"));
+            (Outcome::Skipped, 0, 0)
+        }
+    };
     CheckRow {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
         instance_seed: instance.instance_seed,
         params: instance.params.clone(),
+        condition,
+        skipped: None,
         initial,
         noop,
         decoy,
@@ -296,14 +352,20 @@ pub fn milestone_steps(instance: &Instance) -> Result<Vec<usize>, String> {
 
 /// Every task variant, and each parameterised task at instance seeds
 /// `0..instances` (a task without drawn params once): a template is proven on
-/// every instance checked, not on the one its author tried.
+/// every instance checked, not on the one its author tried. Each instance
+/// is checked in every one of `conditions`, condition-major (all of `base`,
+/// then all of the next).
 pub(crate) fn check_instances(
     tasks: &[Task],
     instances: u64,
+    conditions: &[Condition],
 ) -> Result<Vec<CheckRow>, crate::task::TaskError> {
     let selected: Vec<&Instance> = tasks.iter().flat_map(|t| t.variants.iter()).collect();
     let instances = crate::run::with_instances(tasks, &selected, instances)?;
-    Ok(instances.iter().map(check_instance).collect())
+    Ok(conditions
+        .iter()
+        .flat_map(|&c| instances.iter().map(move |i| check_instance_in(i, c)))
+        .collect())
 }
 
 #[cfg(test)]
@@ -363,7 +425,7 @@ answer = "{number}"
     fn a_template_is_proven_on_every_seed_and_variant() {
         let task = template("seeds");
         assert!(task.templated);
-        let rows = check_instances(std::slice::from_ref(&task), 5).unwrap();
+        let rows = check_instances(std::slice::from_ref(&task), 5, &[Condition::Base]).unwrap();
         assert_eq!(rows.len(), 10, "5 seeds × 2 variants");
         for row in &rows {
             assert!(row.ok(), "{row:?}");
@@ -396,6 +458,45 @@ answer = "{number}"
             let ep = episode_with(inst, &mut Solver::new(solution)).unwrap();
             assert_eq!(ep.success, success, "{answer}: {}", ep.reason);
         }
+    }
+
+    /// Under a condition the rows are proven again and say their condition;
+    /// a dark-theme task under `dark` (its initial state sets the key the
+    /// condition writes) is skipped with the reason, not a violation.
+    #[test]
+    fn conditions_check_every_oracle_and_skip_conflicts() {
+        let tasks = crate::task::load_dir(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks"),
+        )
+        .unwrap();
+        let wifi = wifi_with("conditions", "");
+        for c in [Condition::Dark, Condition::Font(1300), Condition::Small] {
+            let row = check_instance_in(&wifi.variants[0], c);
+            assert!(row.ok() && row.skipped.is_none(), "{c}: {row:?}");
+            assert_eq!(row.condition, c);
+            assert_eq!((row.noop, row.reference), (Outcome::Fail, Outcome::Pass));
+        }
+        let dark = tasks
+            .iter()
+            .find(|t| t.id.starts_with("dark_theme"))
+            .expect("the suite has a dark-theme task");
+        let row = check_instance_in(&dark.variants[0], Condition::Dark);
+        assert!(row.ok(), "a conflict is no violation: {row:?}");
+        let why = row.skipped.as_deref().expect("skipped");
+        assert!(why.contains("secure/ui_night_mode"), "{why}");
+        assert_eq!(row.reference, Outcome::Skipped);
+        let rows = check_instances(
+            std::slice::from_ref(dark),
+            1,
+            &[Condition::Base, Condition::Dark],
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 2 * dark.variants.len(), "condition-major");
+        assert!(rows[..dark.variants.len()]
+            .iter()
+            .all(|r| r.condition == Condition::Base));
+        let json = serde_json::to_value(&rows[rows.len() - 1]).unwrap();
+        assert_eq!(json["condition"], "dark");
     }
 
     /// A Wi-Fi task with `milestones` declared.

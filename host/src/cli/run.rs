@@ -161,6 +161,15 @@ pub struct RunArgs {
     /// `--episode-seed` + r.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Device conditions to play every episode in: `all`, or a
+    /// comma-separated list of base, dark, font0.85, font1.15, font1.3,
+    /// small, large, landscape. Episodes run condition by condition, each
+    /// with the same episode seeds; a task whose initial state sets what the
+    /// condition sets (a dark-theme task under `dark`) is recorded as
+    /// skipped there. Over adb the phone is put in each condition with the
+    /// real commands and restored after the run.
+    #[arg(long, default_value = "base")]
+    pub conditions: crate::run::Conditions,
     /// Instances of each parameterised task: instance seeds 0..N, each
     /// drawing its own names, numbers, times. A task without drawn params
     /// has one instance. (`--seeds` before.)
@@ -256,6 +265,7 @@ impl RunArgs {
             max_steps: self.max_steps,
             variants: self.variants,
             repeat: self.repeat,
+            conditions: self.conditions,
             instances: self.instances,
             episode_seed: self.episode_seed,
             jobs: self.jobs,
@@ -371,5 +381,24 @@ mod tests {
         assert_eq!(options(&["--reason", "off"]).reason, Reason::Off);
         assert!(Cli::try_parse_from(["run", "--reason", "long"]).is_err());
         assert!(Cli::try_parse_from(["run", "--instructions", "low"]).is_err());
+    }
+
+    #[test]
+    fn conditions_reach_the_run_options_and_a_bad_one_names_the_flag() {
+        use droidscore_phone::Condition;
+        assert_eq!(options(&[]).conditions.0, [Condition::Base]);
+        assert_eq!(
+            options(&["--conditions", "all"]).conditions.0,
+            Condition::ALL
+        );
+        assert_eq!(
+            options(&["--conditions", "base,dark,font1.3"]).conditions.0,
+            [Condition::Base, Condition::Dark, Condition::Font(1300)]
+        );
+        let err = Cli::try_parse_from(["run", "--conditions", "dark,dim"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--conditions"), "{err}");
+        assert!(err.contains("\"dim\"") && err.contains("font0.85"), "{err}");
     }
 }

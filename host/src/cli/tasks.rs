@@ -36,6 +36,12 @@ pub struct CheckArgs {
     /// before.)
     #[arg(long, alias = "seeds", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub instances: u64,
+    /// Prove every oracle in each device condition: `all` or a
+    /// comma-separated list (base, dark, font0.85, font1.15, font1.3, small,
+    /// large, landscape). A pair that conflicts with a task's initial state
+    /// is listed as skipped.
+    #[arg(long, default_value = "base")]
+    pub conditions: crate::run::Conditions,
 }
 
 pub fn tasks(command: TasksCommand) -> Result<(), CliError> {
@@ -107,7 +113,7 @@ fn list(args: ListArgs) -> Result<(), CliError> {
 
 fn check(args: CheckArgs) -> Result<(), CliError> {
     let tasks = load(&args.suite)?;
-    let rows = check::check_instances(&tasks, args.instances)?;
+    let rows = check::check_instances(&tasks, args.instances, &args.conditions.0)?;
     if args.json {
         json(&rows)?;
     } else {

@@ -2,7 +2,9 @@
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
 use super::escape::escape;
-use super::summary::{counts, Comparison, Line, Summary};
+use super::summary::{
+    condition_rows, counts, Comparison, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER,
+};
 use super::table;
 
 /// Output formats of `droidscore report`.
@@ -40,6 +42,10 @@ pub fn summary(s: &Summary, format: Format) -> String {
                 &["variant", "success [Wilson 95%] (ok/scored)"],
                 &rows(&s.per_variant),
             );
+            if !s.per_condition.is_empty() {
+                out += &format!("\n{CONDITIONS_HEADING}\n");
+                out += &table(&CONDITION_HEADER, &condition_rows(&s.per_condition));
+            }
             out
         }
         Format::Md => {
@@ -63,6 +69,15 @@ pub fn summary(s: &Summary, format: Format) -> String {
             out += &md("task", &s.per_task);
             out += "\n";
             out += &md("variant", &s.per_variant);
+            if !s.per_condition.is_empty() {
+                out += &format!(
+                    "\n{CONDITIONS_HEADING}\n\n| {} |\n|---|---|---|---|\n",
+                    CONDITION_HEADER.join(" | ")
+                );
+                for row in condition_rows(&s.per_condition) {
+                    out += &format!("| {} |\n", row.join(" | "));
+                }
+            }
             out
         }
     }
@@ -127,6 +142,7 @@ mod tests {
                     task: task.to_string(),
                     variant: variant.to_string(),
                     repeat: i,
+                    condition: "base".into(),
                     episode_seed: u64::from(i),
                     status,
                     end: serde_json::json!({"end": "complete"}),

@@ -76,7 +76,32 @@ pub(crate) fn summary_section(s: &Summary) -> String {
     out += "</ul>\n<div class=\"tables\">\n";
     out += &rate_table("task", &s.per_task);
     out += &rate_table("variant", &s.per_variant);
+    out += &condition_table(s);
     out + "</div>\n</section>\n"
+}
+
+/// Success per device condition, headed NOT A RANKING; nothing when the
+/// run had one condition.
+fn condition_table(s: &Summary) -> String {
+    if s.per_condition.is_empty() {
+        return String::new();
+    }
+    let mut t = format!(
+        "<table class=\"conditions\"><caption>{}</caption><tr>",
+        escape(super::summary::CONDITIONS_HEADING)
+    );
+    for h in super::summary::CONDITION_HEADER {
+        t += &format!("<th>{}</th>", escape(h));
+    }
+    t += "</tr>\n";
+    for row in super::summary::condition_rows(&s.per_condition) {
+        t += "<tr>";
+        for cell in row {
+            t += &format!("<td>{}</td>", escape(&cell));
+        }
+        t += "</tr>\n";
+    }
+    t + "</table>\n"
 }
 
 /// The whole page.

@@ -6,6 +6,8 @@
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
+#[cfg(test)]
+mod conditions_tests;
 mod escape;
 pub mod format;
 pub mod html;
@@ -75,10 +77,17 @@ pub(crate) fn task_list(tasks: &[Task]) -> String {
 }
 
 pub(crate) fn check_table(rows: &[CheckRow]) -> String {
+    let conditions: std::collections::BTreeSet<_> = rows.iter().map(|r| r.condition).collect();
+    // The condition column only when a check ran in more than one (or
+    // not in `base`): a base-only check reads as it always has.
+    let by_condition = conditions.len() > 1
+        || conditions
+            .iter()
+            .any(|c| *c != droidscore_phone::Condition::Base);
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut row = vec![
                 r.task.clone(),
                 r.variant.clone(),
                 r.instance_seed.to_string(),
@@ -87,36 +96,50 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
                 r.decoy.map_or("-", outcome).into(),
                 format!("{} ({} steps)", outcome(r.reference), r.reference_steps),
                 format!("{}/{}", r.reference_milestones, r.milestones),
-                if r.ok() {
-                    "ok".into()
-                } else {
-                    format!("VIOLATION: {}", r.violations.join("; "))
+                match (&r.skipped, r.ok()) {
+                    (Some(why), _) => why.clone(),
+                    (None, true) => "ok".into(),
+                    (None, false) => format!("VIOLATION: {}", r.violations.join("; ")),
                 },
-            ]
+            ];
+            if by_condition {
+                row.insert(3, r.condition.to_string());
+            }
+            row
         })
         .collect();
     let bad = rows.iter().filter(|r| !r.ok()).count();
+    let skipped = rows.iter().filter(|r| r.skipped.is_some()).count();
     let templates: std::collections::BTreeSet<&str> =
         rows.iter().map(|r| r.task.as_str()).collect();
-    let summary = if bad == 0 {
-        format!("all {} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference, which reaches every milestone in order with no side effect\n", rows.len(), templates.len())
+    let checked = rows.len() - skipped;
+    let mut summary = if bad == 0 {
+        format!("all {checked} task instances of {} tasks hold: false at start, under do-nothing and decoy agents; true under the reference, which reaches every milestone in order with no side effect\n", templates.len())
     } else {
-        format!("{bad} of {} task instances break the rules\n", rows.len())
+        format!("{bad} of {checked} task instances break the rules\n")
     };
-    table(
-        &[
-            "task",
-            "variant",
-            "instance seed",
-            "initial",
-            "do-nothing",
-            "decoy",
-            "reference",
-            "milestones",
-            "check",
-        ],
-        &cells,
-    ) + &summary
+    if by_condition {
+        summary = format!(
+            "{summary}in {} conditions ({}); {skipped} (task instance, condition) pairs skipped: the condition conflicts with the task's initial state\n",
+            conditions.len(),
+            conditions.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+        );
+    }
+    let mut headers = vec![
+        "task",
+        "variant",
+        "instance seed",
+        "initial",
+        "do-nothing",
+        "decoy",
+        "reference",
+        "milestones",
+        "check",
+    ];
+    if by_condition {
+        headers.insert(3, "condition");
+    }
+    table(&headers, &cells) + &summary
 }
 
 /// The episodes of a run, one row each, then its success with the Wilson
@@ -127,6 +150,10 @@ pub(crate) fn run_table(
     store: &std::path::Path,
     episodes: &[EpisodeRecord],
 ) -> String {
+    // The condition column only when the run had more than one.
+    let by_condition = episodes
+        .iter()
+        .any(|e| e.condition != episodes[0].condition);
     let cells: Vec<Vec<String>> = episodes
         .iter()
         .map(|e| {
@@ -147,7 +174,7 @@ pub(crate) fn run_table(
                 ),
                 None => ("-".into(), "-".into()),
             };
-            vec![
+            let mut row = vec![
                 e.task.clone(),
                 e.variant.clone(),
                 e.repeat.to_string(),
@@ -156,23 +183,28 @@ pub(crate) fn run_table(
                 milestones,
                 side_effects,
                 e.reason.clone(),
-            ]
+            ];
+            if by_condition {
+                row.insert(3, e.condition.clone());
+            }
+            row
         })
         .collect();
     let s = summary::summarize(run_id, episodes);
-    let mut out = table(
-        &[
-            "task",
-            "variant",
-            "repeat",
-            "verdict",
-            "steps",
-            "milestones",
-            "side effects",
-            "reason",
-        ],
-        &cells,
-    );
+    let mut headers = vec![
+        "task",
+        "variant",
+        "repeat",
+        "verdict",
+        "steps",
+        "milestones",
+        "side effects",
+        "reason",
+    ];
+    if by_condition {
+        headers.insert(3, "condition");
+    }
+    let mut out = table(&headers, &cells);
     out += &format!("run {run_id} in {}\n", store.display());
     if s.skipped + s.infra > 0 {
         out += &format!(

@@ -65,6 +65,10 @@ pub struct Summary {
     pub per_task: Vec<Line>,
     /// Per variant id across tasks (`base`, `renamed`, `decoy`, …).
     pub per_variant: Vec<Line>,
+    /// Per device condition (`run --conditions`), in `Condition::ALL`
+    /// order; empty when the run had one condition.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_condition: Vec<ConditionLine>,
     /// Repeats per task variant (the smallest, when they differ).
     pub repeats: u32,
     /// Mean over task variants of pass^k with k = `repeats`: all k tries succeed.
@@ -91,6 +95,101 @@ pub struct Summary {
 pub struct Line {
     pub name: String,
     pub rate: Rate,
+}
+
+/// Success in one device condition, and how many of its episodes were
+/// skipped (the condition conflicts with the task's initial state, or the
+/// phone cannot run the instance).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConditionLine {
+    pub name: String,
+    pub rate: Rate,
+    pub skipped: u64,
+    /// Of those, the episodes skipped because the condition conflicts with
+    /// the task's initial state.
+    pub conflicts: u64,
+    /// Against the first condition listed (`base` when the run had it):
+    /// `NOT A RANKING` where the 95 % intervals overlap, else `higher` or
+    /// `lower`; `-` on the first line itself.
+    pub versus_first: String,
+}
+
+/// Wording of the per-condition table's heading: a difference inside the
+/// spread is no finding.
+pub const CONDITIONS_HEADING: &str = "per device condition: 95 % Wilson intervals; \
+     against the first condition, overlapping intervals are NOT A RANKING";
+
+/// The per-condition table's rows: name, success, skipped, against the first.
+pub(crate) fn condition_rows(lines: &[ConditionLine]) -> Vec<Vec<String>> {
+    lines
+        .iter()
+        .map(|l| {
+            vec![
+                l.name.clone(),
+                l.rate.display(),
+                l.skipped.to_string(),
+                l.versus_first.clone(),
+            ]
+        })
+        .collect()
+}
+
+/// Its header.
+pub(crate) const CONDITION_HEADER: [&str; 4] = [
+    "condition",
+    "success [Wilson 95%] (ok/scored)",
+    "skipped",
+    "vs first",
+];
+
+/// How the reason of an episode skipped for a conflicting condition starts
+/// (`task::Instance::conflict`).
+const CONFLICT_PREFIX: &str = "skipped: condition ";
+
+/// The per-condition lines, when the episodes ran in more than one.
+fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
+    let mut groups: BTreeMap<(usize, &str), Vec<&EpisodeRecord>> = BTreeMap::new();
+    for e in episodes {
+        // Condition::ALL order; a name this build does not know sorts last.
+        let order = droidscore_phone::Condition::ALL
+            .iter()
+            .position(|c| c.to_string() == e.condition)
+            .unwrap_or(usize::MAX);
+        groups.entry((order, &e.condition)).or_default().push(e);
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    let mut out: Vec<ConditionLine> = groups
+        .into_iter()
+        .map(|((_, name), es)| ConditionLine {
+            name: name.to_string(),
+            rate: rate(es.iter().copied()),
+            skipped: es
+                .iter()
+                .filter(|e| e.status == EpisodeStatus::Skipped)
+                .count() as u64,
+            conflicts: es
+                .iter()
+                .filter(|e| {
+                    e.status == EpisodeStatus::Skipped && e.reason.starts_with(CONFLICT_PREFIX)
+                })
+                .count() as u64,
+            versus_first: String::new(),
+        })
+        .collect();
+    let first = out[0].rate;
+    for (k, line) in out.iter_mut().enumerate() {
+        line.versus_first = match k {
+            0 => "-".into(),
+            _ => match verdict(&line.rate, &first).as_str() {
+                "A" => "higher".into(),
+                "B" => "lower".into(),
+                other => other.into(),
+            },
+        };
+    }
+    out
 }
 
 fn scored(e: &EpisodeRecord) -> bool {
@@ -124,12 +223,14 @@ fn lines<'a>(
 }
 
 pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
-    // Repeats of one instance: a template's instances (its seeds) are
+    // Repeats of one instance in one device condition: a template's
+    // instances (its seeds), and one instance under two conditions, are
     // different tasks as far as repeatability goes.
-    let mut by_pair: BTreeMap<(&str, &str, Option<u64>), Vec<&EpisodeRecord>> = BTreeMap::new();
+    type Pair<'a> = (&'a str, &'a str, Option<u64>, &'a str);
+    let mut by_pair: BTreeMap<Pair, Vec<&EpisodeRecord>> = BTreeMap::new();
     for e in episodes {
         by_pair
-            .entry((&e.task, &e.variant, e.instance_seed))
+            .entry((&e.task, &e.variant, e.instance_seed, &e.condition))
             .or_default()
             .push(e);
     }
@@ -140,17 +241,22 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         .unwrap_or(0);
     let mut flips = Vec::new();
     let mut hats = Vec::new();
-    for ((task, variant, instance_seed), es) in &by_pair {
+    for ((task, variant, instance_seed, condition), es) in &by_pair {
         let scored: Vec<&&EpisodeRecord> = es.iter().filter(|e| scored(e)).collect();
         let ok = scored
             .iter()
             .filter(|e| e.status == EpisodeStatus::Success)
             .count() as u64;
         if ok > 0 && ok < scored.len() as u64 {
-            flips.push(match instance_seed {
-                Some(s) if *s > 0 => format!("{task}/{variant}#{s}"),
-                _ => format!("{task}/{variant}"),
-            });
+            let seed = match instance_seed {
+                Some(s) if *s > 0 => format!("#{s}"),
+                _ => String::new(),
+            };
+            let condition = match *condition {
+                "base" => String::new(),
+                c => format!("@{c}"),
+            };
+            flips.push(format!("{task}/{variant}{seed}{condition}"));
         }
         if let Some(h) = pass_hat_k(ok, scored.len() as u64, u64::from(repeats)) {
             hats.push(h);
@@ -162,6 +268,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         overall: rate(episodes.iter()),
         per_task: lines(episodes, |e| &e.task),
         per_variant: lines(episodes, |e| &e.variant),
+        per_condition: per_condition(episodes),
         repeats,
         pass_hat_k: (!hats.is_empty()).then(|| hats.iter().sum::<f64>() / hats.len() as f64),
         flips,
@@ -286,8 +393,15 @@ pub(super) fn counts(s: &Summary) -> String {
     if let Some(setup) = s.setup.as_deref().filter(|l| !l.is_empty()) {
         out += &format!("setup: {setup}\n");
     }
+    // Skips by a device condition that conflicts with the task are said
+    // apart; a run without conflicts reads as it always has.
+    let conflicts: u64 = s.per_condition.iter().map(|l| l.conflicts).sum();
+    let why = match conflicts {
+        0 => "oracle needs what the phone lacks".to_string(),
+        n => format!("{n} where the device condition conflicts with the task's initial state, the rest where the oracle needs what the phone lacks"),
+    };
     out += &format!(
-        "{} episodes: {} scored, {} skipped (oracle needs what the phone lacks), {} infrastructure failures (not scored)\n",
+        "{} episodes: {} scored, {} skipped ({why}), {} infrastructure failures (not scored)\n",
         s.episodes, s.overall.n, s.skipped, s.infra
     );
     out += &format!(
@@ -327,6 +441,7 @@ mod tests {
             task: task.into(),
             variant: variant.into(),
             repeat,
+            condition: "base".into(),
             episode_seed: u64::from(repeat),
             status,
             end: serde_json::json!({"end": "complete"}),

@@ -122,6 +122,14 @@ fn attempt(
     abandon: &AtomicBool,
 ) -> Result<Attempted, Failure> {
     let instance = planned.instance;
+    // A condition that writes a key the task's initial state sets would
+    // change the task: the pair is skipped (recorded, not failed).
+    if let Some(why) = instance.conflict(planned.condition) {
+        return Ok(Attempted::Skipped(why));
+    }
+    backend
+        .set_condition(planned.condition)
+        .map_err(|e| Failure::Infra(format!("condition {}: {e}", planned.condition)))?;
     match backend.prepare(instance, planned.episode_seed) {
         Ok(Prepared::Ready) => {}
         Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
@@ -261,6 +269,7 @@ fn episode_record(
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
         repeat: planned.repeat,
+        condition: planned.condition.to_string(),
         episode_seed: planned.episode_seed,
         status,
         end,
@@ -362,30 +371,39 @@ pub fn execute(
         for mut backend in backends {
             let send = send.clone();
             let (queue, halt) = (&queue, &halt);
-            scope.spawn(move || loop {
-                // Signalled: no new episode, even before the writer has seen it.
-                if !halt.take_next() || interrupt.signal().is_some() {
-                    break;
-                }
-                let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
-                let Some(planned) = next else { break };
-                let done = run_one(
-                    &planned,
-                    run_id,
-                    factory,
-                    backend.as_mut(),
-                    progress,
-                    &halt.abandon,
-                );
-                let gone = matches!(done, Done::Gone(_));
-                if gone {
-                    // Its episode goes back for another phone, if one is left.
-                    if let Ok(mut q) = queue.lock() {
-                        q.push_front(planned);
+            scope.spawn(move || {
+                loop {
+                    // Signalled: no new episode, even before the writer has seen it.
+                    if !halt.take_next() || interrupt.signal().is_some() {
+                        break;
+                    }
+                    let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
+                    let Some(planned) = next else { break };
+                    let done = run_one(
+                        &planned,
+                        run_id,
+                        factory,
+                        backend.as_mut(),
+                        progress,
+                        &halt.abandon,
+                    );
+                    let gone = matches!(done, Done::Gone(_));
+                    if gone {
+                        // Its episode goes back for another phone, if one is left.
+                        if let Ok(mut q) = queue.lock() {
+                            q.push_front(planned);
+                        }
+                    }
+                    if send.send(done).is_err() || gone {
+                        break;
                     }
                 }
-                if send.send(done).is_err() || gone {
-                    break;
+                // The phone goes back to how it came, also when the run
+                // stopped early (a signal, a lost phone, a fatal error).
+                if let Err(e) = backend.restore_condition() {
+                    progress.suspend(|| {
+                        eprintln!("could not restore the phone's device condition: {e}")
+                    });
                 }
             });
         }
@@ -554,6 +572,7 @@ mod tests {
             episode_seed: 0,
             strict: false,
             instructions: Instructions::Goal,
+            condition: droidscore_phone::Condition::Base,
         }];
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
             Ok(Box::new(Solver::new(inst.solution.clone())))
@@ -622,6 +641,7 @@ mod tests {
                 episode_seed: 0,
                 strict: false,
                 instructions: Instructions::Goal,
+                condition: droidscore_phone::Condition::Base,
             })
             .collect();
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -750,6 +770,7 @@ mod stop_tests {
                 episode_seed: u64::from(repeat),
                 strict: false,
                 instructions: Instructions::Goal,
+                condition: droidscore_phone::Condition::Base,
             })
             .collect();
         let built = AtomicU32::new(0);

@@ -6,6 +6,9 @@
 
 mod adb_phones;
 pub mod backend;
+mod conditions;
+#[cfg(test)]
+mod conditions_tests;
 mod endpoint;
 mod error;
 mod execute;
@@ -21,13 +24,14 @@ mod start;
 pub use adb_phones::{AdbDevices, PhonesError};
 
 pub(crate) use adb_phones::one_phone;
+pub use conditions::{BadConditions, Conditions};
 pub use error::{Kept, RunSuiteError};
 pub use execute::{execute, AgentFactory, RunError};
 pub(crate) use interrupt::signal_name;
 pub use interrupt::Interrupt;
 pub use options::{AgentKind, PhoneKind, RunOptions, ServerOptions};
 pub(crate) use plan::select_variants;
-pub use plan::{plan, with_instances, Planned, UnknownVariant};
+pub use plan::{plan, plan_in, with_instances, Planned, UnknownVariant};
 pub use provenance::provenance;
 pub use recording::{EpisodeKey, Recording};
 pub(crate) use setup::run_suite;

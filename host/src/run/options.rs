@@ -96,6 +96,8 @@ pub struct RunOptions {
     /// `all`, `base`, or a comma-separated list of variant ids.
     pub variants: String,
     pub repeat: u32,
+    /// `--conditions`: every episode is played in each (condition-major).
+    pub conditions: super::Conditions,
     /// Instance seeds 0..instances of each parameterised task.
     pub instances: u64,
     /// Repeat r of an instance runs with episode seed `episode_seed + r`.

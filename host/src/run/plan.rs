@@ -2,8 +2,19 @@
 //! each with its episode seed, sliced for `--shard K/N` and minus what a resumed run
 //! already finished. The order and the slice depend only on the suite and the
 //! arguments, so any job runner can split a suite across machines.
+//!
+//! Under `--conditions` the plan is condition-major: every episode of the
+//! first condition, then every episode of the next, each condition with the
+//! same episode seeds (so conditions are compared on the same clocks and
+//! samples). A task variant's repeat numbers continue from one condition to
+//! the next — with `--repeat 3 --conditions base,dark`, base is repeats 0–2
+//! and dark 3–5 — so (task, variant, repeat) names one episode of the run,
+//! whatever its condition, and `--resume` (which refuses other conditions
+//! than the run recorded) never mixes them.
 
 use std::collections::BTreeSet;
+
+use droidscore_phone::Condition;
 
 use super::shard::Shard;
 use crate::task::{Instance, Instructions, Task};
@@ -19,6 +30,8 @@ pub struct Planned<'a> {
     pub strict: bool,
     /// `--instructions`: what the agent is told each step.
     pub instructions: Instructions,
+    /// `--conditions`: the device condition the phone is in.
+    pub condition: Condition,
 }
 
 impl Planned<'_> {
@@ -44,19 +57,49 @@ pub fn plan<'a>(
     shard: Option<Shard>,
     finished: &BTreeSet<(String, String, u32)>,
 ) -> Vec<Planned<'a>> {
-    let mut before: std::collections::BTreeMap<(&str, &str), u32> = Default::default();
-    let all = instances.iter().flat_map(|inst| {
-        let k = before
-            .entry((inst.task.as_str(), inst.variant.id.as_str()))
-            .or_insert(0);
-        let first = *k * repeat;
-        *k += 1;
-        (0..repeat).map(move |r| Planned {
-            instance: inst,
-            repeat: first + r,
-            episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
-            strict: false,
-            instructions: Instructions::Goal,
+    plan_in(
+        instances,
+        repeat,
+        episode_seed,
+        &[Condition::Base],
+        shard,
+        finished,
+    )
+}
+
+/// [`plan`] in each of `conditions`, condition-major (see the module doc).
+pub fn plan_in<'a>(
+    instances: &[&'a Instance],
+    repeat: u32,
+    episode_seed: u64,
+    conditions: &[Condition],
+    shard: Option<Shard>,
+    finished: &BTreeSet<(String, String, u32)>,
+) -> Vec<Planned<'a>> {
+    // Episodes per task variant in one condition: where the next
+    // condition's repeat numbers start.
+    let mut per: std::collections::BTreeMap<(&str, &str), u32> = Default::default();
+    for inst in instances {
+        *per.entry((inst.task.as_str(), inst.variant.id.as_str()))
+            .or_insert(0) += repeat;
+    }
+    let all = conditions.iter().enumerate().flat_map(|(c, &condition)| {
+        let mut before: std::collections::BTreeMap<(&str, &str), u32> = Default::default();
+        let per = &per;
+        instances.iter().flat_map(move |inst| {
+            let key = (inst.task.as_str(), inst.variant.id.as_str());
+            let k = before.entry(key).or_insert(0);
+            let first = *k * repeat;
+            *k += 1;
+            let offset = c as u32 * per[&key];
+            (0..repeat).map(move |r| Planned {
+                instance: inst,
+                repeat: offset + first + r,
+                episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
+                strict: false,
+                instructions: Instructions::Goal,
+                condition,
+            })
         })
     });
     all.enumerate()
@@ -174,6 +217,55 @@ mod tests {
         assert_eq!(
             p.iter().map(|p| p.episode_seed).collect::<Vec<_>>(),
             [7, 8, 9]
+        );
+    }
+
+    /// Conditions multiply the plan condition-major; each condition has the
+    /// same episode seeds, and the repeat numbers continue so every key is
+    /// one episode; resuming skips exactly what is done.
+    #[test]
+    fn conditions_multiply_the_plan_with_the_same_seeds_and_distinct_keys() {
+        let tasks = suite();
+        let instances = select_variants(&tasks, "base").unwrap();
+        let two = &instances[..2];
+        let conditions = [Condition::Base, Condition::Dark, Condition::Font(1300)];
+        let none = BTreeSet::new();
+        let p = plan_in(two, 2, 5, &conditions, None, &none);
+        assert_eq!(p.len(), 2 * 2 * 3);
+        let got: Vec<(Condition, u32, u64)> = p
+            .iter()
+            .filter(|p| p.instance.task == two[0].task)
+            .map(|p| (p.condition, p.repeat, p.episode_seed))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Condition::Base, 0, 5),
+                (Condition::Base, 1, 6),
+                (Condition::Dark, 2, 5),
+                (Condition::Dark, 3, 6),
+                (Condition::Font(1300), 4, 5),
+                (Condition::Font(1300), 5, 6),
+            ]
+        );
+        assert!(
+            p[..4].iter().all(|p| p.condition == Condition::Base),
+            "condition-major"
+        );
+        let keys: BTreeSet<_> = p.iter().map(Planned::key).collect();
+        assert_eq!(keys.len(), p.len(), "every key one episode");
+        let base_only: Vec<_> = plan(two, 2, 5, None, &none)
+            .iter()
+            .map(Planned::key)
+            .collect();
+        let first: Vec<_> = p[..4].iter().map(Planned::key).collect();
+        assert_eq!(base_only, first, "base alone plans as before");
+        let finished: BTreeSet<_> = p[..5].iter().map(Planned::key).collect();
+        let rest = plan_in(two, 2, 5, &conditions, None, &finished);
+        assert_eq!(rest.len(), p.len() - 5);
+        assert_eq!(
+            (rest[0].condition, rest[0].repeat),
+            (p[5].condition, p[5].repeat)
         );
     }
 

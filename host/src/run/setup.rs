@@ -16,7 +16,7 @@ use super::error::{Kept, RunSuiteError};
 use super::execute::{execute, RunError};
 use super::interrupt::Interrupt;
 use super::options::{AgentKind, PhoneKind, RunOptions};
-use super::plan::{plan, select_variants, with_instances};
+use super::plan::{plan_in, select_variants, with_instances};
 use super::start::{run_config, start_run};
 use crate::agent::schema::Reason;
 use crate::agent::{Agent, LexicalAgent, LlmAgent, LlmConfig, Noop, RandomAgent, Solver};
@@ -173,10 +173,11 @@ pub(crate) fn run_suite(
         (llm, health)
     });
     let (run_id, finished) = start_run(&store, options, &config, endpoint)?;
-    let mut planned = plan(
+    let mut planned = plan_in(
         &instances,
         options.repeat,
         options.episode_seed,
+        &options.conditions.0,
         options.shard,
         &finished,
     );
@@ -196,7 +197,7 @@ pub(crate) fn run_suite(
             phones
                 .into_iter()
                 .map(|phone| {
-                    let inner = AdbBackend { phone, device_wait };
+                    let inner = AdbBackend::new(phone, device_wait);
                     match deployed.take() {
                         // --on-device: one phone, the one the server is on.
                         Some(server) => {

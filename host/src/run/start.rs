@@ -25,6 +25,9 @@ pub(crate) fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::
         "tasks": options.task_glob,
         "variants": options.variants,
         "repeat": options.repeat,
+        // `--conditions` as given (`base,dark,…`): `--resume` refuses
+        // other conditions, so a run's episodes never mix them.
+        "conditions": options.conditions.names(),
         "instances": options.instances,
         "episode_seed": options.episode_seed,
         "shard": options.shard.map(|s| s.to_string()),
@@ -63,6 +66,8 @@ fn recorded(config: &serde_json::Value, key: &str) -> Option<serde_json::Value> 
     config.get(key).cloned().or_else(|| match key {
         "agent_format" => Some(AgentFormat::AndroidWorld.name().into()),
         "max_tokens" => Some(LlmConfig::new("", "").max_tokens.into()),
+        // Runs recorded before conditions ran on the phone as it comes.
+        "conditions" => Some("base".into()),
         // Named `seeds` and `seed` in runs recorded before the seeds had one
         // vocabulary.
         "instances" => config.get("seeds").cloned(),
@@ -159,5 +164,14 @@ mod tests {
             "the new name wins"
         );
         assert_eq!(recorded(&serde_json::json!({}), "instances"), None);
+    }
+
+    /// A run recorded before conditions resumes as `base`, and only as it.
+    #[test]
+    fn a_run_recorded_before_conditions_resumes_as_base() {
+        let old = serde_json::json!({"repeat": 1});
+        assert_eq!(recorded(&old, "conditions"), Some("base".into()));
+        let new = serde_json::json!({"conditions": "base,dark"});
+        assert_eq!(recorded(&new, "conditions"), Some("base,dark".into()));
     }
 }

@@ -56,14 +56,24 @@ pub enum EpisodeStatus {
     Infra,
 }
 
+fn base_condition() -> String {
+    "base".into()
+}
+
 /// One finished episode. Written in one transaction when the episode ends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeRecord {
     pub run_id: String,
     pub task: String,
     pub variant: String,
-    /// 0-based repeat index.
+    /// 0-based repeat index. Under more than one `--conditions` the
+    /// numbers continue from one condition to the next (`run::plan`), so
+    /// (task, variant, repeat) still names one episode of the run.
     pub repeat: u32,
+    /// The device condition the phone was in (`base`, `dark`, `font1.3`,
+    /// …; `base` in stores recorded before conditions).
+    #[serde(default = "base_condition")]
+    pub condition: String,
     /// The episode seed: the phone's clock and the agent's sampling (repeat
     /// r of a run with `--episode-seed S` has S + r).
     #[serde(alias = "seed")]

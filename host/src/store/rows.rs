@@ -11,7 +11,7 @@ pub(super) const RUN_COLUMNS: &str = "id, started_at, config, provenance";
 
 pub(super) const EPISODE_COLUMNS: &str = "run_id, task, variant, repeat, episode_seed, status, \
      end_json, verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at, \
-     instance_seed, params_json, answer, progress_json";
+     instance_seed, params_json, answer, progress_json, condition";
 
 pub(super) const STEP_COLUMNS: &str = "run_id, task, variant, repeat, idx, observation_digest, \
      ui_dump_gz, screenshot, raw_output, action_json, invalid_reason, tap_x, tap_y, \
@@ -45,7 +45,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
     conn.execute(
         &format!(
             "INSERT INTO episodes ({EPISODE_COLUMNS}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
         ),
         params![
             e.run_id,
@@ -71,6 +71,7 @@ pub(super) fn insert_episode(conn: &Connection, e: &EpisodeRecord) -> rusqlite::
             e.progress
                 .as_ref()
                 .map(|p| serde_json::to_string(p).unwrap_or_default()),
+            e.condition,
         ],
     )?;
     Ok(())
@@ -166,6 +167,7 @@ impl RawEpisode {
                 task: row.get(1)?,
                 variant: row.get(2)?,
                 repeat: row.get(3)?,
+                condition: row.get(18)?,
                 episode_seed: row.get::<_, i64>(4)? as u64,
                 status: EpisodeStatus::Failure,
                 end: serde_json::Value::Null,

@@ -159,6 +159,14 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, sha256)
     ) STRICT, WITHOUT ROWID;
     "#,
+    // 7 → 8: the device condition each episode ran in (`run --conditions`):
+    // `base`, `dark`, `font1.3`, … Episodes recorded before ran on the phone
+    // as it comes: `base`. Not in the key: a run's repeat numbers continue
+    // across its conditions (`run::plan`), so (task, variant, repeat) stays
+    // unique and the steps' key and foreign key are unchanged.
+    r#"
+    ALTER TABLE episodes ADD COLUMN condition TEXT NOT NULL DEFAULT 'base';
+    "#,
 ];
 
 /// The schema version this code writes and understands.

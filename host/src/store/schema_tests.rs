@@ -189,6 +189,48 @@ fn a_version_5_store_reads_without_progress_and_new_episodes_keep_theirs() {
     assert_eq!(back[0].progress, Some(progress));
 }
 
+/// A version 7 store (before device conditions) opens: its episodes ran
+/// in `base`; episodes written now keep their condition, and one task
+/// variant's repeats in two conditions are two episodes.
+#[test]
+fn a_version_7_store_reads_as_base_and_new_episodes_keep_their_condition() {
+    let dir = t::ScratchDir::new("v7");
+    let path = dir.join("v7.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        migrate(&conn, &path, &MIGRATIONS[..7]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO runs VALUES ('r', 't', '{}', '{}');
+             INSERT INTO episodes (run_id, task, variant, repeat, episode_seed, status, end_json,
+                 verdict_json, reason, steps, invalid_steps, attempts, started_at, ended_at,
+                 instance_seed, params_json, answer)
+             VALUES ('r', 'wifi_on', 'base', 0, 8, 'success', '{}', 'null', 'ok', 1, 0, 1,
+                 't', 't', 0, NULL, NULL);",
+        )
+        .unwrap();
+    }
+    let store = Store::open_existing(&path).unwrap();
+    assert_eq!(pragma(&store.conn, "user_version"), known_version());
+    assert_eq!(store.episodes("r").unwrap()[0].condition, "base");
+    store
+        .create_run(&t::run("new", "2026-12-03T00:00:00Z"))
+        .unwrap();
+    let base = t::episode("new", "wifi_on", "base", 0);
+    let mut dark = t::episode("new", "wifi_on", "base", 1);
+    dark.condition = "dark".into();
+    store.record_episode(&base, &[]).unwrap();
+    store.record_episode(&dark, &[]).unwrap();
+    let back: Vec<String> = store
+        .episodes("new")
+        .unwrap()
+        .into_iter()
+        .map(|e| e.condition)
+        .collect();
+    assert_eq!(back, ["base", "dark"]);
+}
+
 #[test]
 fn a_store_from_a_newer_droidscore_is_refused_naming_both_versions() {
     let dir = t::ScratchDir::new("too-new");

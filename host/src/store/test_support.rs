@@ -50,6 +50,7 @@ pub(crate) fn episode(run_id: &str, task: &str, variant: &str, repeat: u32) -> E
         task: task.into(),
         variant: variant.into(),
         repeat,
+        condition: "base".into(),
         // Above i64::MAX, so a lossy seed column would show.
         episode_seed: u64::MAX - u64::from(repeat),
         status: EpisodeStatus::Success,

@@ -106,8 +106,19 @@ pub struct Instance {
 
 impl Instance {
     /// The setup this instance's episodes start from, on any phone, for an
-    /// episode with `episode_seed`.
+    /// episode with `episode_seed`, on the phone as it comes.
     pub fn setup(&self, episode_seed: u64) -> PhoneSetup {
+        self.setup_in(episode_seed, droidscore_phone::Condition::Base)
+    }
+
+    /// [`Instance::setup`] under a device condition: the phone is built in
+    /// it (a condition that writes a key the task's own initial state sets
+    /// is refused when the phone is built: `SetupError::ConditionConflict`).
+    pub fn setup_in(
+        &self,
+        episode_seed: u64,
+        condition: droidscore_phone::Condition,
+    ) -> PhoneSetup {
         let mut initial = self.initial.clone();
         initial.extend(self.variant.initial.clone());
         let alarms = self
@@ -123,7 +134,21 @@ impl Instance {
             alarms,
             records,
             episode_seed,
-            condition: droidscore_phone::Condition::Base,
+            condition,
+        }
+    }
+}
+
+impl Instance {
+    /// Why this instance cannot run under `condition`, when the condition
+    /// writes a key the task's own initial state sets (a dark-theme task
+    /// under `dark`): the pair is skipped, not failed. `None` when it can.
+    pub fn conflict(&self, condition: droidscore_phone::Condition) -> Option<String> {
+        match self.setup_in(0, condition).values() {
+            Err(e @ droidscore_phone::apps::SetupError::ConditionConflict { .. }) => {
+                Some(format!("skipped: {e}"))
+            }
+            _ => None,
         }
     }
 }

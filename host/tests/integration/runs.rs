@@ -395,3 +395,49 @@ fn a_run_that_selects_no_episode_scores_nothing_and_says_so() {
     );
     assert!(!text(&o.stdout).contains("episodes succeeded"));
 }
+
+/// `--conditions` multiplies the episodes: the dark-theme tasks run in
+/// `base` and `font1.3` and are skipped, with the reason, in `dark` (their
+/// initial state sets what the condition sets); the report gives success
+/// per condition; `--resume` with other conditions is refused.
+#[test]
+fn conditions_multiply_a_run_skip_conflicts_and_report_per_condition() {
+    let dir = TestEnv::new("conditions-run");
+    let store = dir.join("runs.sqlite");
+    let store = store.to_str().unwrap();
+    let o = dir
+        .droidscore()
+        .args(["run", "--agent", "reference", "--tasks", "dark_theme_o[nf]"])
+        .args(["--variants", "base", "--conditions", "base,dark,font1.3"])
+        .args(["--run-id", "cond", "--store", store])
+        .ok();
+    let out = text(&o.stdout);
+    assert!(out.matches("skipped").count() >= 2, "{out}");
+    assert!(out.contains("conflicts with the task"), "{out}");
+    let o = dir
+        .droidscore()
+        .args(["report", "cond", "--store", store])
+        .ok();
+    let report = text(&o.stdout);
+    assert!(
+        report.contains("per device condition: 95 % Wilson intervals"),
+        "{report}"
+    );
+    assert!(report.contains("NOT A RANKING"), "{report}");
+    for line in ["font1.3", "dark"] {
+        assert!(
+            report.lines().any(|l| l.starts_with(line)),
+            "{line}: {report}"
+        );
+    }
+    let o = dir
+        .droidscore()
+        .args(["run", "--agent", "reference", "--tasks", "dark_theme_o[nf]"])
+        .args(["--variants", "base", "--resume", "cond", "--store", store])
+        .fails();
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("conditions was \"base,dark,font1.3\""),
+        "{err}"
+    );
+}

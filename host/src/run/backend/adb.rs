@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use droidscore_phone::adb::{quote, AdbPhone};
-use droidscore_phone::{read_key, DeviceAction, Key, Phone, PhoneError};
+use droidscore_phone::{read_key, Condition, DeviceAction, Key, Phone, PhoneError};
 
 use super::{Backend, Prepared};
 use crate::model_server::on_phone::Keeper;
@@ -25,12 +25,57 @@ use crate::task::Instance;
 pub struct AdbBackend {
     pub phone: AdbPhone,
     pub device_wait: Duration,
+    /// The condition the next episodes run in.
+    pub condition: Condition,
+    /// The condition whose commands were last sent to the phone, until
+    /// they are undone (`Condition::restore_commands`).
+    pub applied: Option<Condition>,
+}
+
+impl AdbBackend {
+    pub fn new(phone: AdbPhone, device_wait: Duration) -> AdbBackend {
+        AdbBackend {
+            phone,
+            device_wait,
+            condition: Condition::Base,
+            applied: None,
+        }
+    }
 }
 
 impl Backend for AdbBackend {
     fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
-        prepare_adb_phone(&mut self.phone, instance, episode_seed)
-            .map_err(|e| PhoneError::Device(format!("phone {}: {e}", self.phone.serial())))
+        let prepared = prepare_adb_phone(&mut self.phone, instance, episode_seed)
+            .map_err(|e| PhoneError::Device(format!("phone {}: {e}", self.phone.serial())))?;
+        // After the reset: the virtual phone's reset (`droidscore-sim load`)
+        // starts it as it comes, so the condition is set again each episode
+        // (on a real phone the same commands again change nothing).
+        if prepared == Prepared::Ready && self.condition != Condition::Base {
+            for command in self.condition.apply_commands() {
+                self.phone.shell_ok(&command)?;
+            }
+            self.applied = Some(self.condition);
+            self.phone.act(&DeviceAction::Key { key: Key::Home })?;
+        }
+        Ok(prepared)
+    }
+
+    fn set_condition(&mut self, condition: Condition) -> Result<(), PhoneError> {
+        if self.applied.is_some_and(|c| c != condition) {
+            self.restore_condition()?;
+        }
+        self.condition = condition;
+        Ok(())
+    }
+
+    fn restore_condition(&mut self) -> Result<(), PhoneError> {
+        if let Some(applied) = self.applied {
+            for command in applied.restore_commands() {
+                self.phone.shell_ok(&command)?;
+            }
+            self.applied = None;
+        }
+        Ok(())
     }
 
     fn phone(&mut self) -> &mut dyn Phone {
@@ -54,6 +99,14 @@ pub struct ServingBackend {
 impl Backend for ServingBackend {
     fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
         self.inner.prepare(instance, episode_seed)
+    }
+
+    fn set_condition(&mut self, condition: Condition) -> Result<(), PhoneError> {
+        self.inner.set_condition(condition)
+    }
+
+    fn restore_condition(&mut self) -> Result<(), PhoneError> {
+        self.inner.restore_condition()
     }
 
     fn phone(&mut self) -> &mut dyn Phone {

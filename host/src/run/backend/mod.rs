@@ -11,7 +11,7 @@ mod sim;
 pub use adb::{prepare_adb_phone, AdbBackend, ServingBackend};
 pub use sim::SimBackend;
 
-use droidscore_phone::{Phone, PhoneError};
+use droidscore_phone::{Condition, Phone, PhoneError};
 
 use crate::task::Instance;
 
@@ -35,6 +35,18 @@ pub trait Backend: Send {
     /// After an infrastructure failure: wait (bounded) until the phone can
     /// be used again, or say why it cannot.
     fn recover(&mut self) -> Result<(), PhoneError> {
+        Ok(())
+    }
+    /// The device condition the next episodes run in (`run --conditions`),
+    /// said before each episode's [`Backend::prepare`]. A backend that
+    /// cannot change its phone's condition ignores it (the test doubles).
+    fn set_condition(&mut self, condition: Condition) -> Result<(), PhoneError> {
+        let _ = condition;
+        Ok(())
+    }
+    /// Put the phone back as it came, after the worker's last episode —
+    /// also when the run stopped early.
+    fn restore_condition(&mut self) -> Result<(), PhoneError> {
         Ok(())
     }
 }

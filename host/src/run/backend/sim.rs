@@ -4,7 +4,7 @@
 
 use droidscore_phone::apps::{PhoneSetup, SetupError};
 use droidscore_phone::sim::SimPhone;
-use droidscore_phone::{Phone, PhoneError};
+use droidscore_phone::{Condition, Phone, PhoneError};
 
 use super::{Backend, Prepared};
 use crate::task::Instance;
@@ -13,6 +13,8 @@ use crate::task::Instance;
 #[derive(Debug)]
 pub struct SimBackend {
     phone: SimPhone,
+    /// The condition each new phone is built in.
+    condition: Condition,
 }
 
 impl SimBackend {
@@ -21,19 +23,25 @@ impl SimBackend {
     pub fn new() -> Result<SimBackend, SetupError> {
         Ok(SimBackend {
             phone: SimPhone::new(PhoneSetup::default())?,
+            condition: Condition::Base,
         })
     }
 }
 
 impl Backend for SimBackend {
     fn prepare(&mut self, instance: &Instance, episode_seed: u64) -> Result<Prepared, PhoneError> {
-        self.phone = SimPhone::new(instance.setup(episode_seed))
+        self.phone = SimPhone::new(instance.setup_in(episode_seed, self.condition))
             .map_err(|e| PhoneError::Device(e.to_string()))?;
         Ok(Prepared::Ready)
     }
 
     fn phone(&mut self) -> &mut dyn Phone {
         &mut self.phone
+    }
+
+    fn set_condition(&mut self, condition: Condition) -> Result<(), PhoneError> {
+        self.condition = condition;
+        Ok(())
     }
 }
 
@@ -55,5 +63,23 @@ mod tests {
             let read = backend.phone().read_setting(&wifi).unwrap();
             assert_eq!(read.as_deref(), Some(starts), "{}", instance.task);
         }
+    }
+
+    /// A condition set on the backend builds the next phones in it.
+    #[test]
+    fn the_next_phones_are_built_in_the_condition_set() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
+        let tasks = crate::task::load_dir(&dir).unwrap();
+        let wifi_on = tasks.iter().find(|t| t.id == "wifi_on").unwrap();
+        let font: SettingKey = "system/font_scale".parse().unwrap();
+        let mut backend = SimBackend::new().unwrap();
+        backend.set_condition(Condition::Font(1300)).unwrap();
+        backend.prepare(&wifi_on.variants[0], 0).unwrap();
+        let read = backend.phone().read_setting(&font).unwrap();
+        assert_eq!(read.as_deref(), Some("1.3"));
+        backend.set_condition(Condition::Base).unwrap();
+        backend.prepare(&wifi_on.variants[0], 0).unwrap();
+        let read = backend.phone().read_setting(&font).unwrap();
+        assert_ne!(read.as_deref(), Some("1.3"));
     }
 }

@@ -166,6 +166,90 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
     );
 }
 
+/// `adb shell wm size` on the rig's phone.
+fn wm_size(rig: &Rig) -> String {
+    String::from_utf8_lossy(&rig.shell(&["wm", "size"]).stdout).into_owned()
+}
+
+/// A run's condition over adb: the backend sets it with the real commands
+/// after each reset (the virtual phone's screens change: the dump's bounds
+/// are the small phone's), undoes it when the condition changes, and a run
+/// that ends leaves the phone as it came.
+#[test]
+fn a_condition_over_adb_changes_the_phones_screens_and_is_restored_after_the_run() {
+    use droidscore_phone::Condition;
+    let rig = Rig::new();
+    let tasks = suite();
+    let wifi_on = tasks.iter().find(|t| t.id == "wifi_on").unwrap();
+    let base = wifi_on.variant("base").unwrap();
+    let mut backend = AdbBackend::new(rig.adb_phone(AdbOptions::default()), Duration::from_secs(5));
+    backend.set_condition(Condition::Small).unwrap();
+    assert_eq!(backend.prepare(base, 0).unwrap(), Prepared::Ready);
+    assert_eq!(
+        wm_size(&rig),
+        "Physical size: 1080x2400\nOverride size: 720x1600\n"
+    );
+    let seen = backend.phone().observe(false).unwrap();
+    assert!(seen.xml.contains("[0,0][720,1600]"), "{}", seen.xml);
+    assert!(!seen.xml.contains("[1080,2400]"), "{}", seen.xml);
+    backend.set_condition(Condition::Dark).unwrap();
+    assert_eq!(wm_size(&rig), "Physical size: 1080x2400\n", "small undone");
+    backend.prepare(base, 0).unwrap();
+    let night =
+        String::from_utf8_lossy(&rig.shell(&["cmd", "uimode", "night"]).stdout).into_owned();
+    assert_eq!(night.trim(), "Night mode: yes");
+    backend.restore_condition().unwrap();
+    let night =
+        String::from_utf8_lossy(&rig.shell(&["cmd", "uimode", "night"]).stdout).into_owned();
+    assert_eq!(night.trim(), "Night mode: no");
+
+    // A whole run in `small` through `execute`: scored, then restored.
+    let dir = TestEnv::new("adb-conditions");
+    let store = Store::open(dir.join("runs.sqlite")).unwrap();
+    store
+        .create_run(&RunRecord {
+            id: "small".into(),
+            started_at: "2026-12-03T00:00:00Z".into(),
+            config: serde_json::json!({"phone": "adb", "conditions": "small"}),
+            provenance: Default::default(),
+        })
+        .unwrap();
+    let planned = droidscore::run::plan_in(
+        &[base],
+        1,
+        0,
+        &[Condition::Small],
+        None,
+        &Default::default(),
+    );
+    let factory = |inst: &Instance, _seed: u64| -> Result<Box<dyn Agent + Send>, String> {
+        Ok(Box::new(Solver::new(inst.solution.clone())))
+    };
+    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend::new(
+        rig.adb_phone(AdbOptions::default()),
+        Duration::from_secs(5),
+    ))];
+    let bar = indicatif::ProgressBar::hidden();
+    let interrupt = droidscore::run::Interrupt::new();
+    let written = execute(
+        &store, "small", planned, backends, &factory, &bar, &interrupt,
+    )
+    .unwrap();
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].condition, "small");
+    assert_eq!(
+        written[0].status,
+        droidscore::store::EpisodeStatus::Success,
+        "{}",
+        written[0].reason
+    );
+    assert_eq!(
+        wm_size(&rig),
+        "Physical size: 1080x2400\n",
+        "restored after the run"
+    );
+}
+
 #[test]
 fn hostile_text_goes_through_the_real_adb_server_as_one_literal_argument() {
     let rig = Rig::new();
@@ -257,7 +341,7 @@ fn run_unplugged(
             plug: plug.clone(),
         }))
     };
-    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend { phone, device_wait })];
+    let backends: Vec<Box<dyn Backend>> = vec![Box::new(AdbBackend::new(phone, device_wait))];
     let bar = indicatif::ProgressBar::hidden();
     let interrupt = droidscore::run::Interrupt::new();
     let written = execute(
