@@ -34,7 +34,11 @@ pub enum Condition {
     Small,
     /// A large phone: 1344×2992 at 480 dpi (Pixel 8 Pro class).
     Large,
-    /// The default phone turned on its side: 2400×1080.
+    /// The default phone turned on its side: 2400×1080. Laid out and drawn,
+    /// and honoured over adb (`user_rotation`), but not offered by name:
+    /// under it `tasks check` fails 107 of the suite's 1,172 instances
+    /// (Settings keeps its portrait header, leaving the list 354 px, and
+    /// the references run out of steps), so it is not in [`Condition::ALL`].
     Landscape,
 }
 
@@ -43,8 +47,10 @@ pub enum Condition {
 const FONT_SCALES: [u32; 3] = [850, 1150, 1300];
 
 impl Condition {
-    /// Every condition, in the order runs and reports list them.
-    pub const ALL: [Condition; 8] = [
+    /// Every condition a run may name, in the order runs and reports list
+    /// them: each proven by `tasks check` on every task (landscape is not,
+    /// see [`Condition::Landscape`]).
+    pub const ALL: [Condition; 7] = [
         Condition::Base,
         Condition::Dark,
         Condition::Font(850),
@@ -52,7 +58,6 @@ impl Condition {
         Condition::Font(1300),
         Condition::Small,
         Condition::Large,
-        Condition::Landscape,
     ];
 
     /// The settings this condition writes, as `namespace/key` and value.
@@ -150,12 +155,30 @@ impl fmt::Display for Condition {
 }
 
 /// A condition name that is not one of [`Condition::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown condition {name:?}: expected one of {known}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownCondition {
     pub name: String,
     pub known: String,
 }
+
+impl fmt::Display for UnknownCondition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown condition {:?}: expected one of {}",
+            self.name, self.known
+        )?;
+        if self.name == Condition::Landscape.to_string() {
+            f.write_str(
+                " (landscape is drawn but not offered: tasks check fails 107 of the \
+                 suite's 1,172 instances under it, docs/conditions.md)",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownCondition {}
 
 impl FromStr for Condition {
     type Err = UnknownCondition;
@@ -183,27 +206,17 @@ mod tests {
         let names: Vec<String> = Condition::ALL.map(|c| c.to_string()).to_vec();
         assert_eq!(
             names,
-            [
-                "base",
-                "dark",
-                "font0.85",
-                "font1.15",
-                "font1.3",
-                "small",
-                "large",
-                "landscape"
-            ]
+            ["base", "dark", "font0.85", "font1.15", "font1.3", "small", "large",]
         );
+        let err = "landscape".parse::<Condition>().unwrap_err().to_string();
+        assert!(err.contains("not offered") && err.contains("107"), "{err}");
     }
 
     #[test]
     fn an_unknown_name_is_refused_with_the_known_ones() {
         let err = "font2".parse::<Condition>().unwrap_err();
         assert_eq!(err.name, "font2");
-        assert!(
-            err.to_string().contains("font1.3, small, large, landscape"),
-            "{err}"
-        );
+        assert!(err.to_string().ends_with("font1.3, small, large"), "{err}");
         assert!(FONT_SCALES
             .iter()
             .all(|m| Condition::ALL.contains(&Condition::Font(*m))));

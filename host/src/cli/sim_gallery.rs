@@ -345,7 +345,7 @@ mod tests {
     fn an_unknown_condition_is_refused_naming_the_flag_and_the_known_ones() {
         let err = parse_conditions("dark,sepia").unwrap_err().to_string();
         assert!(
-            err.contains("--conditions") && err.contains("sepia") && err.contains("landscape"),
+            err.contains("--conditions") && err.contains("sepia") && err.contains("large"),
             "{err}"
         );
         assert_eq!(parse_conditions("all").unwrap(), Condition::ALL.to_vec());

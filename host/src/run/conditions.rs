@@ -83,7 +83,7 @@ mod tests {
         let text = err.to_string();
         assert!(text.starts_with("unknown condition \"sepia\""), "{text}");
         assert!(
-            text.contains("font1.15") && text.contains("landscape"),
+            text.contains("font1.15") && text.contains("large"),
             "{text}"
         );
         assert!(parse("").is_err(), "an empty list names nothing");
