@@ -9,10 +9,12 @@ use droidscore_phone::Condition;
 
 /// A `--conditions` name that is no condition (clap names the flag).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown condition {name:?}: expected `all` or a comma-separated list of {known}")]
+#[error("{why} (or `all`)")]
 pub struct BadConditions {
     pub name: String,
-    pub known: String,
+    /// The phone crate's own words: the known names, and why a name that
+    /// is drawn but not offered (landscape) is refused.
+    pub why: String,
 }
 
 /// The conditions a `--conditions` value names, in its order.
@@ -53,9 +55,9 @@ impl FromStr for Conditions {
         }
         let mut out: Vec<Condition> = Vec::new();
         for name in spec.split(',').map(str::trim) {
-            let c: Condition = name.parse().map_err(|_| BadConditions {
+            let c: Condition = name.parse().map_err(|e| BadConditions {
                 name: name.to_string(),
-                known: Condition::ALL.map(|c| c.to_string()).join(", "),
+                why: droidscore_phone::UnknownCondition::to_string(&e),
             })?;
             if !out.contains(&c) {
                 out.push(c);
@@ -87,6 +89,8 @@ mod tests {
             "{text}"
         );
         assert!(parse("").is_err(), "an empty list names nothing");
+        let landscape = parse("landscape").unwrap_err().to_string();
+        assert!(landscape.contains("not offered"), "{landscape}");
         assert_eq!(
             "dark,base".parse::<Conditions>().unwrap().names(),
             "dark,base"
