@@ -9,9 +9,10 @@ directory given (a condition, or before/after), pooled over its screens,
 with a Wilson 95 % interval. A screen shown twice (the same PNG bytes)
 counts once.
 
-Usage: scripts/ocr.py DIR [DIR ...]   (needs `tesseract`: apt-get install tesseract-ocr)
+Usage: [OCR_PSM=N] scripts/ocr.py DIR [DIR ...]   (needs `tesseract`: apt-get install tesseract-ocr)
 
-The directories are `droidscore sim gallery --out` ones (PNG files with
+OCR_PSM is tesseract's page segmentation mode (default 11, sparse text;
+12 adds orientation detection). The directories are `droidscore sim gallery --out` ones (PNG files with
 their dumps beside them), e.g. each condition of `--conditions all`."""
 import hashlib
 import math
@@ -53,7 +54,7 @@ def texts(xml_path):
 
 def ocr(png_path):
     res = subprocess.run(
-        ["tesseract", png_path, "-", "--psm", "11"],
+        ["tesseract", png_path, "-", "--psm", os.environ.get("OCR_PSM", "11")],
         capture_output=True, text=True, check=True,
     )
     return norm(res.stdout)
