@@ -15,6 +15,7 @@ use clap::Args;
 
 use super::error::CliError;
 use crate::agent::{Agent, Decision, Solver};
+use crate::report::escape::escape;
 use crate::task::{self, Instance};
 use droidscore_phone::apps::SetupError;
 use droidscore_phone::sim::SimPhone;
@@ -203,21 +204,6 @@ fn page_head(title: &str) -> String {
     )
 }
 
-/// Text made safe inside HTML elements and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), CliError> {
     std::fs::write(path, bytes)
         .map_err(|e| CliError::io(format!("failed to write {}", path.display()), e))
@@ -264,12 +250,6 @@ pub(super) fn play_reference(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escape_makes_text_safe_in_html() {
-        let raw = r#"<a href="x">Q&A</a>"#;
-        assert_eq!(escape(raw), "&lt;a href=&quot;x&quot;&gt;Q&amp;A&lt;/a&gt;");
-    }
 
     #[test]
     fn a_page_per_app_shows_every_step_of_the_reference_with_its_elements() {

@@ -8,7 +8,7 @@
 
 #[cfg(test)]
 mod conditions_tests;
-mod escape;
+pub(crate) mod escape;
 pub mod format;
 pub mod html;
 pub mod progress;
