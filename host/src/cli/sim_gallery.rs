@@ -251,12 +251,18 @@ pub(super) fn play_reference(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_page_per_app_shows_every_step_of_the_reference_with_its_elements() {
-        let env = droidscore_testenv::TestEnv::new("sim-gallery");
+    /// The gallery of the named task files of the suite, in `conditions`,
+    /// written under a fresh test directory: the directory (kept while it
+    /// lives) and where the gallery went.
+    fn gallery_of(
+        env: &str,
+        files: &[&str],
+        conditions: Option<&str>,
+    ) -> (droidscore_testenv::TestEnv, PathBuf) {
+        let env = droidscore_testenv::TestEnv::new(env);
         let suite = env.mkdir("suite");
         let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        for name in ["airplane_off.toml", "alarm_add.toml"] {
+        for name in files {
             std::fs::copy(tasks.join(name), suite.join(name)).unwrap();
         }
         let out = env.join("gallery");
@@ -264,9 +270,19 @@ mod tests {
             out: out.clone(),
             suite: Some(suite),
             episode_seed: 0,
-            conditions: None,
+            conditions: conditions.map(str::to_string),
         })
         .unwrap();
+        (env, out)
+    }
+
+    #[test]
+    fn a_page_per_app_shows_every_step_of_the_reference_with_its_elements() {
+        let (_env, out) = gallery_of(
+            "sim-gallery",
+            &["airplane_off.toml", "alarm_add.toml"],
+            None,
+        );
         let index = std::fs::read_to_string(out.join("index.html")).unwrap();
         assert!(
             index.contains("href=\"com.android.settings.html\""),
@@ -292,20 +308,11 @@ mod tests {
 
     #[test]
     fn each_condition_gets_its_own_pages_and_a_conflicting_task_is_left_out() {
-        let env = droidscore_testenv::TestEnv::new("sim-gallery-conditions");
-        let suite = env.mkdir("suite");
-        let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks");
-        for name in ["airplane_off.toml", "dark_theme_off.toml"] {
-            std::fs::copy(tasks.join(name), suite.join(name)).unwrap();
-        }
-        let out = env.join("gallery");
-        gallery(GalleryArgs {
-            out: out.clone(),
-            suite: Some(suite),
-            episode_seed: 0,
-            conditions: Some("base,dark,small".into()),
-        })
-        .unwrap();
+        let (_env, out) = gallery_of(
+            "sim-gallery-conditions",
+            &["airplane_off.toml", "dark_theme_off.toml"],
+            Some("base,dark,small"),
+        );
         let page = |c: &str| {
             std::fs::read_to_string(out.join(c).join("com.android.settings.html")).unwrap()
         };
