@@ -89,6 +89,48 @@ fn episode_in(
     Ok(episode::run(&mut p, agent, instance)?)
 }
 
+/// The step budget of `instance` on a phone in `condition`: its own plus
+/// the steps its reference solution takes there beyond those it takes on
+/// the phone as it comes — the scrolls a list needs in landscape, where
+/// fewer rows show — so every condition leaves an agent the same slack
+/// over the reference. A condition that costs the reference no step (and
+/// `base`) keeps the task's own budget, as does a pair the condition
+/// conflicts with. The reference runs on the simulator in both, without a
+/// budget; over adb the simulator's count stands for the phone's.
+pub(crate) fn budget_in(instance: &Instance, condition: Condition) -> u32 {
+    budget_for(instance, &instance.solution, condition)
+}
+
+/// [`budget_in`] for an agent that plays `solution` (the reference's, or
+/// the decoy agent's own).
+fn budget_for(instance: &Instance, solution: &[Step], condition: Condition) -> u32 {
+    if condition == Condition::Base || instance.conflict(condition).is_some() {
+        return instance.max_steps;
+    }
+    let unbounded = Instance {
+        max_steps: UNBOUNDED,
+        ..instance.clone()
+    };
+    let steps = |c: Condition| {
+        episode_in(&unbounded, c, &mut Solver::new(solution.to_vec()))
+            .map(|ep| ep.steps)
+            .unwrap_or(0)
+    };
+    let extra = steps(condition).saturating_sub(steps(Condition::Base));
+    instance.max_steps + extra
+}
+
+/// The budget the reference runs under when [`budget_in`] counts its steps.
+const UNBOUNDED: u32 = 500;
+
+/// `instance` with its step budget for `condition` ([`budget_in`]).
+pub(crate) fn in_condition(instance: &Instance, condition: Condition) -> Instance {
+    Instance {
+        max_steps: budget_in(instance, condition),
+        ..instance.clone()
+    }
+}
+
 /// The steps of the decoy agent: the variant's own, or a tap on each switch decoy.
 pub(crate) fn decoy_steps(instance: &Instance) -> Vec<Step> {
     if !instance.decoy_solution.is_empty() {
@@ -140,6 +182,9 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
     if let Some(why) = instance.conflict(condition) {
         return skipped_row(instance, condition, why);
     }
+    let original = instance;
+    let budgeted = in_condition(instance, condition);
+    let instance = &budgeted;
     let mut violations = Vec::new();
     let initial = match phone(instance, condition) {
         Ok(mut p) => {
@@ -190,7 +235,13 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
     let decoy = if decoy_steps.is_empty() {
         None
     } else {
-        let result = episode_in(instance, condition, &mut Solver::new(decoy_steps));
+        // The decoy agent's own path may scroll where the reference's does
+        // not: its budget grows by what the condition costs it.
+        let decoy_instance = Instance {
+            max_steps: budget_for(original, &decoy_steps, condition),
+            ..instance.clone()
+        };
+        let result = episode_in(&decoy_instance, condition, &mut Solver::new(decoy_steps));
         if let Ok(ep) = &result {
             decoy_side_effects = Some(ep.progress.side_effects.clone());
             if !matches!(ep.end, crate::episode::End::Complete) {
@@ -497,6 +548,52 @@ answer = "{number}"
             .all(|r| r.condition == Condition::Base));
         let json = serde_json::to_value(&rows[rows.len() - 1]).unwrap();
         assert_eq!(json["condition"], "dark");
+    }
+
+    /// In landscape a Contacts list shows three rows, so the reference
+    /// scrolls more to find a contact: its budget grows by exactly those
+    /// scrolls and the oracle is proven under it; on the phone as it comes,
+    /// and in a condition that costs the reference nothing, the task's own
+    /// budget stands.
+    #[test]
+    fn a_condition_grows_the_budget_by_the_steps_it_costs_the_reference() {
+        let tasks = crate::task::load_dir(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tasks"),
+        )
+        .unwrap();
+        let star = tasks.iter().find(|t| t.id == "contact_star").unwrap();
+        let crowded = star
+            .variants
+            .iter()
+            .find(|v| v.variant.id == "crowded")
+            .expect("contact_star has a crowded variant");
+        let steps = |c: Condition| {
+            let unbounded = Instance {
+                max_steps: UNBOUNDED,
+                ..crowded.clone()
+            };
+            episode_in(&unbounded, c, &mut Solver::new(crowded.solution.clone()))
+                .unwrap()
+                .steps
+        };
+        let (base, land) = (steps(Condition::Base), steps(Condition::Landscape));
+        assert!(land > base, "landscape scrolls more: {land} vs {base}");
+        assert_eq!(
+            budget_in(crowded, Condition::Landscape),
+            crowded.max_steps + (land - base)
+        );
+        assert_eq!(budget_in(crowded, Condition::Base), crowded.max_steps);
+        assert_eq!(budget_in(crowded, Condition::Dark), crowded.max_steps);
+        let row = check_instance_in(crowded, Condition::Landscape);
+        assert!(row.ok(), "{row:?}");
+        // Under the task's own budget the reference would run out of steps.
+        let tight = episode_in(
+            crowded,
+            Condition::Landscape,
+            &mut Solver::new(crowded.solution.clone()),
+        )
+        .unwrap();
+        assert!(!tight.success, "{}", tight.reason);
     }
 
     /// A Wi-Fi task with `milestones` declared.

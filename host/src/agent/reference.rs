@@ -8,8 +8,10 @@ use crate::task::Step;
 use droidscore_phone::uiautomator::{Hierarchy, Node, Selector};
 use droidscore_phone::{scroll_action, DeviceAction, Intent, Observation};
 
-/// Scroll attempts per direction before a step is declared unreachable.
-const MAX_SCROLLS: u32 = 10;
+/// Scroll attempts per direction before a step is declared unreachable (a
+/// list's end, where the dump stops changing, ends the search sooner): a
+/// Contacts list of 30 in landscape shows three rows at a time.
+const MAX_SCROLLS: u32 = 30;
 
 #[derive(Debug)]
 pub struct Solver {

@@ -568,19 +568,21 @@ impl Count {
     }
 }
 
-/// Most pages scanned for a UI check.
-const MAX_PAGES: usize = 16;
+/// Most pages scanned for a UI check: 19 alarm cards in landscape, half a
+/// 395 px list a page, take 29.
+const MAX_PAGES: usize = 64;
 
 /// Count distinct matching nodes on the current screen and, where it scrolls,
 /// over the whole of its first scrollable list.
 ///
 /// The list is first scrolled to its start, then paged through by half a list
 /// height at a time. Each match inside the list is placed in content
-/// coordinates (its top plus the scroll offset, measured from an item seen on
-/// both pages), so two identical alarm cards count twice and one card seen on
-/// two pages counts once. A match cut off by the list's top or bottom edge is
-/// left for the page where it shows whole; nodes outside the list are counted
-/// on the first page only.
+/// coordinates (its top plus the scroll offset, measured from an item whose
+/// top shows on both pages), so two identical alarm cards count twice and one
+/// card seen on two pages counts once. A match counts on any page where its
+/// top shows: in a list shorter than two cards (the Clock in landscape) a
+/// card may never show whole. Nodes outside the list are counted on the
+/// first page only.
 fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, droidscore_phone::PhoneError> {
     scroll_to_start(phone)?;
     let mut seen = BTreeSet::new();
@@ -589,9 +591,9 @@ fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, droidscore_ph
     let mut prev_items: Vec<(String, i32)> = Vec::new();
     for page in 0..MAX_PAGES {
         let list = obs.hierarchy.first_scrollable();
-        let items = list.map(whole_items).unwrap_or_default();
+        let items = list.map(items_with_top).unwrap_or_default();
         if page > 0 {
-            let step = list.map_or(0, |l| i64::from(l.bounds.height() / 2));
+            let step = list.map_or(0, |l| swipe_distance(l.bounds));
             offset += measured_shift(&prev_items, &items, step).unwrap_or(step);
         }
         let next = match list {
@@ -602,7 +604,6 @@ fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, droidscore_ph
             }
             None => None,
         };
-        let at_end = next.is_none();
         for node in select.find_all(&obs.hierarchy) {
             let Some(list) = list.filter(|l| l.walk().any(|n| std::ptr::eq(n, node))) else {
                 if page == 0 {
@@ -612,9 +613,8 @@ fn scan(phone: &mut dyn Phone, select: &Selector) -> Result<usize, droidscore_ph
             };
             let (b, l) = (node.bounds, list.bounds);
             let cut_at_top = page > 0 && b.top <= l.top;
-            let cut_at_bottom = !at_end && b.bottom >= l.bottom;
-            if !cut_at_top && !cut_at_bottom {
-                seen.insert((identity(node), i64::from(b.top) + offset, true));
+            if !cut_at_top {
+                seen.insert((place(node), i64::from(b.top) + offset, true));
             }
         }
         match next {
@@ -644,14 +644,46 @@ fn scroll_to_start(phone: &mut dyn Phone) -> Result<(), droidscore_phone::PhoneE
     Ok(())
 }
 
-/// The list's direct children that show whole: `(identity, top)`.
-fn whole_items(list: &Node) -> Vec<(String, i32)> {
+/// The list's direct children whose top shows (a child cut off at the
+/// bottom keeps its true top; one cut off at the top does not):
+/// `(identity, top)`. In a list shorter than two rows — a Clock list in
+/// landscape — no child shows whole on two pages, but one's top does.
+fn items_with_top(list: &Node) -> Vec<(String, i32)> {
     let l = list.bounds;
     list.children
         .iter()
-        .filter(|c| c.bounds.top > l.top && c.bounds.bottom < l.bottom)
-        .map(|c| (identity(c), c.bounds.top))
+        .filter(|c| c.bounds.top > l.top && c.bounds.top < l.bottom)
+        .map(|c| (head(c), c.bounds.top))
         .collect()
+}
+
+/// What names a list item whose bottom may be cut off: its own attributes
+/// and the first text inside it (an alarm card's time, a contact's name),
+/// which sits at its top.
+fn head(item: &Node) -> String {
+    let first_text = item.walk().map(|n| n.text.as_str()).find(|t| !t.is_empty());
+    format!(
+        "{}|{}|{}|{}",
+        item.class,
+        item.resource_id,
+        item.content_desc,
+        first_text.unwrap_or("")
+    )
+}
+
+/// What tells a match inside the list from another at the same content
+/// position (a card and a view inside it): its class, id and left edge.
+/// Not its content: a card cut off at the bottom lacks views it has whole.
+fn place(node: &Node) -> String {
+    format!("{}|{}|{}", node.class, node.resource_id, node.bounds.left)
+}
+
+/// How far [`scroll_action`] moves a list's content, unless it hits the end.
+fn swipe_distance(list: droidscore_phone::uiautomator::Bounds) -> i64 {
+    match scroll_action(list, true) {
+        droidscore_phone::DeviceAction::Swipe { y1, y2, .. } => i64::from(y1 - y2),
+        _ => i64::from(list.height() / 2),
+    }
 }
 
 /// How far the content moved between two pages: the shift of an item seen
@@ -686,8 +718,22 @@ mod tests {
 
     /// Regression: counting by content alone merged identical alarms, and a card
     /// cut off at the list's edge was counted again where it showed whole.
+    /// In landscape the Clock's list is shorter than two cards, so a card
+    /// may never show whole (it was missed) and no card shows whole on two
+    /// pages (the shift was guessed, and a card counted twice).
     #[test]
     fn scan_counts_every_card_of_a_long_list_once_and_identical_cards_apart() {
+        for condition in [
+            droidscore_phone::Condition::Base,
+            droidscore_phone::Condition::Landscape,
+            droidscore_phone::Condition::Small,
+            droidscore_phone::Condition::Font(1300),
+        ] {
+            scan_alarms_in(condition);
+        }
+    }
+
+    fn scan_alarms_in(condition: droidscore_phone::Condition) {
         let mut alarms: Vec<Alarm> = (5..=22)
             .map(|hour| Alarm {
                 id: 0,
@@ -706,6 +752,7 @@ mod tests {
         });
         let mut phone = crate::test_support::with_setup(PhoneSetup {
             alarms,
+            condition,
             ..PhoneSetup::default()
         });
         let baseline = Baseline::capture(phone.as_mut());
@@ -722,7 +769,12 @@ mod tests {
                 count: Count::Exactly(want),
             };
             let result = check.evaluate(phone.as_mut(), &baseline, None);
-            assert_eq!(result.outcome, Outcome::Pass, "{time}: {}", result.detail);
+            assert_eq!(
+                result.outcome,
+                Outcome::Pass,
+                "{condition} {time}: {}",
+                result.detail
+            );
         }
     }
 }

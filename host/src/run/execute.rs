@@ -121,12 +121,14 @@ fn attempt(
     backend: &mut dyn Backend,
     abandon: &AtomicBool,
 ) -> Result<Attempted, Failure> {
-    let instance = planned.instance;
     // A condition that writes a key the task's initial state sets would
     // change the task: the pair is skipped (recorded, not failed).
-    if let Some(why) = instance.conflict(planned.condition) {
+    if let Some(why) = planned.instance.conflict(planned.condition) {
         return Ok(Attempted::Skipped(why));
     }
+    // The step budget grows by the steps the condition costs the reference.
+    let budgeted = crate::check::in_condition(planned.instance, planned.condition);
+    let instance = &budgeted;
     backend
         .set_condition(planned.condition)
         .map_err(|e| Failure::Infra(format!("condition {}: {e}", planned.condition)))?;

@@ -21,6 +21,8 @@ use crate::uiautomator::Bounds;
 
 const TOOLBAR_BOTTOM: i32 = 538;
 const HOME_LIST_TOP: i32 = 600;
+/// A collapsed toolbar's height at 420 dpi: 64 dp.
+const TOOLBAR_ROW: i32 = 168;
 /// A row's padding above and below its text.
 const ROW_PAD: i32 = 42;
 /// The most lines a row's title and summary take.
@@ -43,7 +45,9 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
         return (blank(ctx, id, p), 0);
     };
     let title = ctx.t(&screen.title);
-    let (mut content, list_top) = if id == "settings" {
+    let (mut content, list_top) = if ctx.landscape() {
+        collapsed_header(ctx, id, title)
+    } else if id == "settings" {
         let header = vec![
             v(
                 "android.widget.TextView",
@@ -122,6 +126,80 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
     clip(&mut list, viewport);
     content.push(list);
     (window(ctx, p, content), max_scroll)
+}
+
+/// The header in landscape: collapsed to one toolbar row, as Settings shows
+/// it there once the list has moved (from Android 14 the header scrolls
+/// away in landscape; AOSP SettingsLib `CollapsingToolbarDelegate`), so the
+/// list keeps most of the 1,080 px. The home page keeps its search bar and
+/// drops the large title; a sub-page's title sits beside Navigate up. The
+/// views and their ids are those of the portrait header, moved.
+fn collapsed_header(ctx: &Ctx, id: &str, title: String) -> (Vec<View>, i32) {
+    let p = SETTINGS;
+    let top = ctx.status_bar();
+    let bottom = top + ctx.px(TOOLBAR_ROW);
+    if id == "settings" {
+        let bar = v(
+            "android.widget.LinearLayout",
+            p,
+            Bounds::new(
+                ctx.px(42),
+                top + ctx.px(10),
+                ctx.end(42),
+                bottom - ctx.px(10),
+            ),
+        )
+        .id("com.android.settings:id/search_action_bar")
+        .style(Style::Button)
+        .tap(Cmd::Nothing)
+        .child(
+            v(
+                "android.widget.TextView",
+                p,
+                Bounds::new(
+                    ctx.px(140),
+                    top + ctx.px(32),
+                    ctx.end(80),
+                    bottom - ctx.px(32),
+                ),
+            )
+            .text(ctx.t("Search settings"))
+            .style(Style::Text(TextSize::Body)),
+        );
+        return (vec![bar], bottom + ctx.px(21));
+    }
+    let toolbar = v(
+        "android.widget.FrameLayout",
+        p,
+        Bounds::new(0, top, ctx.width(), bottom),
+    )
+    .id("com.android.settings:id/collapsing_toolbar")
+    .desc(title.clone())
+    .child(
+        v(
+            "android.widget.ImageButton",
+            p,
+            Bounds::new(0, top, ctx.px(147), bottom),
+        )
+        .desc(ctx.t("Navigate up"))
+        .style(Style::Icon)
+        .tap(Cmd::Back),
+    )
+    .child(
+        v(
+            "android.widget.TextView",
+            p,
+            Bounds::new(
+                ctx.px(189),
+                top + ctx.px(21),
+                ctx.end(63),
+                bottom - ctx.px(21),
+            ),
+        )
+        .text(title)
+        .style(Style::Text(TextSize::Title)),
+    );
+    (vec![toolbar], bottom)
 }
 
 fn summary_text(ctx: &Ctx, row: &RowDef) -> Option<String> {

@@ -95,6 +95,11 @@ impl Ctx<'_> {
         self.above_bottom(NAV_BAR)
     }
 
+    /// Whether the display is wider than tall (the phone on its side).
+    pub(crate) fn landscape(&self) -> bool {
+        self.width() > self.height()
+    }
+
     /// The whole screen.
     pub(crate) fn screen(&self) -> Bounds {
         Bounds::new(0, 0, self.width(), self.height())
