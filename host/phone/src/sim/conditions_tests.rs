@@ -299,3 +299,31 @@ fn the_settings_root_under_each_condition() {
         insta::assert_snapshot!(format!("settings_root_{condition}"), xml);
     }
 }
+
+/// The Settings root's screenshot under each condition, pinned by its
+/// SHA-256 (the bytes are the same on every machine: pinned fonts, no
+/// system lookup); a change to the drawing shows here condition by
+/// condition, beside the dumps above.
+#[test]
+fn the_settings_root_png_under_each_condition_is_pinned() {
+    use sha2::{Digest, Sha256};
+    let mut lines = Vec::new();
+    for condition in Condition::ALL {
+        let mut p = phone(condition);
+        launch(&mut p, "com.android.settings");
+        let png = p.screenshot_png();
+        assert_eq!(png, p.screenshot_png(), "{condition}: two renders differ");
+        let size = image::load_from_memory(&png).unwrap();
+        let hex: String = Sha256::digest(&png)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        lines.push(format!(
+            "{:10} {}x{} {hex}",
+            condition.to_string(),
+            size.width(),
+            size.height()
+        ));
+    }
+    insta::assert_snapshot!("settings_root_png_sha256", lines.join("\n"));
+}
