@@ -164,9 +164,11 @@ fn sigkill_mid_write_leaves_no_torn_episode() {
         // Durable across a process crash: every reported commit is there.
         let lost: Vec<_> = reported.difference(&present).collect();
         assert!(lost.is_empty(), "committed episodes lost: {lost:?}");
-        // At most the one commit that returned just before the kill is unreported.
+        // At most one commit per kill so far is unreported: the one that
+        // returned just before its kill, whose line never reached the pipe
+        // (seen under load: 16 present, 14 reported after the third kill).
         assert!(
-            present.len() <= reported.len() + 1,
+            present.len() <= reported.len() + round + 1,
             "{present:?} vs {reported:?}"
         );
         // Whole episodes only: each present episode has every step, in order.
