@@ -163,7 +163,7 @@ pub struct RunArgs {
     pub repeat: u32,
     /// Device conditions to play every episode in: `all`, or a
     /// comma-separated list of base, dark, font0.85, font1.15, font1.3,
-    /// small, large. Episodes run condition by condition, each
+    /// small, large, landscape. Episodes run condition by condition, each
     /// with the same episode seeds; a task whose initial state sets what the
     /// condition sets (a dark-theme task under `dark`) is recorded as
     /// skipped there. Over adb the phone is put in each condition with the

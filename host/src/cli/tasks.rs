@@ -38,7 +38,7 @@ pub struct CheckArgs {
     pub instances: u64,
     /// Prove every oracle in each device condition: `all` or a
     /// comma-separated list (base, dark, font0.85, font1.15, font1.3, small,
-    /// large). A pair that conflicts with a task's initial state
+    /// large, landscape). A pair that conflicts with a task's initial state
     /// is listed as skipped.
     #[arg(long, default_value = "base")]
     pub conditions: crate::run::Conditions,
