@@ -57,23 +57,7 @@ pub(super) fn settings_page(ctx: &Ctx, id: &str) -> (View, i32) {
             .id("com.android.settings:id/homepage_title")
             .text(title)
             .style(Style::Heading),
-            v(
-                "android.widget.LinearLayout",
-                p,
-                Bounds::new(ctx.px(42), ctx.px(418), ctx.end(42), ctx.px(565)),
-            )
-            .id("com.android.settings:id/search_action_bar")
-            .style(Style::Button)
-            .tap(Cmd::Nothing)
-            .child(
-                v(
-                    "android.widget.TextView",
-                    p,
-                    Bounds::new(ctx.px(140), ctx.px(440), ctx.end(80), ctx.px(543)),
-                )
-                .text(ctx.t("Search settings"))
-                .style(Style::Text(TextSize::Body)),
-            ),
+            search_bar(ctx, (ctx.px(418), ctx.px(565)), (ctx.px(440), ctx.px(543))),
         ];
         (header, ctx.px(HOME_LIST_TOP))
     } else {
@@ -139,32 +123,10 @@ fn collapsed_header(ctx: &Ctx, id: &str, title: String) -> (Vec<View>, i32) {
     let top = ctx.status_bar();
     let bottom = top + ctx.px(TOOLBAR_ROW);
     if id == "settings" {
-        let bar = v(
-            "android.widget.LinearLayout",
-            p,
-            Bounds::new(
-                ctx.px(42),
-                top + ctx.px(10),
-                ctx.end(42),
-                bottom - ctx.px(10),
-            ),
-        )
-        .id("com.android.settings:id/search_action_bar")
-        .style(Style::Button)
-        .tap(Cmd::Nothing)
-        .child(
-            v(
-                "android.widget.TextView",
-                p,
-                Bounds::new(
-                    ctx.px(140),
-                    top + ctx.px(32),
-                    ctx.end(80),
-                    bottom - ctx.px(32),
-                ),
-            )
-            .text(ctx.t("Search settings"))
-            .style(Style::Text(TextSize::Body)),
+        let bar = search_bar(
+            ctx,
+            (top + ctx.px(10), bottom - ctx.px(10)),
+            (top + ctx.px(32), bottom - ctx.px(32)),
         );
         return (vec![bar], bottom + ctx.px(21));
     }
@@ -200,6 +162,29 @@ fn collapsed_header(ctx: &Ctx, id: &str, title: String) -> (Vec<View>, i32) {
         .style(Style::Text(TextSize::Title)),
     );
     (vec![toolbar], bottom)
+}
+
+/// The home page's search bar over `bar` (top, bottom), its hint over
+/// `hint`: the same views in portrait and in the collapsed landscape header.
+fn search_bar(ctx: &Ctx, bar: (i32, i32), hint: (i32, i32)) -> View {
+    let p = SETTINGS;
+    v(
+        "android.widget.LinearLayout",
+        p,
+        Bounds::new(ctx.px(42), bar.0, ctx.end(42), bar.1),
+    )
+    .id("com.android.settings:id/search_action_bar")
+    .style(Style::Button)
+    .tap(Cmd::Nothing)
+    .child(
+        v(
+            "android.widget.TextView",
+            p,
+            Bounds::new(ctx.px(140), hint.0, ctx.end(80), hint.1),
+        )
+        .text(ctx.t("Search settings"))
+        .style(Style::Text(TextSize::Body)),
+    )
 }
 
 fn summary_text(ctx: &Ctx, row: &RowDef) -> Option<String> {
