@@ -15,7 +15,7 @@ use crate::run::{
     start_run, start_server, with_instances, AgentKind, PhoneKind, RunOptions, RunSuiteError,
     Watch,
 };
-use crate::store::{Store, StoreError};
+use crate::store::{OfflineKey, Store, StoreError};
 use crate::task::{step_instructions_at, Instructions, Task};
 use droidscore_phone::sim::SimPhone;
 use droidscore_phone::PhoneError;
@@ -57,8 +57,6 @@ pub enum OfflineError {
 fn refuse_run_only(options: &RunOptions) -> Result<(), OfflineError> {
     let why = if options.phone != PhoneKind::Sim {
         Some("--phone adb: steps replays the reference on the simulator")
-    } else if options.resume.is_some() {
-        Some("--resume: an offline run is short; start it again")
     } else if options.repeat != 1 {
         Some("--repeat: an offline run asks each step once")
     } else if options.jobs != 1 {
@@ -122,10 +120,23 @@ pub fn run_offline(
         config["agent_format"] = llm.format.name().into();
         config["max_tokens"] = llm.max_tokens.into();
     }
+    // `--resume`: the run's config must match (`start_run`), and the
+    // episodes it has are kept and not asked again.
     let (run_id, _) = start_run(&store, options, &config, None)?;
+    let mut episodes = match options.resume {
+        Some(_) => store.offline_episodes(&run_id)?,
+        None => Vec::new(),
+    };
+    let done: std::collections::BTreeSet<OfflineKey> = episodes
+        .iter()
+        .map(|e| (e.task.clone(), e.variant.clone(), e.instance_seed))
+        .collect();
+    let instances: Vec<_> = instances
+        .into_iter()
+        .filter(|i| !done.contains(&(i.task.clone(), i.variant.id.clone(), i.instance_seed)))
+        .collect();
     let factory = agents(kind, llm, runtime.handle().clone());
     let bar = watch.progress(instances.len());
-    let mut episodes = Vec::new();
     for instance in &instances {
         let mut phone =
             SimPhone::new(instance.setup(options.episode_seed)).map_err(RunSuiteError::from)?;

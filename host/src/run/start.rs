@@ -91,6 +91,19 @@ pub(crate) fn start_run(
                 store.path().display()
             ))
         })?;
+        // An offline run (`steps`) and an episode run keep different
+        // records: neither resumes the other.
+        if run.config.get("mode") != config.get("mode") {
+            let what = |c: &serde_json::Value| match c.get("mode").and_then(|m| m.as_str()) {
+                Some("steps") => "an offline run (`droidscore steps`)",
+                _ => "an episode run (`droidscore run`)",
+            };
+            return Err(RunSuiteError::BadInput(format!(
+                "--resume {id:?}: it is {}; this is {}",
+                what(&run.config),
+                what(config)
+            )));
+        }
         // The suite is compared by what it holds (its hash, below), not by
         // where it was read from: a run recorded with `--suite tasks` before
         // the suite was built in resumes on the built-in copy of the same files.

@@ -217,6 +217,73 @@ fn steps_runs_from_the_command_line_and_report_compares_two_offline_runs() {
     );
 }
 
+#[test]
+fn an_offline_run_resumes_with_the_episodes_it_has_and_asks_only_the_rest() {
+    let env = TestEnv::new("offline-resume");
+    let path = env.join("s.sqlite");
+    let store = path.to_str().unwrap();
+    let steps = |how: &[&str]| {
+        let mut cmd = env.droidscore();
+        cmd.args(["steps", "--agent", "reference", "--tasks", "wifi_o*"])
+            .args(["--variants", "base", "--store", store, "--json"])
+            .args(how);
+        cmd
+    };
+    let whole: Value = serde_json::from_slice(&steps(&["--run-id", "r"]).ok().stdout).unwrap();
+    let tasks = |run: &Value| -> Vec<String> {
+        let episodes = run["episodes"].as_array().unwrap().iter();
+        episodes
+            .map(|e| e["task"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(tasks(&whole).len() > 1 && tasks(&whole).contains(&"wifi_on".into()));
+    // As a run killed in its second episode leaves it: the first kept.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    for table in ["offline_steps", "offline_episodes"] {
+        let gone = conn
+            .execute(
+                &format!("DELETE FROM {table} WHERE run_id = 'r' AND task = 'wifi_on'"),
+                [],
+            )
+            .unwrap();
+        assert!(gone > 0, "{table}");
+    }
+    drop(conn);
+    let resumed: Value = serde_json::from_slice(&steps(&["--resume", "r"]).ok().stdout).unwrap();
+    assert_eq!(tasks(&resumed), tasks(&whole));
+    for field in ["scores", "episodes", "scored", "steps"] {
+        assert_eq!(
+            resumed["summary"][field], whole["summary"][field],
+            "{field}"
+        );
+    }
+    // Started otherwise, or an episode run: refused by name.
+    let other = steps(&["--resume", "r", "--instructions", "steps"]).fails();
+    let other = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        other.contains("the run was started differently: instructions"),
+        "{other}"
+    );
+    let online = env
+        .droidscore()
+        .args([
+            "run",
+            "--agent",
+            "reference",
+            "--tasks",
+            "wifi_o*",
+            "--variants",
+            "base",
+        ])
+        .args(["--store", store, "--resume", "r"])
+        .fails();
+    let online = String::from_utf8_lossy(&online.stderr);
+    assert!(
+        online.contains("it is an offline run (`droidscore steps`)"),
+        "{online}"
+    );
+}
+
 /// Each vision format's "go home" answer, what of it a recall would show,
 /// and how the format recalls the reference's first action (open Settings).
 fn home_answer(format: AgentFormat) -> (&'static str, &'static str, &'static str) {
