@@ -28,6 +28,10 @@ pub enum End {
     Infra(String),
     /// The endpoint refused the request (HTTP 4xx); the run stops.
     Fatal(String),
+    /// `--agent-cmd`: the program ran past `--agent-timeout` and was killed.
+    TimedOut,
+    /// `--agent-cmd`: the program exited other than with status 0 (how).
+    Exited(String),
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -160,12 +164,34 @@ pub fn run_guided(
             decisions,
         );
     }
+    progress.decisions = decisions;
+    conclude(
+        phone, instance, &baseline, end, steps, answer, strict, progress, &tracker,
+    )
+}
+
+/// The end of an episode however it was played (an agent's loop here, a
+/// program's run in `agent_cmd`): side effects, the oracle's verdict on the
+/// phone's state, success under the task's completion rule, and the
+/// milestones `tracker` saw.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conclude(
+    phone: &mut dyn Phone,
+    instance: &Instance,
+    baseline: &Baseline,
+    end: End,
+    steps: u32,
+    answer: Option<String>,
+    strict: bool,
+    mut progress: Progress,
+    tracker: &Tracker,
+) -> Result<Episode, PhoneError> {
     let mut named: Vec<&Predicate> = instance.oracle.predicates.iter().collect();
     named.extend(instance.milestones.iter().map(|m| &m.predicate));
-    progress.side_effects = side_effects(phone, &baseline, &named, &instance.allow_writes);
+    progress.side_effects = side_effects(phone, baseline, &named, &instance.allow_writes);
     let verdict = instance
         .oracle
-        .evaluate_answer(phone, &baseline, answer.as_deref());
+        .evaluate_answer(phone, baseline, answer.as_deref());
     // A check the phone could not answer, because it was gone, says nothing
     // of the agent: the episode is the phone's failure.
     if let Some(why) = phone.lost() {
@@ -178,13 +204,22 @@ pub fn run_guided(
         (End::Fatal(why), _) => (false, format!("endpoint refused the request: {why}")),
         (_, Outcome::Skipped) => (false, format!("skipped: {}", verdict.reason())),
         (End::Complete | End::Reached, Outcome::Pass) => (true, verdict.reason()),
-        (End::OutOfSteps | End::Infeasible(_), Outcome::Pass) if instance.done == Done::AnyStep => {
+        (End::OutOfSteps | End::Infeasible(_) | End::TimedOut | End::Exited(_), Outcome::Pass)
+            if instance.done == Done::AnyStep =>
+        {
             (true, verdict.reason())
         }
         (End::OutOfSteps, Outcome::Pass) => (
             false,
             "the state is right but the agent never declared the task complete".into(),
         ),
+        (End::TimedOut, Outcome::Pass) => (
+            false,
+            "the state is right but the agent ran past its time and was stopped".into(),
+        ),
+        (End::Exited(how), Outcome::Pass) => {
+            (false, format!("the state is right but the agent {how}"))
+        }
         (End::Infeasible(why), Outcome::Pass) => (
             false,
             format!("the state is right but the agent declared it infeasible: {why}"),
@@ -205,7 +240,6 @@ pub fn run_guided(
     } else {
         (success, reason)
     };
-    progress.decisions = decisions;
     progress.reached_at = tracker.reached_at().to_vec();
     progress.reached_in_order = tracker.reached_in_order() as u32;
     progress.reached_any = tracker.reached_any() as u32;

@@ -16,6 +16,7 @@
 //! speed comparisons (arms as subprocesses).
 
 pub mod agent;
+pub mod agent_cmd;
 pub mod check;
 pub mod cli;
 pub mod episode;

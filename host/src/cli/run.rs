@@ -66,8 +66,25 @@ pub struct RunArgs {
     #[command(flatten)]
     pub device: DeviceArgs,
     /// The agent (default: `llm`, a model).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "agent_cmd")]
     pub agent: Option<AgentArg>,
+    /// A program that drives the phone itself over adb, run with `sh -c`
+    /// once an episode, the episode in its environment (`ANDROID_SERIAL`,
+    /// `ANDROID_ADB_SERVER_PORT`, `DROIDSCORE_GOAL`, `DROIDSCORE_ANSWER_FILE`,
+    /// …; docs/agent-cmd.md); the phone's state is scored when it exits.
+    /// With `--phone sim` it drives a virtual phone behind a private adb
+    /// server (the real `adb` is needed), which records its every command.
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["base_url", "agent"])]
+    pub agent_cmd: Option<String>,
+    /// With --agent-cmd: seconds one episode's program may run before it is
+    /// killed (its process group) and the phone scored as it stands.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 600,
+        requires = "agent_cmd"
+    )]
+    pub agent_timeout: u64,
     /// The model's OpenAI-compatible endpoint, up to `/v1`: `http://`, or
     /// `https://` verified against the system's root certificates (and
     /// `--ca-cert`). Without it, `droidscore-device serve` is started on this
@@ -242,6 +259,11 @@ impl RunArgs {
             phone: self.phone.into(),
             devices: (&self.device).into(),
             agent: self.agent.map(AgentKind::from),
+            agent_cmd: self.agent_cmd.map(|command| crate::agent_cmd::AgentCmd {
+                command,
+                timeout: std::time::Duration::from_secs(self.agent_timeout),
+                output_limit: crate::agent_cmd::OUTPUT_LIMIT,
+            }),
             base_url: self.base_url,
             model: self.model,
             server: ServerOptions {

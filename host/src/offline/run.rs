@@ -57,6 +57,8 @@ pub enum OfflineError {
 fn refuse_run_only(options: &RunOptions) -> Result<(), OfflineError> {
     let why = if options.phone != PhoneKind::Sim {
         Some("--phone adb: steps replays the reference on the simulator")
+    } else if options.agent_cmd.is_some() {
+        Some("--agent-cmd: a program drives its own episode; steps asks an agent step by step")
     } else if options.repeat != 1 {
         Some("--repeat: an offline run asks each step once")
     } else if options.jobs != 1 {

@@ -43,7 +43,9 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// What an attempt produced.
 enum Attempted {
-    Ran(Box<Episode>, Vec<StepRecord>),
+    /// The episode, its steps, and for a program (`--agent-cmd`) how it
+    /// ran and what the phone saw, kept in the record's `end`.
+    Ran(Box<Episode>, Vec<StepRecord>, Option<serde_json::Value>),
     /// The phone cannot run this instance: skipped, with the reason.
     Skipped(String),
 }
@@ -137,15 +139,37 @@ fn attempt(
         Ok(Prepared::Skip(why)) => return Ok(Attempted::Skipped(why)),
         Err(e) => return Err(Failure::Infra(e.to_string())),
     }
-    let phone = backend.phone();
-    let mut agent = factory(instance, planned.episode_seed)
-        .map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let key = EpisodeKey {
         run_id: run_id.to_string(),
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
         repeat: planned.repeat,
     };
+    if let Some(cmd) = planned.agent_cmd {
+        let played = crate::agent_cmd::play(
+            cmd,
+            backend,
+            instance,
+            planned.episode_seed,
+            &instance.goal,
+            planned.strict,
+            &key,
+            abandon,
+        )
+        .map_err(Failure::Infra)?;
+        if let crate::episode::End::Infra(why) = &played.episode.end {
+            return Err(Failure::Infra(why.clone()));
+        }
+        let program = serde_json::json!({"program": played.program, "phone_log": played.log});
+        return Ok(Attempted::Ran(
+            Box::new(played.episode),
+            played.steps,
+            Some(program),
+        ));
+    }
+    let phone = backend.phone();
+    let mut agent = factory(instance, planned.episode_seed)
+        .map_err(|e| Failure::Infra(format!("agent: {e}")))?;
     let mut recording = Recording::new(agent.as_mut(), key).abandon_when(abandon);
     let guide = Guide::new(instance, planned.instructions, planned.episode_seed)
         .map_err(|why| Failure::Infra(format!("step instructions: {why}")))?;
@@ -157,7 +181,7 @@ fn attempt(
         crate::episode::End::Fatal(why) => return Err(Failure::Fatal(why.clone())),
         _ => {}
     }
-    Ok(Attempted::Ran(Box::new(episode), recording.steps))
+    Ok(Attempted::Ran(Box::new(episode), recording.steps, None))
 }
 
 /// What the agent is told each step. Under `--instructions steps`, the
@@ -205,8 +229,8 @@ impl Guide {
 /// How an episode ended, as its record tells it.
 #[derive(Clone, Copy)]
 enum Ended<'a> {
-    /// The agent ran and the oracle scored the phone.
-    Ran(&'a Episode, &'a [StepRecord]),
+    /// The agent ran and the oracle scored the phone (with a program's run).
+    Ran(&'a Episode, &'a [StepRecord], Option<&'a serde_json::Value>),
     /// The phone cannot run the instance: why.
     Skipped(&'a str),
     /// Every attempt died of infrastructure: the last one's error.
@@ -225,13 +249,18 @@ fn episode_record(
 ) -> EpisodeRecord {
     let instance = planned.instance;
     let (status, end, verdict, reason) = match ended {
-        Ended::Ran(ep, _) => {
+        Ended::Ran(ep, _, program) => {
             let status = match (ep.success, ep.verdict.outcome) {
                 (true, _) => EpisodeStatus::Success,
                 (false, Outcome::Skipped) => EpisodeStatus::Skipped,
                 (false, _) => EpisodeStatus::Failure,
             };
-            let end = serde_json::to_value(&ep.end).unwrap_or_default();
+            let mut end = serde_json::to_value(&ep.end).unwrap_or_default();
+            if let (Some(end), Some(serde_json::Value::Object(program))) =
+                (end.as_object_mut(), program)
+            {
+                end.extend(program.clone());
+            }
             (status, end, Some(ep.verdict.clone()), ep.reason.clone())
         }
         Ended::Skipped(why) => {
@@ -250,7 +279,7 @@ fn episode_record(
         }
     };
     let (steps, invalid_steps, answer, progress) = match ended {
-        Ended::Ran(ep, steps) => {
+        Ended::Ran(ep, steps, _) => {
             // RRR's reference: the solution's device actions on the simulator.
             let reference = crate::check::reference_replay(instance).ok();
             let progress = crate::episode::Progress {
@@ -318,8 +347,8 @@ fn run_one(
                 let record = episode_record(planned, run_id, ended, attempts, started_at);
                 return Done::Recorded(Box::new(record), Vec::new());
             }
-            Ok(Attempted::Ran(ep, steps)) => {
-                let ended = Ended::Ran(&ep, &steps);
+            Ok(Attempted::Ran(ep, steps, program)) => {
+                let ended = Ended::Ran(&ep, &steps, program.as_ref());
                 let record = episode_record(planned, run_id, ended, attempts, started_at);
                 return Done::Recorded(Box::new(record), steps);
             }
@@ -574,6 +603,7 @@ mod tests {
             episode_seed: 0,
             strict: false,
             instructions: Instructions::Goal,
+            agent_cmd: None,
             condition: droidscore_phone::Condition::Base,
         }];
         let factory = |inst: &Instance, _: u64| -> Result<Box<dyn Agent + Send>, String> {
@@ -643,6 +673,7 @@ mod tests {
                 episode_seed: 0,
                 strict: false,
                 instructions: Instructions::Goal,
+                agent_cmd: None,
                 condition: droidscore_phone::Condition::Base,
             })
             .collect();
@@ -772,6 +803,7 @@ mod stop_tests {
                 episode_seed: u64::from(repeat),
                 strict: false,
                 instructions: Instructions::Goal,
+                agent_cmd: None,
                 condition: droidscore_phone::Condition::Base,
             })
             .collect();

@@ -32,6 +32,8 @@ pub enum AgentKind {
     Llm,
     /// The lexical floor: no model, the words of the goal or instruction.
     Lexical,
+    /// A program that drives the phone itself (`--agent-cmd`).
+    Command,
 }
 
 impl AgentKind {
@@ -71,6 +73,8 @@ pub struct RunOptions {
     pub devices: AdbDevices,
     /// The agent; none means `llm`.
     pub agent: Option<AgentKind>,
+    /// `--agent-cmd`: a program plays each episode instead of an agent.
+    pub agent_cmd: Option<crate::agent_cmd::AgentCmd>,
     /// The model's endpoint up to `/v1`, and the model it serves.
     pub base_url: Option<String>,
     pub model: Option<String>,

@@ -32,6 +32,8 @@ pub struct Planned<'a> {
     pub instructions: Instructions,
     /// `--conditions`: the device condition the phone is in.
     pub condition: Condition,
+    /// `--agent-cmd`: the program that plays the episode instead of an agent.
+    pub agent_cmd: Option<&'a crate::agent_cmd::AgentCmd>,
 }
 
 impl Planned<'_> {
@@ -98,6 +100,7 @@ pub fn plan_in<'a>(
                 episode_seed: episode_seed.wrapping_add(u64::from(first + r)),
                 strict: false,
                 instructions: Instructions::Goal,
+                agent_cmd: None,
                 condition,
             })
         })

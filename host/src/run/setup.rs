@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::adb_phones::one_phone;
-use super::backend::{AdbBackend, Backend, ServingBackend, SimBackend};
+use super::backend::{AdbBackend, Backend, ServingBackend, SimBackend, VirtualBackend};
 use super::endpoint::{endpoint_health, llm_config};
 use super::error::{Kept, RunSuiteError};
 use super::execute::{execute, RunError};
@@ -138,6 +138,10 @@ pub(crate) fn run_suite(
         }
     };
     let mut config = run_config(options, kind);
+    if let Some(cmd) = &options.agent_cmd {
+        config["agent_cmd"] = cmd.command.clone().into();
+        config["agent_timeout_s"] = cmd.timeout.as_secs().into();
+    }
     // Only when not the default, so runs recorded before these flags resume.
     if options.instructions != Instructions::Goal {
         config["instructions"] = options.instructions.name().into();
@@ -184,11 +188,22 @@ pub(crate) fn run_suite(
     for p in &mut planned {
         p.strict = options.strict;
         p.instructions = options.instructions;
+        p.agent_cmd = options.agent_cmd.as_ref();
     }
     let factory = agents(kind, llm, runtime.handle().clone());
     let bar = watch.progress(planned.len());
     // One backend per worker: a simulator per job, or each adb phone.
     let backends: Vec<Box<dyn Backend>> = match adb_phones {
+        // A program drives a virtual phone over adb: one per job.
+        None if options.agent_cmd.is_some() => (0..options.jobs.max(1))
+            .map(|_| {
+                VirtualBackend::start()
+                    .map(|b| Box::new(b) as Box<dyn Backend>)
+                    .map_err(|e| {
+                        RunSuiteError::BadInput(format!("--agent-cmd on the virtual phone: {e}"))
+                    })
+            })
+            .collect::<Result<_, _>>()?,
         None => (0..options.jobs.max(1))
             .map(|_| Ok(Box::new(SimBackend::new()?) as Box<dyn Backend>))
             .collect::<Result<_, SetupError>>()?,
@@ -265,6 +280,22 @@ pub(crate) fn reason_for(kind: AgentKind, reason: Reason) -> Result<(), RunSuite
 
 /// The agent asked for; `llm` when none is. A `--base-url` goes with `llm` only.
 pub(crate) fn agent_kind(options: &RunOptions) -> Result<AgentKind, RunSuiteError> {
+    if let Some(cmd) = &options.agent_cmd {
+        if options.agent.is_some() || options.base_url.is_some() {
+            return Err(RunSuiteError::BadInput(
+                "--agent-cmd runs a program in place of --agent and --base-url".into(),
+            ));
+        }
+        if options.instructions != Instructions::Goal {
+            return Err(RunSuiteError::BadInput(
+                "--agent-cmd: a program is told the goal once (DROIDSCORE_GOAL); \
+                 --instructions steps is for agents asked step by step"
+                    .into(),
+            ));
+        }
+        crate::agent_cmd::check_startable(&cmd.command).map_err(RunSuiteError::BadInput)?;
+        return Ok(AgentKind::Command);
+    }
     match (options.agent, &options.base_url) {
         (Some(kind), Some(_)) if kind != AgentKind::Llm => Err(RunSuiteError::BadInput(format!(
             "--base-url is for --agent llm, not --agent {}",
@@ -347,6 +378,7 @@ pub(crate) fn agents(
             AgentKind::Noop => Box::new(Noop),
             AgentKind::Random => Box::new(RandomAgent::new(episode_seed)),
             AgentKind::Lexical => Box::new(LexicalAgent::new()),
+            AgentKind::Command => return Err("a program plays this episode, not an agent".into()),
             AgentKind::Llm => {
                 let mut config = llm.clone().ok_or("no model configured")?;
                 config.seed = episode_seed;

@@ -70,7 +70,7 @@ pub(super) fn run(
         "pm" => super::system::pm(inner, &rest),
         "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
         "find" => super::records::find(inner, &rest),
-        "droidscore-sim" => control(inner, setups, &rest),
+        "droidscore-sim" if inner.trajectory.is_none() => control(inner, setups, &rest),
         other => ShellOutput::fail(
             127,
             format_args!("/system/bin/sh: {other}: inaccessible or not found"),

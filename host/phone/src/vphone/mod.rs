@@ -34,6 +34,7 @@ mod state;
 mod system;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod trajectory;
 
 pub use state::{DumpFailure, Job, Loaded, MODEL};
 
@@ -74,6 +75,7 @@ impl VirtualPhone {
                 adbkeyboard: false,
                 pose_as_phone: false,
                 ignored_writes: Default::default(),
+                trajectory: None,
             }),
         })
     }
@@ -86,6 +88,56 @@ impl VirtualPhone {
         inner.sim = sim;
         inner.loaded = Some(loaded);
         Ok(())
+    }
+
+    /// Put the phone in a prepared simulator's state (any instance seed,
+    /// any condition), as a fresh phone: the files, background jobs and
+    /// switches of the last episode go, and so does its trajectory.
+    pub fn install(&self, sim: SimPhone, loaded: Loaded) {
+        let mut inner = self.lock();
+        inner.sim = sim;
+        inner.loaded = Some(loaded);
+        inner.files.clear();
+        inner.modes.clear();
+        inner.mtimes.clear();
+        inner.jobs.clear();
+        inner.fail_dumps = 0;
+        inner.adbkeyboard = false;
+        inner.ignored_writes.clear();
+        inner.trajectory = None;
+    }
+
+    /// The simulator behind the phone, to score it in-process.
+    pub fn with_sim<R>(&self, f: impl FnOnce(&mut SimPhone) -> R) -> R {
+        f(&mut self.lock().sim)
+    }
+
+    /// Record every command from now on (an agent's episode), with at
+    /// most `budget` actions run; the controls are hidden meanwhile.
+    pub fn start_trajectory(
+        &self,
+        budget: Option<u32>,
+        after_action: Option<trajectory::AfterAction>,
+    ) {
+        self.lock().trajectory = Some(trajectory::Trajectory::new(budget, after_action));
+    }
+
+    /// The trajectory recorded so far, if one is.
+    pub fn trajectory(&self) -> Option<trajectory::Snapshot> {
+        self.lock().trajectory.as_ref().map(|t| t.snapshot())
+    }
+
+    /// Stop recording: the trajectory as it ended, and the controls back.
+    pub fn end_trajectory(&self) -> Option<trajectory::Snapshot> {
+        self.lock().trajectory.take().map(|t| t.snapshot())
+    }
+
+    /// Whether an action came after the recorded episode's budget was spent.
+    pub fn over_budget(&self) -> bool {
+        self.lock()
+            .trajectory
+            .as_ref()
+            .is_some_and(|t| t.over_budget)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -152,7 +204,9 @@ impl VirtualPhone {
                 } else if let Some(result) = commands::stateless(&args, &stdin) {
                     result
                 } else {
-                    commands::run(&mut self.lock(), &*self.setups, &args, &stdin)
+                    trajectory::logged(&mut self.lock(), &args, |inner| {
+                        commands::run(inner, &*self.setups, &args, &stdin)
+                    })
                 };
                 out.stderr.extend(result.stderr);
                 status = result.exit;
@@ -296,3 +350,5 @@ mod fuzz_tests;
 mod input_tests;
 #[cfg(test)]
 mod shell_tests;
+#[cfg(test)]
+mod trajectory_tests;

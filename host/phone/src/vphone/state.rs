@@ -54,6 +54,9 @@ pub(super) struct Inner {
     /// Keys whose writes are accepted and ignored, as a phone ignores a
     /// protected setting.
     pub(super) ignored_writes: std::collections::BTreeSet<String>,
+    /// An agent's episode, recorded from the phone's side; while there is
+    /// one, the `droidscore-sim` controls are hidden.
+    pub(super) trajectory: Option<super::trajectory::Trajectory>,
 }
 
 /// A write from outside the UI (`settings put`, `svc`, `cmd …`), unless

@@ -82,6 +82,14 @@ impl Backend for AdbBackend {
         &mut self.phone
     }
 
+    fn handoff(&mut self) -> Option<super::Handoff> {
+        Some(super::Handoff {
+            serial: self.phone.serial().to_string(),
+            adb_server_port: None,
+            virtual_phone: None,
+        })
+    }
+
     fn recover(&mut self) -> Result<(), PhoneError> {
         self.phone.wait_for_device(self.device_wait)
     }

@@ -7,9 +7,11 @@
 
 mod adb;
 mod sim;
+mod virtual_phone;
 
 pub use adb::{prepare_adb_phone, AdbBackend, ServingBackend};
 pub use sim::SimBackend;
+pub use virtual_phone::VirtualBackend;
 
 use droidscore_phone::{Condition, Phone, PhoneError};
 
@@ -49,4 +51,27 @@ pub trait Backend: Send {
     fn restore_condition(&mut self) -> Result<(), PhoneError> {
         Ok(())
     }
+    /// `--agent-cmd`: how a program reaches the prepared phone over adb;
+    /// none when this backend's phone cannot be handed to one.
+    fn handoff(&mut self) -> Option<Handoff> {
+        None
+    }
+    /// After the program ended: make [`Backend::phone`] read the state it
+    /// left (a virtual phone's simulator is copied back for scoring).
+    fn take_back(&mut self) -> Result<(), PhoneError> {
+        Ok(())
+    }
+}
+
+/// A phone handed to a program that drives it over adb.
+#[derive(Debug, Clone)]
+pub struct Handoff {
+    /// `ANDROID_SERIAL`.
+    pub serial: String,
+    /// `ANDROID_ADB_SERVER_PORT`, when the phone sits behind a server of
+    /// its own (the virtual phone's); none: the caller's server.
+    pub adb_server_port: Option<u16>,
+    /// The virtual phone, which records the program's commands and bounds
+    /// its actions; none for a real phone, whose commands cannot be seen.
+    pub virtual_phone: Option<std::sync::Arc<droidscore_phone::vphone::VirtualPhone>>,
 }

@@ -10,6 +10,7 @@
 
 mod actions;
 mod adbd;
+mod agent_cmd;
 mod backend;
 mod cli;
 mod device_deploy;

@@ -1,0 +1,229 @@
+//! An agent's episode seen from the phone's side: every command a program
+//! sent over adb, in order, with when it came, what kind it was and how it
+//! exited; for each action (a tap, typed text, a key, an app started, a
+//! setting written) the screen before and after it, by the digest of the
+//! UI dump, and its step number. An agent that drives the phone itself
+//! (`droidscore run --agent-cmd`) has no trajectory of its own to record:
+//! this is it.
+//!
+//! While a trajectory is recorded the phone also enforces the episode's
+//! step budget (the action after the last allowed one is refused, not run,
+//! and the episode is over) and hides its `droidscore-sim` controls, as a
+//! phone has none: an agent must not read the answer off the simulator.
+
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+
+use super::state::Inner;
+use crate::adbd::ShellOutput;
+use crate::sim::SimPhone;
+use crate::Phone;
+
+/// What a command is to the episode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Acts on the phone: a step (`input`, `am start|broadcast|force-stop`,
+    /// `monkey`, `settings put|delete`, `content insert|update|delete`,
+    /// `svc`, `cmd connectivity airplane-mode …`, `cmd uimode night …`,
+    /// `wm size|density VALUE`).
+    Action,
+    /// Reads the screen: `uiautomator dump`, `screencap`.
+    Observation,
+    /// Reads other state: `dumpsys`, `getprop`, `settings get|list`,
+    /// `content query`, `pm`, `wm size|density`.
+    Query,
+    /// Anything else (`rm`, `ime`, `echo`, …).
+    Other,
+}
+
+/// The kind of a command, by its words.
+pub fn kind(args: &[String]) -> Kind {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["input", ..] | ["monkey", ..] | ["svc", ..] => Kind::Action,
+        ["am", "start" | "start-activity" | "broadcast" | "force-stop" | "kill", ..] => {
+            Kind::Action
+        }
+        ["settings", "put" | "delete" | "reset", ..] => Kind::Action,
+        ["content", "insert" | "update" | "delete" | "call", ..] => Kind::Action,
+        ["cmd", "connectivity", "airplane-mode", _, ..] | ["cmd", "uimode", "night", _, ..] => {
+            Kind::Action
+        }
+        ["wm", "size" | "density", _, ..] => Kind::Action,
+        ["uiautomator", "dump", ..] | ["screencap", ..] => Kind::Observation,
+        ["dumpsys", ..] | ["getprop", ..] | ["pm", ..] | ["wm", ..] => Kind::Query,
+        ["settings", ..] | ["content", ..] | ["cmd", ..] => Kind::Query,
+        _ => Kind::Other,
+    }
+}
+
+/// One command as the phone received it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Entry {
+    /// Milliseconds since the trajectory started.
+    pub at_ms: f64,
+    pub argv: Vec<String>,
+    pub kind: Kind,
+    pub exit: u8,
+    /// An action's step number, 1-based; none for a refused one.
+    pub step: Option<u32>,
+    /// An action refused because the step budget was spent.
+    pub refused: bool,
+    /// An action's screen before and after it: the sha256 of the UI dump.
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// The UI dump and the screenshot (PNG) before an action, whole (for
+    /// the store's step record and the trajectory viewer).
+    #[serde(skip)]
+    pub before_xml: Option<String>,
+    #[serde(skip)]
+    pub before_png: Option<Vec<u8>>,
+}
+
+/// Called after each action that ran, with the phone and the step number:
+/// what reads the task's milestones as the episode goes.
+pub type AfterAction = Box<dyn FnMut(&mut SimPhone, u32) + Send>;
+
+/// The log of one agent's episode, and its budget.
+pub struct Trajectory {
+    started: Instant,
+    pub entries: Vec<Entry>,
+    /// Actions run so far.
+    pub actions: u32,
+    /// Actions allowed; none: no bound.
+    pub budget: Option<u32>,
+    /// An action came after the budget was spent.
+    pub over_budget: bool,
+    after_action: Option<AfterAction>,
+}
+
+impl std::fmt::Debug for Trajectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trajectory")
+            .field("entries", &self.entries.len())
+            .field("actions", &self.actions)
+            .field("budget", &self.budget)
+            .field("over_budget", &self.over_budget)
+            .finish()
+    }
+}
+
+impl Trajectory {
+    pub fn new(budget: Option<u32>, after_action: Option<AfterAction>) -> Trajectory {
+        Trajectory {
+            started: Instant::now(),
+            entries: Vec::new(),
+            actions: 0,
+            budget,
+            over_budget: false,
+            after_action,
+        }
+    }
+
+    /// The entries and counts, without the hook (what a caller keeps).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            entries: self.entries.clone(),
+            actions: self.actions,
+            observations: self
+                .entries
+                .iter()
+                .filter(|e| e.kind == Kind::Observation)
+                .count() as u32,
+            over_budget: self.over_budget,
+        }
+    }
+}
+
+/// A trajectory as it stood when read.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Snapshot {
+    pub entries: Vec<Entry>,
+    pub actions: u32,
+    pub observations: u32,
+    pub over_budget: bool,
+}
+
+/// The sha256 of the phone's UI dump now, the dump, and with `shot` the
+/// screenshot.
+fn screen(sim: &mut SimPhone, shot: bool) -> (String, String, Option<Vec<u8>>) {
+    let (xml, png) = sim
+        .observe(shot)
+        .map(|o| (o.xml, o.screenshot))
+        .unwrap_or_default();
+    let digest = Sha256::digest(xml.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    (digest, xml, png)
+}
+
+/// Run one command through `run`, logged when a trajectory is recorded.
+pub(super) fn logged(
+    inner: &mut Inner,
+    args: &[String],
+    run: impl FnOnce(&mut Inner) -> ShellOutput,
+) -> ShellOutput {
+    let Some(trajectory) = inner.trajectory.as_mut() else {
+        return run(inner);
+    };
+    let at_ms = trajectory.started.elapsed().as_secs_f64() * 1000.0;
+    let kind = kind(args);
+    let entry = |exit, step, refused, before, after, before_xml, before_png| Entry {
+        at_ms,
+        argv: args.to_vec(),
+        kind,
+        exit,
+        step,
+        refused,
+        before,
+        after,
+        before_xml,
+        before_png,
+    };
+    if kind != Kind::Action {
+        let out = run(inner);
+        let logged = entry(out.exit, None, false, None, None, None, None);
+        if let Some(t) = inner.trajectory.as_mut() {
+            t.entries.push(logged);
+        }
+        return out;
+    }
+    if trajectory.budget.is_some_and(|b| trajectory.actions >= b) {
+        trajectory.over_budget = true;
+        let budget = trajectory.budget.unwrap_or_default();
+        trajectory
+            .entries
+            .push(entry(1, None, true, None, None, None, None));
+        return ShellOutput::fail(
+            1,
+            format_args!("droidscore: the episode's step budget ({budget} actions) is spent"),
+        );
+    }
+    let (before, before_xml, before_png) = screen(&mut inner.sim, true);
+    let out = run(inner);
+    let (after, _, _) = screen(&mut inner.sim, false);
+    let Some(trajectory) = inner.trajectory.as_mut() else {
+        return out;
+    };
+    trajectory.actions += 1;
+    let step = trajectory.actions;
+    trajectory.entries.push(entry(
+        out.exit,
+        Some(step),
+        false,
+        Some(before),
+        Some(after),
+        Some(before_xml),
+        before_png,
+    ));
+    if let Some(mut hook) = trajectory.after_action.take() {
+        hook(&mut inner.sim, step);
+        if let Some(t) = inner.trajectory.as_mut() {
+            t.after_action = Some(hook);
+        }
+    }
+    out
+}
