@@ -6,7 +6,7 @@
 
 use base64::Engine;
 
-use super::state::{instance_phone, write, DumpFailure, Inner, MANUFACTURER, MODEL};
+use super::state::{instance_phone, write, DumpFailure, Inner, LATIN_IME, MANUFACTURER, MODEL};
 use super::Setups;
 use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
@@ -55,6 +55,10 @@ pub(super) fn run(
         "chmod" => super::jobs::chmod(inner, &rest),
         "sha256sum" => super::jobs::sha256sum(inner, &rest),
         "tail" => super::jobs::tail(inner, &rest, stdin),
+        "head" => super::toybox::head(inner, &rest, stdin),
+        "ls" => super::toybox::ls(inner, &rest),
+        "mkdir" => super::toybox::mkdir(inner, &rest),
+        "pkill" => super::toybox::pkill(inner, &rest),
         "getprop" => getprop(inner, &rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
@@ -184,21 +188,39 @@ const PROPS: &[(&str, &str)] = &[
     ("ro.product.manufacturer", MANUFACTURER),
     ("ro.product.model", MODEL),
     ("ro.product.name", MODEL),
+    // A user build (build/make/core/main.mk sets these for `user`).
+    ("ro.secure", "1"),
+    ("ro.debuggable", "0"),
 ];
 
 fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
+    // The panel's density as built (TARGET_SCREEN_DENSITY), which `wm
+    // density` reports as "Physical density" and never changes.
+    let density = inner.sim.natural_display().1.dpi.to_string();
+    let props = PROPS
+        .iter()
+        .map(|(k, v)| (*k, *v))
+        .chain([("ro.sf.lcd_density", density.as_str())]);
     match args.first() {
         Some(&"ro.product.manufacturer") if inner.pose_as_phone => ShellOutput::ok("Google\n"),
         Some(key) => {
-            let value = PROPS.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v);
+            let value = props.clone().find(|(k, _)| k == key).map_or("", |(_, v)| v);
             ShellOutput::ok(format!("{value}\n"))
         }
         None => ShellOutput::ok(
-            PROPS
-                .iter()
+            props
                 .map(|(k, v)| format!("[{k}]: [{v}]\n"))
                 .collect::<String>(),
         ),
+    }
+}
+
+/// Whether the directory `path` is in exists on the phone.
+fn parent_exists(inner: &Inner, path: &str) -> bool {
+    match path.rsplit_once('/') {
+        Some((dir, _)) => inner.is_dir(if dir.is_empty() { "/" } else { dir }),
+        // Relative to `/`, where `adb shell` starts.
+        None => true,
     }
 }
 
@@ -224,7 +246,12 @@ fn uiautomator_cmd(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     if path == "/dev/tty" {
         return ShellOutput::ok(format!("{xml}{done}"));
     }
-    inner.files.insert(path.to_string(), xml.into_bytes());
+    // Into a directory that does not exist, Android 14's DumpCommand says
+    // it dumped and writes nothing: AccessibilityNodeInfoDumper only logs
+    // the IOException.
+    if parent_exists(inner, path) {
+        inner.files.insert(path.to_string(), xml.into_bytes());
+    }
     ShellOutput::ok(done)
 }
 
@@ -246,6 +273,11 @@ fn screencap(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         raw
     };
     match file {
+        // cmds/screencap/screencap.cpp: open(2) of the file failed.
+        Some(f) if !parent_exists(inner, f) => ShellOutput::fail(
+            1,
+            format_args!("Error opening file: {f} (No such file or directory)"),
+        ),
         Some(f) => {
             inner.files.insert(f.to_string(), bytes);
             ShellOutput::ok(Vec::new())
@@ -336,61 +368,16 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             None => ShellOutput::fail(255, "Error: no package specified"),
         },
         Some(&"broadcast") => broadcast(inner, &args[1..]),
-        Some(&"start") => {
-            let mut intent = (None, None, None);
-            let mut it = args[1..].iter();
-            while let Some(flag) = it.next() {
-                match *flag {
-                    "-W" | "-S" => {}
-                    "-a" => intent.0 = it.next().copied(),
-                    "-c" => intent.1 = it.next().copied(),
-                    "-n" => intent.2 = it.next().copied(),
-                    // A data URI: the simulator has no app that views one,
-                    // so the action alone decides (and fails to resolve).
-                    "-d" => {
-                        it.next();
-                    }
-                    other => {
-                        return ShellOutput::fail(
-                            255,
-                            format_args!("Error: Unknown option: {other}"),
-                        )
-                    }
-                }
-            }
-            let (action, category, component) = intent;
-            let described = [("act", action), ("cat", category), ("cmp", component)]
-                .iter()
-                .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let name = match (component, category, action) {
-                (Some(c), _, _) => c.to_string(),
-                (None, Some("android.intent.category.HOME"), _) => {
-                    "android.intent.category.HOME".into()
-                }
-                (None, _, Some(a)) => a.to_string(),
-                _ => return ShellOutput::fail(255, "Error: Intent does not match any activities"),
-            };
-            match inner.sim.open(&Intent(name)) {
-                Ok(()) => ShellOutput::ok(format!("Starting: Intent {{ {described} }}\nStatus: ok\n")),
-                Err(PhoneError::UnknownIntent(_)) => ShellOutput {
-                    stdout: format!("Starting: Intent {{ {described} }}\n").into_bytes(),
-                    stderr: format!(
-                        "Error: Activity not started, unable to resolve Intent {{ {described} flg=0x10000000 }}\n"
-                    )
-                    .into_bytes(),
-                    exit: 1,
-                },
-                Err(e) => ShellOutput::fail(1, e),
-            }
-        }
+        Some(&"start" | &"start-activity") => am_start(inner, &args[1..]),
         _ => ShellOutput::fail(255, "usage: am [start|force-stop] ..."),
     }
 }
 
 /// `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launch an app.
 fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    // development/cmds/monkey: monkey.sh echoes each argument; Monkey.java
+    // wants a package (-p) and the event count as its last argument.
+    let echoed: String = args.iter().map(|a| format!("  bash arg: {a}\n")).collect();
     let package = args
         .iter()
         .position(|a| *a == "-p")
@@ -398,12 +385,42 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let Some(package) = package else {
         return ShellOutput::fail(1, "** Error: you must specify a package with -p");
     };
+    // The last argument that is no option and no option's value.
+    let mut count = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "-p" | "-c" | "--throttle" | "-s" | "--pct-touch" | "--pct-motion"
+            | "--pct-syskeys" | "--pct-appswitch" => {
+                it.next();
+            }
+            a if a.starts_with('-') => {}
+            a => count = Some(a),
+        }
+    }
+    let usage = "usage: monkey [-p ALLOWED_PACKAGE [-p ALLOWED_PACKAGE] ...]\n              [-c MAIN_CATEGORY [-c MAIN_CATEGORY] ...]\n              COUNT";
+    let count = match count {
+        None => {
+            return ShellOutput::fail(255, format_args!("** Error: Count not specified\n{usage}"))
+        }
+        Some(c) => match c.parse::<u64>() {
+            Ok(n) => n,
+            Err(_) => {
+                return ShellOutput::fail(
+                    255,
+                    format_args!("** Error: Count is not a number: \"{c}\"\n{usage}"),
+                )
+            }
+        },
+    };
     match inner.sim.act(&DeviceAction::Launch {
         package: package.to_string(),
     }) {
-        Ok(()) => ShellOutput::ok("Events injected: 1\n## Network stats: elapsed time=12ms\n"),
+        Ok(()) => ShellOutput::ok(format!(
+            "{echoed}Events injected: {count}\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
+        )),
         Err(_) => ShellOutput {
-            stdout: b"** No activities found to run, monkey aborted.\n".to_vec(),
+            stdout: format!("{echoed}** No activities found to run, monkey aborted.\n").into_bytes(),
             stderr: Vec::new(),
             exit: 252,
         },
@@ -411,15 +428,35 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
 }
 
 fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let mut installed = vec![LATIN_IME];
+    if inner.adbkeyboard {
+        installed.push(ADBKEYBOARD_IME);
+    }
+    // InputMethodManagerService's shell commands: only the short id
+    // (`pkg/.Cls`) of an installed method matches; -1 is status 255.
     match args {
-        ["list", "-s"] | ["list", "-s", "-a"] => {
-            let mut list = "com.android.inputmethod.latin/.LatinIME\n".to_string();
-            if inner.adbkeyboard {
-                list.push_str(&format!("{ADBKEYBOARD_IME}\n"));
-            }
-            ShellOutput::ok(list)
+        ["list", "-s"] | ["list", "-s", "-a"] => ShellOutput::ok(
+            installed
+                .iter()
+                .map(|i| format!("{i}\n"))
+                .collect::<String>(),
+        ),
+        ["enable", id] if installed.contains(id) => {
+            ShellOutput::ok(format!("Input method {id}: already enabled for user #0\n"))
         }
-        _ => ShellOutput::fail(255, "usage: ime list -s"),
+        ["enable", id] => ShellOutput::fail(
+            255,
+            format_args!("Unknown input method {id} cannot be enabled for user #0"),
+        ),
+        ["set", id] if installed.contains(id) => {
+            inner.ime = id.to_string();
+            ShellOutput::ok(format!("Input method {id} selected for user #0\n"))
+        }
+        ["set", id] => ShellOutput::fail(
+            255,
+            format_args!("Unknown input method {id} cannot be selected for user #0"),
+        ),
+        _ => ShellOutput::fail(255, "usage: ime list -s | enable ID | set ID"),
     }
 }
 
@@ -552,8 +589,11 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
             };
             ShellOutput::ok(Vec::new())
         }
+        // Installed, enabled and chosen, as a person sets it up for adb
+        // typing; `off` uninstalls it and the phone's keyboard is back.
         ["adbkeyboard", on] => {
             inner.adbkeyboard = *on == "on";
+            inner.ime = if inner.adbkeyboard { ADBKEYBOARD_IME } else { LATIN_IME }.into();
             ShellOutput::ok(Vec::new())
         }
         ["pose-as-phone", on] => {
@@ -572,6 +612,135 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
     }
 }
 
+/// `am start [-W] [-S] [-a ACTION] [-c CATEGORY] [-n PKG/ACTIVITY] [-d URI]
+/// [PKG | PKG/ACTIVITY]`, as ActivityManagerShellCommand answers it on
+/// Android 14: `Starting: Intent { … }` on stdout; a failure's `Error…`
+/// lines on stderr, yet exit status 0 (Android 15 made it 1). A bare
+/// argument is parsed as Intent.parseCommandArgs does: a package becomes
+/// MAIN + LAUNCHER in that package (the app's launcher activity), a
+/// component `-n` names. An app's component is the activity `dumpsys
+/// window` names for its first screen (or the launcher's), or any
+/// component the simulator opens as an intent (Settings' pages).
+fn am_start(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let (mut action, mut category, mut component, mut package) = (None, None, None, None);
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        match *flag {
+            "-W" | "-S" | "--activity-clear-top" | "--activity-new-task" => {}
+            "-a" => action = it.next().copied(),
+            "-c" => category = it.next().copied(),
+            "-n" => component = it.next().copied(),
+            "-f" | "--user" => {
+                it.next();
+            }
+            // A data URI: the simulator has no app that views one, so the
+            // action alone decides (and fails to resolve).
+            "-d" => {
+                it.next();
+            }
+            other if other.starts_with('-') => {
+                return ShellOutput::fail(255, format_args!("Error: Unknown option: {other}"))
+            }
+            bare if bare.contains(':') => {}
+            bare if bare.contains('/') => component = Some(bare),
+            bare => {
+                package = Some(bare);
+                action = Some("android.intent.action.MAIN");
+                category = Some("android.intent.category.LAUNCHER");
+            }
+        }
+    }
+    let mut described: Vec<String> = Vec::new();
+    if let Some(a) = action {
+        described.push(format!("act={a}"));
+    }
+    if let Some(c) = category {
+        described.push(format!("cat=[{c}]"));
+    }
+    if let Some(p) = package {
+        described.push(format!("pkg={p}"));
+    }
+    if let Some(c) = component {
+        described.push(format!("cmp={c}"));
+    }
+    let described = described.join(" ");
+    let starting = format!("Starting: Intent {{ {described} }}\n");
+    // Error lines on stderr, status 0, as Android 14 exits.
+    let error = |lines: String| ShellOutput {
+        stdout: starting.clone().into_bytes(),
+        stderr: lines.into_bytes(),
+        exit: 0,
+    };
+    let unresolved = || {
+        error(format!(
+            "Error: Activity not started, unable to resolve Intent {{ {described} flg=0x10000000 }}\n"
+        ))
+    };
+    // An app's launcher activity, by package or by its component.
+    let launch = |inner: &mut Inner, pkg: &str| {
+        inner
+            .sim
+            .act(&DeviceAction::Launch {
+                package: pkg.to_string(),
+            })
+            .is_ok()
+    };
+    if let Some(pkg) = package {
+        return match launch(inner, pkg) {
+            true => ShellOutput::ok(starting),
+            false => unresolved(),
+        };
+    }
+    let name = match (component, category, action) {
+        (Some(c), _, _) => c.to_string(),
+        (None, Some("android.intent.category.HOME"), _) => "android.intent.category.HOME".into(),
+        (None, _, Some(a)) => a.to_string(),
+        _ => return error("Error: Intent does not match any activities\n".into()),
+    };
+    match inner.sim.open(&Intent(name)) {
+        Ok(()) => ShellOutput::ok(format!("{starting}Status: ok\n")),
+        Err(PhoneError::UnknownIntent(_)) => {
+            let Some((pkg, class)) = component.and_then(|c| c.split_once('/')) else {
+                return unresolved();
+            };
+            match launcher_activity(inner, pkg) {
+                Some(main) if full_class(pkg, class) == main => {
+                    launch(inner, pkg);
+                    ShellOutput::ok(format!("{starting}Status: ok\n"))
+                }
+                // The package is there but not that class.
+                Some(_) => error(format!(
+                    "Error type 3\nError: Activity class {{{pkg}/{}}} does not exist.\n",
+                    full_class(pkg, class)
+                )),
+                None => unresolved(),
+            }
+        }
+        Err(e) => ShellOutput::fail(1, e),
+    }
+}
+
+/// `.Cls` in `pkg` is `pkg.Cls`.
+fn full_class(pkg: &str, class: &str) -> String {
+    match class.strip_prefix('.') {
+        Some(rest) => format!("{pkg}.{rest}"),
+        None => class.to_string(),
+    }
+}
+
+/// The activity an installed app's launcher icon starts (full class name),
+/// as `dumpsys window` names it once launched; none for no such app.
+fn launcher_activity(inner: &Inner, pkg: &str) -> Option<String> {
+    let mut probe = inner.sim.clone();
+    probe
+        .act(&DeviceAction::Launch {
+            package: pkg.to_string(),
+        })
+        .ok()?;
+    let (package, activity) = probe.focused_activity();
+    (package == pkg).then(|| full_class(pkg, &activity))
+}
+
 /// `am broadcast -a ADB_INPUT_B64 --es msg B64`: ADBKeyBoard types the text
 /// when installed; without a receiver the broadcast goes nowhere, as on a phone.
 fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
@@ -584,15 +753,26 @@ fn broadcast(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         .iter()
         .position(|a| *a == "msg")
         .and_then(|i| args.get(i + 1).copied());
+    let extras = args.iter().any(|a| a.starts_with("--e"));
     let done = format!(
-        "Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+        "Broadcasting: Intent {{ act={action} flg=0x400000{} }}\nBroadcast completed: result=0\n",
+        if extras { " (has extras)" } else { "" }
     );
-    if inner.adbkeyboard && action == "ADB_INPUT_B64" {
-        if let Some(text) = msg
-            .and_then(|m| base64::engine::general_purpose::STANDARD.decode(m).ok())
-            .and_then(|b| String::from_utf8(b).ok())
-        {
+    // senzhk/ADBKeyBoard AdbIME.java: its receiver is registered while it
+    // is the current input method, and commits the text to the focused
+    // field (ADB_INPUT_TEXT as given, ADB_INPUT_B64 decoded) or clears it.
+    if inner.adbkeyboard && inner.ime == ADBKEYBOARD_IME {
+        let text = match action {
+            "ADB_INPUT_TEXT" => msg.map(str::to_string),
+            "ADB_INPUT_B64" => msg
+                .and_then(|m| base64::engine::general_purpose::STANDARD.decode(m).ok())
+                .and_then(|b| String::from_utf8(b).ok()),
+            _ => None,
+        };
+        if let Some(text) = text {
             let _ = inner.sim.act(&DeviceAction::Text { text });
+        } else if action == "ADB_CLEAR_TEXT" {
+            let _ = inner.sim.act(&DeviceAction::ClearText);
         }
     }
     ShellOutput::ok(done)

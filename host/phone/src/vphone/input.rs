@@ -220,10 +220,10 @@ fn keyevent(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
     let mut actions = Vec::with_capacity(args.len() * presses);
     for word in args {
-        let code = match key_code(word) {
-            Ok(code) => code,
-            Err(out) => return out,
-        };
+        // InputShellCommand.runKeyEvent: KeyEvent.keyCodeFromString gives
+        // KEYCODE_UNKNOWN (0) for a name it does not know, injected without
+        // a word (only `keycombination` throws "Unknown keycode").
+        let code = keycode::parse(word).unwrap_or(0);
         for _ in 0..presses {
             actions.push(keycode::action(code));
         }

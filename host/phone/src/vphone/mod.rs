@@ -34,6 +34,7 @@ mod state;
 mod system;
 #[cfg(test)]
 pub(crate) mod test_support;
+mod toybox;
 pub mod trajectory;
 
 pub use state::{DumpFailure, Job, Loaded, MODEL};
@@ -76,6 +77,8 @@ impl VirtualPhone {
                 pose_as_phone: false,
                 ignored_writes: Default::default(),
                 trajectory: None,
+                dirs: Default::default(),
+                ime: state::LATIN_IME.into(),
             }),
         })
     }
@@ -105,6 +108,8 @@ impl VirtualPhone {
         inner.adbkeyboard = false;
         inner.ignored_writes.clear();
         inner.trajectory = None;
+        inner.dirs.clear();
+        inner.ime = state::LATIN_IME.into();
     }
 
     /// The simulator behind the phone, to score it in-process.
@@ -344,6 +349,8 @@ impl crate::adb::Transport for InProcess {
 
 #[cfg(test)]
 mod display_tests;
+#[cfg(test)]
+mod fidelity_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]

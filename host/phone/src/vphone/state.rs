@@ -57,7 +57,15 @@ pub(super) struct Inner {
     /// An agent's episode, recorded from the phone's side; while there is
     /// one, the `droidscore-sim` controls are hidden.
     pub(super) trajectory: Option<super::trajectory::Trajectory>,
+    /// Directories `mkdir` made (others exist as a stored file's parents).
+    pub(super) dirs: std::collections::BTreeSet<String>,
+    /// The current input method's id (`ime set`); ADBKeyBoard types only
+    /// while it is the current one, as its receiver lives in the IME.
+    pub(super) ime: String,
 }
+
+/// The keyboard a phone comes with.
+pub(super) const LATIN_IME: &str = "com.android.inputmethod.latin/.LatinIME";
 
 /// A write from outside the UI (`settings put`, `svc`, `cmd …`), unless
 /// this key's writes are ignored.
@@ -86,7 +94,9 @@ impl Inner {
     /// Directories: the usual push targets, and any parent of a stored file.
     pub(super) fn is_dir(&self, path: &str) -> bool {
         let dir = path.trim_end_matches('/');
-        FIXED_DIRS.contains(&dir) || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
+        FIXED_DIRS.contains(&dir)
+            || self.dirs.contains(dir)
+            || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
     }
 
     /// A file's (mode, size, mtime) as sync STAT gives it, or a directory's.
@@ -111,6 +121,7 @@ impl Inner {
             .keys()
             .map(String::as_str)
             .chain(FIXED_DIRS.iter().copied())
+            .chain(self.dirs.iter().map(String::as_str))
             .filter_map(|p| p.strip_prefix(&dir))
             .filter_map(|rest| rest.split('/').next())
             .filter(|name| !name.is_empty())

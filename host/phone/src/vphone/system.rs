@@ -13,9 +13,18 @@
 //!   (services/inputflinger/reader/mapper/TouchInputMapper.cpp);
 //! - `dumpsys window windows`: `mCurrentFocus=Window{HASH u0 PKG/ACTIVITY}`
 //!   and `mFocusedApp=ActivityRecord{HASH u0 PKG/ACTIVITY tN}`;
-//! - `dumpsys activity activities|top`: `mResumedActivity: ActivityRecord{…}`
-//!   and `ACTIVITY PKG/ACTIVITY HASH pid=N` (what adbutils' `app_current()`
-//!   falls back to);
+//! - `dumpsys window displays`: DisplayContent.dump's one line of `init=WxH
+//!   Ddpi … cur=WxH app=WxH rng=…` (services/core/java/com/android/server/
+//!   wm/DisplayContent.java), with ` base=WxH Ddpi` once `wm size|density`
+//!   overrides the panel's; `dumpsys window` alone prints both sections;
+//! - `dumpsys activity activities`: Android 14's RootWindowContainer
+//!   .dumpActivities — `* Task{HASH #N type=standard A=UID:PKG U=0 …}`,
+//!   `topResumedActivity=ActivityRecord{…}`, `* Hist  #0: ActivityRecord{…}`
+//!   (two spaces), then `ResumedActivity: ActivityRecord{…}` (Android 14
+//!   prints no `mResumedActivity` line); `dumpsys activity top`: `ACTIVITY
+//!   PKG/ACTIVITY HASH pid=N` (what adbutils' `app_current()` falls back
+//!   to); `dumpsys activity services`: its header and `(nothing)`: the
+//!   virtual phone runs no app services;
 //! - `dumpsys power`: `mHoldingDisplaySuspendBlocker=true` while the screen is on;
 //! - `dumpsys battery`: BatteryService's `Current Battery Service state:` block;
 //! - `dumpsys package PKG`: `versionCode=N minSdk=… targetSdk=…`,
@@ -161,15 +170,61 @@ pub(super) fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         (physical.width, physical.height)
     };
     match args.first() {
-        Some(&"window") => ShellOutput::ok(format!(
-            "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{{WINDOW_HASH} u0 {component}}}\n  mFocusedApp=ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}\n"
-        )),
+        Some(&"window") => {
+            let windows = format!(
+                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=Window{{{WINDOW_HASH} u0 {component}}}\n  mFocusedApp=ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}\n"
+            );
+            let (_, panel) = inner.sim.natural_display();
+            let (small, large) = (w.min(h), w.max(h));
+            // The override, as the panel stands (unturned).
+            let (dw, dh) = if o % 2 == 1 {
+                (display.height, display.width)
+            } else {
+                (display.width, display.height)
+            };
+            let base = if (dw, dh, display.dpi) == (panel.width, panel.height, panel.dpi) {
+                String::new()
+            } else {
+                format!(" base={dw}x{dh} {}dpi", display.dpi)
+            };
+            let displays = format!(
+                "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0\n    init={}x{} {}dpi mMinSizeOfResizeableTaskDp=220{base} cur={w}x{h} app={w}x{h} rng={small}x{small}-{large}x{large}\n",
+                panel.width, panel.height, panel.dpi
+            );
+            ShellOutput::ok(match args.get(1) {
+                Some(&"windows") => windows,
+                Some(&"displays") => displays,
+                _ => format!("{displays}\n{windows}"),
+            })
+        }
         Some(&"activity") if args.get(1) == Some(&"top") => ShellOutput::ok(format!(
             "TASK 10 id=12 userId=0\n  ACTIVITY {package}/{activity} {RECORD_HASH} pid={TOP_PID}\n"
         )),
-        Some(&"activity") => ShellOutput::ok(format!(
-            "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n  mResumedActivity: ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}\n"
-        )),
+        Some(&"activity") if args.get(1) == Some(&"services") => ShellOutput::ok(
+            "ACTIVITY MANAGER SERVICES (dumpsys activity services)\n  (nothing)\n",
+        ),
+        Some(&"activity") => {
+            let record = format!("ActivityRecord{{{RECORD_HASH} u0 {package}/{activity} t12}}");
+            let uid = packages(inner)
+                .iter()
+                .find(|p| p.name == package)
+                .map_or(10_123, |p| p.uid);
+            let home = package == apps::LAUNCHER;
+            let (number, kind) = if home { (1, "home") } else { (12, "standard") };
+            let mut out = format!(
+                "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n  * Task{{4f1a2b3 #{number} type={kind} A={uid}:{package} U=0 visible=true visibleRequested=true mode=fullscreen translucent=false sz=1}}\n    isSleeping=false\n    topResumedActivity={record}\n    * Hist  #0: {record}\n      packageName={package} processName={package}\n      launchedFromUid=2000 launchedFromPackage=com.android.shell launchedFromFeature=null userId=0\n"
+            );
+            if !home {
+                out.push_str(&format!(
+                    "  * Task{{7a6b5c4 #1 type=home A=10100:{} U=0 visible=false visibleRequested=false mode=fullscreen translucent=false sz=1}}\n",
+                    apps::LAUNCHER
+                ));
+            }
+            out.push_str(&format!(
+                "\n  Resumed activities in task display areas (from top to bottom):\n    Resumed: {record}\n\n  ResumedActivity: {record}\n"
+            ));
+            ShellOutput::ok(out)
+        }
         Some(&"display") => ShellOutput::ok(format!(
             "DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation={o}, logicalFrame=Rect(0, 0 - {w}, {h}), physicalFrame=Rect(0, 0 - {pw}, {ph}), deviceWidth={pw}, deviceHeight={ph}}}]\n"
         )),
