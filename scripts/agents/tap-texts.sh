@@ -6,12 +6,9 @@
 #
 #   droidscore run --agent-cmd 'sh scripts/agents/tap-texts.sh POLICY' …
 #
-# POLICY: one task a line, tab-separated: the task id, then its steps, each
-#   text=REGEX   an element whose text matches (extended regex, whole text,
-#                as the dump writes it: `&` is `&amp;`)
-#   desc=REGEX   an element whose content-desc matches
-#   id=RESOURCE  an element with this resource-id
-#   key=KEYCODE  `input keyevent KEYCODE`
+# POLICY: one task a line, tab-separated: the task id, then its steps
+# (settings.policy says each kind); this agent opens the app by its package,
+# so it skips `open=` steps.
 # A task the policy does not name is left alone (the agent exits 0).
 # It reads what droidscore sets: ANDROID_SERIAL, ANDROID_ADB_SERVER_PORT,
 # DROIDSCORE_TASK, DROIDSCORE_APP, DROIDSCORE_EPISODE_DIR (docs/agent-cmd.md).
@@ -60,6 +57,8 @@ while IFS= read -r step; do
         desc=*) tap content-desc "${step#desc=}" ;;
         id=*) tap resource-id "${step#id=}" ;;
         key=*) phone input keyevent "${step#key=}" ;;
+        open=*) ;;
+        type=*) phone input text "$(printf '%s' "${step#type=}" | sed 's/ /%s/g')" ;;
         *) echo "tap-texts: unknown step $step" >&2; exit 2 ;;
     esac
 done <"$dir/steps"

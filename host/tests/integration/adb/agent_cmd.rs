@@ -168,3 +168,91 @@ fn a_program_that_cannot_start_is_refused_naming_the_flag_before_any_run() {
     );
     assert!(!store.exists(), "no run was recorded");
 }
+
+/// Each framework recipe's own calls, as the phone saw them.
+fn phone_saw(record: &EpisodeRecord) -> Vec<String> {
+    let log = record.end["phone_log"].as_array().unwrap();
+    log.iter()
+        .map(|e| {
+            let words = e["argv"].as_array().unwrap().iter();
+            let words: Vec<&str> = words.map(|w| w.as_str().unwrap()).collect();
+            words.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn the_appagent_and_mobile_agent_recipes_score_as_the_reference_over_real_adb() {
+    let env = TestEnv::new("agent-cmd-recipes");
+    let python = crate::support::python3();
+    let pillow = std::process::Command::new(python)
+        .args(["-c", "import PIL"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        pillow,
+        "the Mobile-Agent recipe needs Pillow: run scripts/install-pyclients.sh"
+    );
+    let store = env.join("runs.sqlite");
+    let store_arg = store.to_str().unwrap();
+    let agents = root().join("scripts/agents");
+    let policy = agents.join("settings.policy");
+    let slice = [
+        "--tasks",
+        "[ab]*_on",
+        "--variants",
+        "base",
+        "--store",
+        store_arg,
+    ];
+    for (id, script) in [
+        ("appagent", "appagent_calls.py"),
+        ("mobileagent", "mobileagent_calls.py"),
+    ] {
+        let cmd = format!(
+            "{python} {} {}",
+            agents.join(script).display(),
+            policy.display()
+        );
+        env.droidscore()
+            .args(["run", "--agent-cmd", &cmd, "--run-id", id])
+            .args(slice)
+            .ok();
+    }
+    env.droidscore()
+        .args(["run", "--agent", "reference", "--run-id", "ref"])
+        .args(slice)
+        .ok();
+    let reference = episodes(&store, "ref");
+    for id in ["appagent", "mobileagent"] {
+        let run = episodes(&store, id);
+        assert_eq!(run.len(), reference.len());
+        for (a, r) in run.iter().zip(&reference) {
+            let name = format!("{id} {}/{}", a.task, a.variant);
+            assert_eq!(
+                (&a.task, a.status),
+                (&r.task, r.status),
+                "{name}: {}",
+                a.reason
+            );
+            assert_eq!(a.end["program"]["exit_code"], 0, "{name}");
+        }
+    }
+    // What each framework's adb layer sends, seen from the phone's side.
+    let appagent = phone_saw(&episodes(&store, "appagent")[0]);
+    assert!(appagent.contains(&"wm size".to_string()), "{appagent:?}");
+    assert!(appagent
+        .iter()
+        .any(|c| c.starts_with("screencap -p /sdcard/task_")));
+    assert!(appagent
+        .iter()
+        .any(|c| c.starts_with("am start com.android.settings")));
+    let mobile = phone_saw(&episodes(&store, "mobileagent")[0]);
+    for call in [
+        "rm /sdcard/screenshot.png",
+        "screencap -p /sdcard/screenshot.png",
+        "am start -a android.intent.action.MAIN -c android.intent.category.HOME",
+    ] {
+        assert!(mobile.contains(&call.to_string()), "{call}: {mobile:?}");
+    }
+}
