@@ -40,5 +40,10 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 echo "== droidscore tasks check"
 "$bin/droidscore" tasks check
 
+# A real one-node Slurm cluster (Debian's slurm-wlm, installed here): the
+# array in docs/cluster.md, merged, equal to one unsharded run.
+echo "== Slurm: docs/cluster.md's array on a one-node cluster"
+DROIDSCORE="$bin/droidscore" bash scripts/slurm-test.sh
+
 # One closing line with the totals over every test binary above.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }' "$log"
