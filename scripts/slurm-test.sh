@@ -10,6 +10,9 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+# The script docs/cluster.md shows is the one run here.
+python3 -c 'import sys; sys.exit(open("scripts/slurm/droidscore.sbatch").read() not in open("docs/cluster.md").read())' ||
+    { echo "slurm-test: docs/cluster.md no longer shows scripts/slurm/droidscore.sbatch as it is" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "slurm-test: slurmd must run as root (CI does)" >&2; exit 1; }
 bash scripts/install-slurm.sh
 bin=${DROIDSCORE:-}
