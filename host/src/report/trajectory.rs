@@ -110,6 +110,12 @@ fn step(step: &StepRecord) -> String {
     }
     if step.raw_output.is_empty() {
         out += "<div class=\"meta\">(no model output: a built-in agent)</div>\n";
+    } else if step.action.get("command").is_some() {
+        // A program's action (`--agent-cmd`), as the phone received it.
+        out += &format!(
+            "<div>the command the phone ran:</div><pre class=\"raw\">{}</pre>\n",
+            escape(&step.raw_output)
+        );
     } else {
         out += &format!(
             "<div>the model's words:</div><pre class=\"raw\">{}</pre>\n",
@@ -149,18 +155,94 @@ fn episode(view: &EpisodeView, open: bool) -> String {
         e.invalid_steps,
         escape(&e.reason)
     );
+    // A program's run and the phone's log (`--agent-cmd`) are shown on
+    // their own, not inside the end's JSON.
+    let mut end = e.end.clone();
+    let (program, log) = match end.as_object_mut() {
+        Some(o) => (o.remove("program"), o.remove("phone_log")),
+        None => (None, None),
+    };
     out += &format!(
         "<div class=\"meta\">episode seed {} · attempts {} · ended {}</div>\n",
         e.episode_seed,
         e.attempts,
-        escape(&e.end.to_string())
+        escape(&end.to_string())
     );
+    if let Some(program) = &program {
+        out += &program_block(program, log.as_ref());
+    }
     out += &checks(e.verdict.as_ref());
     out += "<div class=\"steps\">\n";
     for s in &view.steps {
         out += &step(s);
     }
     out + "</div>\n</details>\n"
+}
+
+/// A program's run (`--agent-cmd`): the command, how it ended, what it
+/// sent, the ends of its output, and the phone's log of every command.
+fn program_block(program: &serde_json::Value, log: Option<&serde_json::Value>) -> String {
+    let field = |k: &str| match &program[k] {
+        serde_json::Value::Null => "–".to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    let mut out = format!(
+        "<div>program: <code>{}</code> · exit {} · signal {} · killed for {} · {:.0} ms · {} commands, {} actions, {} screen reads · trajectory: {}</div>\n",
+        escape(&field("command")),
+        escape(&field("exit_code")),
+        escape(&field("signal")),
+        escape(&field("killed_for")),
+        program["wall_ms"].as_f64().unwrap_or_default(),
+        escape(&field("commands")),
+        escape(&field("actions")),
+        escape(&field("observations")),
+        escape(&field("trajectory")),
+    );
+    for stream in ["stdout", "stderr"] {
+        let tail = &program[stream];
+        if let Some(text) = tail["text"].as_str().filter(|t| !t.is_empty()) {
+            out += &format!(
+                "<div>{stream} ({} bytes{}):</div><pre>{}</pre>\n",
+                tail["bytes"],
+                if tail["truncated"] == true {
+                    ", the end kept"
+                } else {
+                    ""
+                },
+                escape(text)
+            );
+        }
+    }
+    if let Some(entries) = log.and_then(|l| l.as_array()) {
+        out += &format!(
+            "<details><summary>the phone's log: {} commands</summary><pre>",
+            entries.len()
+        );
+        for entry in entries {
+            let words: Vec<&str> = entry["argv"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|w| w.as_str()).collect())
+                .unwrap_or_default();
+            let step = entry["step"]
+                .as_u64()
+                .map_or(String::new(), |s| format!(" step {s}"));
+            let refused = if entry["refused"] == true {
+                " REFUSED"
+            } else {
+                ""
+            };
+            out += &escape(&format!(
+                "{:>9.1} ms  {:<11} exit {}{step}{refused}  {}\n",
+                entry["at_ms"].as_f64().unwrap_or_default(),
+                entry["kind"].as_str().unwrap_or(""),
+                entry["exit"],
+                words.join(" ")
+            ));
+        }
+        out += "</pre></details>\n";
+    }
+    out
 }
 
 /// The trajectories section: a filter bar, then every episode, failures first
@@ -224,5 +306,43 @@ mod tests {
         assert!(html.contains(&escape(first)), "{first}");
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; tap &quot;Settings&quot;"));
         assert!(html.contains("812.2 ms · tokens 1234 prompt / – completion · tap at (540, 1200)"));
+    }
+
+    #[test]
+    fn a_programs_run_and_the_phones_log_are_shown_apart_from_the_end_and_escaped() {
+        let program = serde_json::json!({
+            "command": "sh agent.sh <x>", "exit_code": 3, "signal": null,
+            "killed_for": null, "wall_ms": 12.0, "commands": 2, "actions": 1,
+            "observations": 1, "trajectory": "phone",
+            "stdout": {"text": "", "bytes": 0, "truncated": false},
+            "stderr": {"text": "boom <b>", "bytes": 9000, "truncated": true},
+        });
+        let log = serde_json::json!([
+            {"at_ms": 1.5, "argv": ["uiautomator", "dump"], "kind": "observation", "exit": 0, "step": null, "refused": false},
+            {"at_ms": 9.0, "argv": ["input", "tap", "1", "2"], "kind": "action", "exit": 0, "step": 1, "refused": false},
+        ]);
+        let html = program_block(&program, Some(&log));
+        assert!(
+            html.contains(
+                "program: <code>sh agent.sh &lt;x&gt;</code> · exit 3 · signal – · killed for –"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("2 commands, 1 actions, 1 screen reads · trajectory: phone"),
+            "{html}"
+        );
+        assert!(
+            html.contains("stderr (9000 bytes, the end kept):</div><pre>boom &lt;b&gt;</pre>"),
+            "{html}"
+        );
+        assert!(!html.contains("stdout ("), "an empty stream is not shown");
+        assert!(html.contains("the phone's log: 2 commands"));
+        assert!(html.contains("exit 0 step 1  input tap 1 2"), "{html}");
+        // A step the program took reads as the phone's command, not a model's words.
+        let mut st = text_only_step();
+        st.action = serde_json::json!({"command": ["input", "tap", "1", "2"], "exit": 0});
+        st.raw_output = "input tap 1 2".into();
+        assert!(step(&st).contains("the command the phone ran:"));
     }
 }
