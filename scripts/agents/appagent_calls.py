@@ -154,7 +154,7 @@ def main():
         if step.startswith("type="):
             controller.text(step[len("type="):])
             continue
-        for _ in range(6):
+        for _ in range(10):
             round_no += 1
             xml = controller.observe(f"task_{task}_{round_no}")
             if xml is None:
@@ -165,7 +165,8 @@ def main():
                 x, y = listed[n - 1].centre
                 controller.tap(x, y)
                 break
-            controller.swipe(controller.width // 2, controller.height // 2, "up")
+            # Not on this screen: the model would answer `swipe(e, "up", "long")`.
+            controller.swipe(controller.width // 2, controller.height // 2, "up", "long")
         else:
             print(f"appagent: nothing matches {step}", file=sys.stderr)
             return 1

@@ -125,7 +125,7 @@ def main():
             continue
         if step.startswith("open="):
             home()
-        for _ in range(6):
+        for _ in range(10):
             width, height = get_screenshot(work)
             at = locate(work, step)
             if at is not None:
