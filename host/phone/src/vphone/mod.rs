@@ -209,7 +209,7 @@ impl VirtualPhone {
                 } else if let Some(result) = commands::stateless(&args, &stdin) {
                     result
                 } else {
-                    trajectory::logged(&mut self.lock(), &args, |inner| {
+                    logged(&mut self.lock(), &args, |inner| {
                         commands::run(inner, &*self.setups, &args, &stdin)
                     })
                 };
@@ -226,6 +226,76 @@ impl VirtualPhone {
         out.exit = status;
         out
     }
+}
+
+/// Run one command through `run`, logged when a trajectory is recorded
+/// (`trajectory`): its kind, and for an action the budget, the screens
+/// before and after, and the after-action hook.
+fn logged(
+    inner: &mut Inner,
+    args: &[String],
+    run: impl FnOnce(&mut Inner) -> ShellOutput,
+) -> ShellOutput {
+    let Some(trajectory) = inner.trajectory.as_mut() else {
+        return run(inner);
+    };
+    let at_ms = trajectory.started.elapsed().as_secs_f64() * 1000.0;
+    let kind = trajectory::kind(args);
+    let entry = |exit, step, refused, before, after, before_xml, before_png| trajectory::Entry {
+        at_ms,
+        argv: args.to_vec(),
+        kind,
+        exit,
+        step,
+        refused,
+        before,
+        after,
+        before_xml,
+        before_png,
+    };
+    if kind != trajectory::Kind::Action {
+        let out = run(inner);
+        let logged = entry(out.exit, None, false, None, None, None, None);
+        if let Some(t) = inner.trajectory.as_mut() {
+            t.entries.push(logged);
+        }
+        return out;
+    }
+    if trajectory.budget.is_some_and(|b| trajectory.actions >= b) {
+        trajectory.over_budget = true;
+        let budget = trajectory.budget.unwrap_or_default();
+        trajectory
+            .entries
+            .push(entry(1, None, true, None, None, None, None));
+        return ShellOutput::fail(
+            1,
+            format_args!("droidscore: the episode's step budget ({budget} actions) is spent"),
+        );
+    }
+    let (before, before_xml, before_png) = trajectory::screen(&mut inner.sim, true);
+    let out = run(inner);
+    let (after, _, _) = trajectory::screen(&mut inner.sim, false);
+    let Some(trajectory) = inner.trajectory.as_mut() else {
+        return out;
+    };
+    trajectory.actions += 1;
+    let step = trajectory.actions;
+    trajectory.entries.push(entry(
+        out.exit,
+        Some(step),
+        false,
+        Some(before),
+        Some(after),
+        Some(before_xml),
+        before_png,
+    ));
+    if let Some(mut hook) = trajectory.after_action.take() {
+        hook(&mut inner.sim, step);
+        if let Some(t) = inner.trajectory.as_mut() {
+            t.after_action = Some(hook);
+        }
+    }
+    out
 }
 
 impl Device for VirtualPhone {

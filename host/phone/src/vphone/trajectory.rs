@@ -15,8 +15,6 @@ use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 
-use super::state::Inner;
-use crate::adbd::ShellOutput;
 use crate::sim::SimPhone;
 use crate::Phone;
 
@@ -88,7 +86,7 @@ pub type AfterAction = Box<dyn FnMut(&mut SimPhone, u32) + Send>;
 
 /// The log of one agent's episode, and its budget.
 pub struct Trajectory {
-    started: Instant,
+    pub(super) started: Instant,
     pub entries: Vec<Entry>,
     /// Actions run so far.
     pub actions: u32,
@@ -96,7 +94,7 @@ pub struct Trajectory {
     pub budget: Option<u32>,
     /// An action came after the budget was spent.
     pub over_budget: bool,
-    after_action: Option<AfterAction>,
+    pub(super) after_action: Option<AfterAction>,
 }
 
 impl std::fmt::Debug for Trajectory {
@@ -148,7 +146,7 @@ pub struct Snapshot {
 
 /// The sha256 of the phone's UI dump now, the dump, and with `shot` the
 /// screenshot.
-fn screen(sim: &mut SimPhone, shot: bool) -> (String, String, Option<Vec<u8>>) {
+pub(super) fn screen(sim: &mut SimPhone, shot: bool) -> (String, String, Option<Vec<u8>>) {
     let (xml, png) = sim
         .observe(shot)
         .map(|o| (o.xml, o.screenshot))
@@ -158,72 +156,4 @@ fn screen(sim: &mut SimPhone, shot: bool) -> (String, String, Option<Vec<u8>>) {
         .map(|b| format!("{b:02x}"))
         .collect();
     (digest, xml, png)
-}
-
-/// Run one command through `run`, logged when a trajectory is recorded.
-pub(super) fn logged(
-    inner: &mut Inner,
-    args: &[String],
-    run: impl FnOnce(&mut Inner) -> ShellOutput,
-) -> ShellOutput {
-    let Some(trajectory) = inner.trajectory.as_mut() else {
-        return run(inner);
-    };
-    let at_ms = trajectory.started.elapsed().as_secs_f64() * 1000.0;
-    let kind = kind(args);
-    let entry = |exit, step, refused, before, after, before_xml, before_png| Entry {
-        at_ms,
-        argv: args.to_vec(),
-        kind,
-        exit,
-        step,
-        refused,
-        before,
-        after,
-        before_xml,
-        before_png,
-    };
-    if kind != Kind::Action {
-        let out = run(inner);
-        let logged = entry(out.exit, None, false, None, None, None, None);
-        if let Some(t) = inner.trajectory.as_mut() {
-            t.entries.push(logged);
-        }
-        return out;
-    }
-    if trajectory.budget.is_some_and(|b| trajectory.actions >= b) {
-        trajectory.over_budget = true;
-        let budget = trajectory.budget.unwrap_or_default();
-        trajectory
-            .entries
-            .push(entry(1, None, true, None, None, None, None));
-        return ShellOutput::fail(
-            1,
-            format_args!("droidscore: the episode's step budget ({budget} actions) is spent"),
-        );
-    }
-    let (before, before_xml, before_png) = screen(&mut inner.sim, true);
-    let out = run(inner);
-    let (after, _, _) = screen(&mut inner.sim, false);
-    let Some(trajectory) = inner.trajectory.as_mut() else {
-        return out;
-    };
-    trajectory.actions += 1;
-    let step = trajectory.actions;
-    trajectory.entries.push(entry(
-        out.exit,
-        Some(step),
-        false,
-        Some(before),
-        Some(after),
-        Some(before_xml),
-        before_png,
-    ));
-    if let Some(mut hook) = trajectory.after_action.take() {
-        hook(&mut inner.sim, step);
-        if let Some(t) = inner.trajectory.as_mut() {
-            t.after_action = Some(hook);
-        }
-    }
-    out
 }
