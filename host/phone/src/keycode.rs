@@ -126,6 +126,8 @@ pub const BACK: u32 = 4;
 pub const ENTER: u32 = 66;
 pub const DEL: u32 = 67;
 pub const MENU: u32 = 82;
+/// Overview (recent apps).
+pub const APP_SWITCH: u32 = 187;
 pub(crate) const MOVE_END: u32 = 123;
 pub(crate) const MOVE_HOME: u32 = 122;
 pub const FORWARD_DEL: u32 = 112;

@@ -19,8 +19,11 @@ pub enum Cmd {
     },
     Back,
     Home,
-    /// The Overview (recents) button: does nothing here.
+    /// The Overview (recents) button, as `KEYCODE_APP_SWITCH`: opens the
+    /// recent tasks, or closes them.
     Overview,
+    /// Overview's "Clear all": every recent task is gone.
+    ClearRecents,
     Launch(String),
     /// Write `value` to `key`; `control` is the label shown, for flip history.
     Write {

@@ -52,6 +52,11 @@ pub struct SimPhone {
     /// The last tap `input tap` delivered, when and where: a second one
     /// soon after and near it is a double tap ([`SimPhone::input_tap`]).
     last_input_tap: Option<(Instant, i32, i32)>,
+    /// Overview (the recent tasks) is open over the screen in front.
+    overview: bool,
+    /// Apps in the order they were last in front, the latest first: the
+    /// tasks Overview shows (the launcher is none).
+    recent: Vec<String>,
     /// The display in its natural (portrait) orientation, as `wm size` and
     /// `wm density` leave it; the rotation and the font scale come from the
     /// settings when a frame is laid out ([`SimPhone::display`]).
@@ -119,6 +124,8 @@ impl SimPhone {
             clock: format!("{:02}:{:02}", minutes / 60, minutes % 60),
             caret: Caret::default(),
             last_input_tap: None,
+            overview: false,
+            recent: Vec::new(),
             display,
         })
     }
@@ -195,6 +202,7 @@ impl SimPhone {
 
     fn frame(&self) -> Frame {
         let entry = self.current();
+        let overview = self.overview;
         let ctx = Ctx {
             app: self.app,
             variant: &self.variant,
@@ -204,7 +212,26 @@ impl SimPhone {
             clock: self.clock.clone(),
             display: self.display(),
         };
+        if overview {
+            return layout::overview(&ctx, &self.recent);
+        }
         layout::layout(&ctx, &entry.screen, self.dialog.as_ref())
+    }
+
+    /// `KEYCODE_APP_SWITCH` or the Overview button: Overview opens over the
+    /// screen in front (an open dialog is dismissed), or closes back to it.
+    fn toggle_overview(&mut self) {
+        self.overview = !self.overview;
+        if self.overview {
+            self.dialog = None;
+            self.expanded = None;
+        }
+    }
+
+    /// The app now in front goes first among the recent tasks.
+    fn in_front(&mut self, package: &str) {
+        self.recent.retain(|p| p != package);
+        self.recent.insert(0, package.to_string());
     }
 
     /// How far the current list scrolls, in pixels.
@@ -263,11 +290,16 @@ impl SimPhone {
             self.expanded = None;
         }
         self.background.remove(package);
+        self.recent.retain(|p| p != package);
         known
     }
 
     /// The package and activity in front, as `dumpsys window` names them.
     pub(crate) fn focused_activity(&self) -> (String, String) {
+        if self.overview {
+            // Quickstep draws Overview in the launcher's own activity.
+            return (LAUNCHER.to_string(), ".NexusLauncherActivity".to_string());
+        }
         let screen = self.screen();
         let activity = match screen {
             Screen::Launcher => ".NexusLauncherActivity",
@@ -287,6 +319,7 @@ impl SimPhone {
     /// Home: the foreground app's stack moves to the background (an open
     /// dialog is dismissed; the simulator does not keep dialogs across tasks).
     fn home(&mut self) {
+        self.overview = false;
         if self.stack.len() > 1 {
             let task = self.stack.split_off(1);
             self.background.insert(package_of(&task[0].screen), task);
@@ -299,6 +332,10 @@ impl SimPhone {
     /// to the launcher and the app stays in the background at its root, as
     /// Android 12+ moves a root activity's task to the back.
     fn back(&mut self) {
+        // Back in Overview returns to the screen in front.
+        if std::mem::take(&mut self.overview) {
+            return;
+        }
         if self.dialog.take().is_some() {
             return;
         }
@@ -327,6 +364,7 @@ impl SimPhone {
                     self.push(Screen::App(root));
                 }
             }
+            self.in_front(package);
             return Ok(());
         }
         let screen = match package {
@@ -345,6 +383,7 @@ impl SimPhone {
             Some(task) => self.stack.extend(task),
             None => self.push(screen),
         }
+        self.in_front(package);
         Ok(())
     }
 
@@ -377,7 +416,13 @@ impl SimPhone {
 
     fn tap(&mut self, x: i32, y: i32) {
         let frame = self.frame();
-        if let Some((cmd, view)) = self.hit(&frame, x, y) {
+        let hit = self.hit(&frame, x, y);
+        // A tap in Overview leaves it (a card's app comes to the front,
+        // a tap between cards goes back to the screen in front).
+        if self.overview && !matches!(hit, Some((Cmd::Overview, _))) {
+            self.overview = false;
+        }
+        if let Some((cmd, view)) = hit {
             self.run(cmd, &view, x);
         }
     }
@@ -388,7 +433,14 @@ impl SimPhone {
             Cmd::OpenBlank { title, package } => self.push(Screen::Blank { title, package }),
             Cmd::Back => self.back(),
             Cmd::Home => self.home(),
-            Cmd::Overview | Cmd::Nothing => {}
+            Cmd::Overview => self.toggle_overview(),
+            Cmd::ClearRecents => {
+                // Every task ends; the launcher shows.
+                self.home();
+                self.background.clear();
+                self.recent.clear();
+            }
+            Cmd::Nothing => {}
             Cmd::Launch(package) => {
                 // Launcher icons only name packages the simulator knows.
                 let _ = self.launch(&package);
@@ -636,6 +688,10 @@ impl SimPhone {
     /// (through `key_combination`); any other code reaches no simulated
     /// control and does nothing (the step still counts).
     fn keycode(&mut self, code: u32) {
+        if code == keycode::APP_SWITCH {
+            // PhoneWindowManager: toggleRecentApps on the key's up.
+            return self.toggle_overview();
+        }
         if let DeviceAction::Key { key } = keycode::action(code) {
             self.caret = Caret::default();
             return match key {
@@ -829,6 +885,16 @@ impl Phone for SimPhone {
             DeviceAction::Text { .. } | DeviceAction::Keycode { .. } | DeviceAction::ClearText
         ) {
             self.caret = Caret::default();
+        }
+        // Overview takes no text and no scroll: the tasks stay as they are.
+        if self.overview
+            && matches!(
+                action,
+                DeviceAction::Text { .. } | DeviceAction::ClearText | DeviceAction::Swipe { .. }
+            )
+        {
+            self.state.step += 1;
+            return Ok(());
         }
         match action {
             DeviceAction::Tap { x, y } => self.tap(*x, *y),

@@ -255,3 +255,52 @@ fn head_and_pkill_answer_as_toybox_does() {
     assert_eq!(out(&phone, "pkill server").0, 0);
     assert_eq!(out(&phone, "pkill server").0, 1, "it is gone");
 }
+
+#[test]
+fn app_switch_opens_overview_with_the_recent_tasks_and_a_card_brings_its_app_back() {
+    let phone = phone();
+    out(&phone, "am start com.android.settings");
+    out(&phone, "am start com.google.android.deskclock");
+    let (code, said, err) = out(&phone, "input keyevent KEYCODE_APP_SWITCH");
+    assert_eq!((code, said.as_str(), err.as_str()), (0, "", ""));
+    let dump = out(&phone, "uiautomator dump /dev/tty").1;
+    // The launcher draws it: the task left last in the middle, then Settings.
+    assert!(dump.contains("package=\"com.google.android.apps.nexuslauncher\""));
+    let clock = dump.find("content-desc=\"Clock\"").expect("a Clock card");
+    let settings = dump
+        .find("content-desc=\"Settings\"")
+        .expect("a Settings card");
+    assert!(clock < settings, "the latest first");
+    assert!(dump.contains("resource-id=\"com.google.android.apps.nexuslauncher:id/clear_all\""));
+    assert!(focus(&phone).contains("nexuslauncher"), "{}", focus(&phone));
+    // The key again (or Back) returns to the app in front.
+    out(&phone, "input keyevent 187");
+    assert!(focus(&phone).contains("deskclock"));
+    out(&phone, "input keyevent KEYCODE_APP_SWITCH");
+    out(&phone, "input keyevent KEYCODE_BACK");
+    assert!(focus(&phone).contains("deskclock"));
+    // A card's tap brings its app to the front, where it was.
+    out(&phone, "input keyevent KEYCODE_APP_SWITCH");
+    let h = phone.lock().sim.hierarchy();
+    let (x, y) = crate::uiautomator::Selector::desc("Clock")
+        .find_first(&h)
+        .unwrap()
+        .bounds
+        .center();
+    out(&phone, &format!("input tap {x} {y}"));
+    assert!(focus(&phone).contains("deskclock"));
+    // "Clear all" ends every task: the launcher, and no recent items.
+    out(&phone, "input keyevent KEYCODE_APP_SWITCH");
+    let h = phone.lock().sim.hierarchy();
+    let (x, y) = crate::uiautomator::Selector::text("Clear all")
+        .find_first(&h)
+        .unwrap()
+        .bounds
+        .center();
+    out(&phone, &format!("input tap {x} {y}"));
+    assert!(focus(&phone).contains("nexuslauncher"));
+    out(&phone, "input keyevent KEYCODE_APP_SWITCH");
+    assert!(out(&phone, "uiautomator dump /dev/tty")
+        .1
+        .contains("text=\"No recent items\""));
+}

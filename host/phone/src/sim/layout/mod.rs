@@ -77,6 +77,81 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
     }
 }
 
+/// The Overview screen (recent tasks), laid out by the launcher as Pixel's
+/// Quickstep does: one card a task, the task left last in the middle and the
+/// older ones to its left, cut off at the screen's edge; each card a
+/// tappable `task` view holding the app's icon and name (the card shows no
+/// snapshot of the app's screen), and "Clear all" below them. With no
+/// recent task, "No recent items".
+pub fn overview(ctx: &Ctx, tasks: &[String]) -> Frame {
+    let p = LAUNCHER;
+    let (card_w, gap) = (ctx.width() * 62 / 100, ctx.px(42));
+    let (top, bottom) = (ctx.px(420), ctx.above_bottom(560));
+    let mut content = Vec::new();
+    for (i, package) in tasks.iter().enumerate() {
+        let label = APPS
+            .iter()
+            .find(|(_, pkg)| pkg == package)
+            .map_or(package.as_str(), |(label, _)| label);
+        let label = ctx.t(label);
+        let left = (ctx.width() - card_w) / 2 - i as i32 * (card_w + gap);
+        let card = Bounds::new(left, top, left + card_w, bottom);
+        let icon = Bounds::new(
+            left + card_w / 2 - ctx.px(63),
+            top - ctx.px(150),
+            left + card_w / 2 + ctx.px(63),
+            top - ctx.px(24),
+        );
+        content.push(
+            v("android.widget.FrameLayout", p, card)
+                .id("com.google.android.apps.nexuslauncher:id/task")
+                .desc(label.clone())
+                .style(Style::Row)
+                .tap(Cmd::Launch(package.clone()))
+                .child(
+                    v("android.widget.ImageView", p, icon)
+                        .id("com.google.android.apps.nexuslauncher:id/icon")
+                        .desc(label.clone())
+                        .style(Style::Icon),
+                )
+                .child(
+                    v(
+                        "android.widget.TextView",
+                        p,
+                        Bounds::new(left, top + ctx.px(42), left + card_w, top + ctx.px(142)),
+                    )
+                    .text(label)
+                    .style(Style::Text(TextSize::Title)),
+                ),
+        );
+    }
+    let below = Bounds::new(
+        ctx.px(290),
+        bottom + ctx.px(84),
+        ctx.end(290),
+        bottom + ctx.px(210),
+    );
+    content.push(if tasks.is_empty() {
+        v("android.widget.TextView", p, below)
+            .text(ctx.t("No recent items"))
+            .style(Style::Text(TextSize::Body))
+    } else {
+        v("android.widget.Button", p, below)
+            .id("com.google.android.apps.nexuslauncher:id/clear_all")
+            .text(ctx.t("Clear all"))
+            .style(Style::Button)
+            .tap(Cmd::ClearRecents)
+    });
+    let mut window = window(ctx, p, content);
+    clip(&mut window, ctx.screen());
+    Frame {
+        window,
+        dialog: None,
+        bars: bars(ctx),
+        max_scroll: 0,
+    }
+}
+
 fn bars(ctx: &Ctx) -> View {
     let (w, h) = (ctx.width(), ctx.height());
     let (top, bottom) = (ctx.status_bar(), ctx.nav_bar_top());
