@@ -31,6 +31,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from policy import steps_for_this_task
+
 MIN_DIST = 30
 
 
@@ -129,16 +131,10 @@ def choose(nodes, listed, step):
 
 
 def main():
-    policy = sys.argv[1]
-    task = os.environ["DROIDSCORE_TASK"]
-    steps = None
-    with open(policy) as f:
-        for line in f:
-            fields = line.rstrip("\n").split("\t")
-            if fields[0] == task:
-                steps = fields[1:]
+    steps = steps_for_this_task(sys.argv[1])
     if steps is None:
         return 0
+    task = os.environ["DROIDSCORE_TASK"]
     work = os.environ.get("DROIDSCORE_EPISODE_DIR", ".")
     device = first_device()
     controller = Controller(device, work)

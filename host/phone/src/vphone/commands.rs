@@ -54,7 +54,7 @@ pub(super) fn run(
         "kill" => super::jobs::kill(inner, &rest),
         "chmod" => super::jobs::chmod(inner, &rest),
         "sha256sum" => super::jobs::sha256sum(inner, &rest),
-        "tail" => super::jobs::tail(inner, &rest, stdin),
+        "tail" => super::toybox::tail(inner, &rest, stdin),
         "head" => super::toybox::head(inner, &rest, stdin),
         "ls" => super::toybox::ls(inner, &rest),
         "mkdir" => super::toybox::mkdir(inner, &rest),

@@ -1,6 +1,6 @@
 //! Background jobs on the virtual phone, and the file commands deploying a
-//! server uses: `cd`, `chmod`, `sha256sum`, `tail`, `kill` and
-//! `/proc/PID/cmdline`.
+//! server uses: `cd`, `chmod`, `sha256sum`, `kill` and `/proc/PID/cmdline`
+//! (its `tail` is toybox's, in `toybox`).
 //!
 //! `nohup ./server ARGS > log 2>&1 < /dev/null &` is recorded as a [`Job`]
 //! with a pid, and nothing runs: the job is "running" when its program is a
@@ -229,38 +229,6 @@ pub(super) fn sha256sum(inner: &Inner, files: &[&str]) -> ShellOutput {
         }
     }
     out
-}
-
-/// `tail [-n N] [FILE]`: the last N lines (10 by default).
-pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
-    let mut n = 10usize;
-    let mut file = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match *arg {
-            "-n" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(v) => n = v,
-                None => return ShellOutput::fail(1, "tail: bad -n"),
-            },
-            f => file = Some(f),
-        }
-    }
-    let data = match file {
-        None => stdin,
-        Some(f) => match inner.files.get(f) {
-            Some(data) => data.as_slice(),
-            None => {
-                return ShellOutput::fail(1, format_args!("tail: {f}: No such file or directory"))
-            }
-        },
-    };
-    let text = String::from_utf8_lossy(data);
-    let lines: Vec<&str> = text.lines().collect();
-    let kept: String = lines[lines.len().saturating_sub(n)..]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    ShellOutput::ok(kept)
 }
 
 #[cfg(test)]

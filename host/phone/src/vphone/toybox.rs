@@ -1,7 +1,7 @@
 //! The toybox commands phone-agent programs call that the virtual phone
-//! answers beside `cat`, `rm`, `tail` and `kill`: `ls`, `head`, `mkdir` and
+//! answers beside `cat`, `rm` and `kill`: `ls`, `head`, `tail`, `mkdir` and
 //! `pkill`, as Android 14's toybox prints them (external/toybox: `ls` in
-//! toys/posix/ls.c, `head` in toys/posix/head.c, `mkdir` in
+//! toys/posix/ls.c, `head` and `tail` in toys/posix/, `mkdir` in
 //! toys/posix/mkdir.c, `pkill` beside `pgrep` in toys/posix/ps.c). Only
 //! the forms such programs use: no long listings, no signals by name to
 //! anything but the recorded background jobs.
@@ -44,8 +44,15 @@ pub(super) fn ls(inner: &Inner, args: &[&str]) -> ShellOutput {
     out
 }
 
-/// `head [-n N | -N] [FILE]`: the first N lines (10) of FILE or stdin.
-pub(super) fn head(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
+/// What `head` and `tail` read: `-n N` or `-N` lines (10 by default) of
+/// FILE, or of stdin without one; a bad count or a missing file is the
+/// command's error.
+fn lines_of<'a>(
+    inner: &'a Inner,
+    name: &str,
+    args: &[&str],
+    stdin: &'a [u8],
+) -> Result<(usize, &'a [u8]), ShellOutput> {
     let mut n = 10usize;
     let mut file = None;
     let mut it = args.iter();
@@ -53,7 +60,7 @@ pub(super) fn head(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
         match *arg {
             "-n" => match it.next().and_then(|v| v.parse().ok()) {
                 Some(v) => n = v,
-                None => return ShellOutput::fail(1, "head: bad -n"),
+                None => return Err(ShellOutput::fail(1, format_args!("{name}: bad -n"))),
             },
             a if a.starts_with('-') && a[1..].parse::<usize>().is_ok() => {
                 n = a[1..].parse().unwrap_or(n)
@@ -66,14 +73,41 @@ pub(super) fn head(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
         Some(f) => match inner.files.get(f) {
             Some(data) => data.as_slice(),
             None => {
-                return ShellOutput::fail(1, format_args!("head: {f}: No such file or directory"))
+                return Err(ShellOutput::fail(
+                    1,
+                    format_args!("{name}: {f}: No such file or directory"),
+                ))
             }
         },
+    };
+    Ok((n, data))
+}
+
+/// `head [-n N | -N] [FILE]`: the first N lines of FILE or stdin.
+pub(super) fn head(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
+    let (n, data) = match lines_of(inner, "head", args, stdin) {
+        Ok(read) => read,
+        Err(out) => return out,
     };
     let mut kept = Vec::new();
     for line in data.split_inclusive(|b| *b == b'\n').take(n) {
         kept.extend_from_slice(line);
     }
+    ShellOutput::ok(kept)
+}
+
+/// `tail [-n N | -N] [FILE]`: the last N lines of FILE or stdin.
+pub(super) fn tail(inner: &Inner, args: &[&str], stdin: &[u8]) -> ShellOutput {
+    let (n, data) = match lines_of(inner, "tail", args, stdin) {
+        Ok(read) => read,
+        Err(out) => return out,
+    };
+    let text = String::from_utf8_lossy(data);
+    let lines: Vec<&str> = text.lines().collect();
+    let kept: String = lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
     ShellOutput::ok(kept)
 }
 
