@@ -254,6 +254,9 @@ fn logged(
         before_png,
     };
     if kind != trajectory::Kind::Action {
+        if args.first().map(String::as_str) == Some("screencap") {
+            trajectory.looked = true;
+        }
         let out = run(inner);
         let logged = entry(out.exit, None, false, None, None, None, None);
         if let Some(t) = inner.trajectory.as_mut() {
@@ -272,7 +275,8 @@ fn logged(
             format_args!("droidscore: the episode's step budget ({budget} actions) is spent"),
         );
     }
-    let (before, before_xml, before_png) = trajectory::screen(&mut inner.sim, true);
+    let shot = std::mem::take(&mut trajectory.looked);
+    let (before, before_xml, before_png) = trajectory::screen(&mut inner.sim, shot);
     let out = run(inner);
     let (after, _, _) = trajectory::screen(&mut inner.sim, false);
     let Some(trajectory) = inner.trajectory.as_mut() else {

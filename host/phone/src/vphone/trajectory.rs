@@ -72,8 +72,10 @@ pub struct Entry {
     /// An action's screen before and after it: the sha256 of the UI dump.
     pub before: Option<String>,
     pub after: Option<String>,
-    /// The UI dump and the screenshot (PNG) before an action, whole (for
-    /// the store's step record and the trajectory viewer).
+    /// The UI dump before an action, and the screenshot (PNG) when the
+    /// program took one since its last action, whole (for the store's step
+    /// record and the trajectory viewer): a program that reads only dumps
+    /// gets none, so a run's store holds the pictures its agent looked at.
     #[serde(skip)]
     pub before_xml: Option<String>,
     #[serde(skip)]
@@ -94,6 +96,9 @@ pub struct Trajectory {
     pub budget: Option<u32>,
     /// An action came after the budget was spent.
     pub over_budget: bool,
+    /// The program took a screenshot since its last action: the next
+    /// action's step keeps the screen as a picture too (what it looked at).
+    pub(super) looked: bool,
     pub(super) after_action: Option<AfterAction>,
 }
 
@@ -116,6 +121,7 @@ impl Trajectory {
             actions: 0,
             budget,
             over_budget: false,
+            looked: false,
             after_action,
         }
     }

@@ -51,8 +51,15 @@ fn each_command_is_logged_with_its_kind_and_each_action_with_its_screens_and_ste
     // The launcher before, Settings after.
     assert_ne!(monkey.before, monkey.after);
     assert!(monkey.before_xml.as_deref().unwrap().contains("launcher"));
+    // Only a dump before it: the step keeps no picture.
+    assert!(monkey.before_png.is_none());
     let home = &t.entries[5];
     assert_eq!(home.step, Some(2));
+    // A screencap came before it: the step keeps the screen as a picture.
+    assert!(home
+        .before_png
+        .as_ref()
+        .is_some_and(|png| png.starts_with(b"\x89PNG")));
     assert_eq!(home.before, monkey.after, "nothing acted between them");
     assert_eq!(*steps.lock().unwrap(), [1, 2], "the hook saw each step");
     // Entries are in time order.

@@ -70,7 +70,10 @@ fn the_shell_agent_drives_the_virtual_phone_over_adb_and_scores_as_the_reference
             .steps(&s.run_id, &s.task, &s.variant, s.repeat)
             .unwrap();
         assert_eq!(steps.len() as u32, s.steps, "{name}");
-        assert!(steps.iter().all(|st| st.screenshot.is_some()));
+        // It reads dumps, never a screenshot: its steps keep no picture.
+        assert!(steps
+            .iter()
+            .all(|st| st.screenshot.is_none() && !st.ui_dump_gz.is_empty()));
         // Each tap placed where it landed, for the viewer to mark.
         for st in &steps[1..] {
             let tap = st.raw_output.starts_with("input tap ");
@@ -247,6 +250,14 @@ fn the_appagent_and_mobile_agent_recipes_score_as_the_reference_over_real_adb() 
     assert!(appagent
         .iter()
         .any(|c| c.starts_with("am start com.android.settings")));
+    // Both take a screenshot before acting: their steps keep it.
+    let open = Store::open_existing(&store).unwrap();
+    for id in ["appagent", "mobileagent"] {
+        let e = &episodes(&store, id)[0];
+        let steps = open.steps(id, &e.task, &e.variant, e.repeat).unwrap();
+        let shots = steps.iter().filter(|st| st.screenshot.is_some()).count();
+        assert!(shots > 0, "{id}: no step kept its screenshot");
+    }
     let mobile = phone_saw(&episodes(&store, "mobileagent")[0]);
     for call in [
         "rm /sdcard/screenshot.png",
