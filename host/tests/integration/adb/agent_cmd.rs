@@ -10,6 +10,18 @@ use serde_json::Value;
 
 use crate::support::{root, TestEnv};
 
+/// The main job's slice (`[ab]*_on`, base variants) into `store`.
+fn main_slice(store: &str) -> [&str; 6] {
+    [
+        "--tasks",
+        "[ab]*_on",
+        "--variants",
+        "base",
+        "--store",
+        store,
+    ]
+}
+
 fn episodes(store: &std::path::Path, run: &str) -> Vec<EpisodeRecord> {
     Store::open_existing(store).unwrap().episodes(run).unwrap()
 }
@@ -25,14 +37,7 @@ fn the_shell_agent_drives_the_virtual_phone_over_adb_and_scores_as_the_reference
         agents.join("tap-texts.sh").display(),
         agents.join("settings.policy").display()
     );
-    let slice = [
-        "--tasks",
-        "[ab]*_on",
-        "--variants",
-        "base",
-        "--store",
-        store_arg,
-    ];
+    let slice = main_slice(store_arg);
     let out = env
         .droidscore()
         .args(["run", "--agent-cmd", &cmd, "--run-id", "shell"])
@@ -200,14 +205,7 @@ fn the_appagent_and_mobile_agent_recipes_score_as_the_reference_over_real_adb() 
     let store_arg = store.to_str().unwrap();
     let agents = root().join("scripts/agents");
     let policy = agents.join("settings.policy");
-    let slice = [
-        "--tasks",
-        "[ab]*_on",
-        "--variants",
-        "base",
-        "--store",
-        store_arg,
-    ];
+    let slice = main_slice(store_arg);
     for (id, script) in [
         ("appagent", "appagent_calls.py"),
         ("mobileagent", "mobileagent_calls.py"),
