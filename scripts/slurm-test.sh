@@ -27,7 +27,7 @@ host=$(hostname -s)
 mkdir -p "$work/spool" "$work/state" "$work/munge"
 cat >"$work/slurm.conf" <<CONF
 ClusterName=droidscore
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 AuthType=auth/munge
 AuthInfo=socket=$work/munge/munge.socket
 ProctrackType=proctrack/linuxproc
@@ -48,7 +48,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 SlurmctldLogFile=$work/slurmctld.log
 SlurmdLogFile=$work/slurmd.log
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$work/slurm.conf
