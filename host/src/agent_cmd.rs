@@ -30,7 +30,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use droidscore_phone::vphone::trajectory::{Entry, Kind};
-use droidscore_phone::Phone;
 
 use crate::episode::{conclude, End, Episode, Progress};
 use crate::oracle::Baseline;
@@ -185,11 +184,9 @@ pub(crate) fn play(
         let (milestones, tracker) = (instance.milestones.clone(), tracker.clone());
         phone.start_trajectory(
             Some(instance.max_steps),
-            Some(Box::new(move |sim, step| {
-                if let Ok(now) = sim.observe(false) {
-                    let mut t = tracker.lock().unwrap_or_else(|e| e.into_inner());
-                    t.update(&milestones, sim, &now, step);
-                }
+            Some(Box::new(move |sim, now, step| {
+                let mut t = tracker.lock().unwrap_or_else(|e| e.into_inner());
+                t.update(&milestones, sim, now, step);
             })),
         );
     }
@@ -409,17 +406,20 @@ fn tap_point(argv: &[String]) -> Option<(i32, i32)> {
     ))
 }
 
-/// A command's words as a shell line (quoted where they need it).
+/// A command's words as a shell line: a word with anything a shell reads
+/// specially goes through the adb backend's quoting.
 fn shell_words(argv: &[String]) -> String {
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:=,%@+".contains(c))
+    };
     argv.iter()
         .map(|w| {
-            if !w.is_empty()
-                && w.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=,%@+".contains(c))
-            {
+            if plain(w) {
                 w.clone()
             } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
+                droidscore_phone::adb::quote(w)
             }
         })
         .collect::<Vec<_>>()

@@ -276,9 +276,10 @@ fn logged(
         );
     }
     let shot = std::mem::take(&mut trajectory.looked);
-    let (before, before_xml, before_png) = trajectory::screen(&mut inner.sim, shot);
+    let (before, seen) = trajectory::screen(&mut inner.sim, shot);
+    let (before_xml, before_png) = seen.map_or((String::new(), None), |o| (o.xml, o.screenshot));
     let out = run(inner);
-    let (after, _, _) = trajectory::screen(&mut inner.sim, false);
+    let (after, now) = trajectory::screen(&mut inner.sim, false);
     let Some(trajectory) = inner.trajectory.as_mut() else {
         return out;
     };
@@ -293,8 +294,9 @@ fn logged(
         Some(before_xml),
         before_png,
     ));
-    if let Some(mut hook) = trajectory.after_action.take() {
-        hook(&mut inner.sim, step);
+    let hook = now.and_then(|now| Some((trajectory.after_action.take()?, now)));
+    if let Some((mut hook, now)) = hook {
+        hook(&mut inner.sim, &now, step);
         if let Some(t) = inner.trajectory.as_mut() {
             t.after_action = Some(hook);
         }

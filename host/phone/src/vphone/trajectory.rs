@@ -16,7 +16,7 @@ use std::time::Instant;
 use sha2::{Digest, Sha256};
 
 use crate::sim::SimPhone;
-use crate::Phone;
+use crate::{Observation, Phone};
 
 /// What a command is to the episode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -82,9 +82,10 @@ pub struct Entry {
     pub before_png: Option<Vec<u8>>,
 }
 
-/// Called after each action that ran, with the phone and the step number:
-/// what reads the task's milestones as the episode goes.
-pub type AfterAction = Box<dyn FnMut(&mut SimPhone, u32) + Send>;
+/// Called after each action that ran, with the phone, the screen it left
+/// (the dump the trajectory read already) and the step number: what reads
+/// the task's milestones as the episode goes.
+pub type AfterAction = Box<dyn FnMut(&mut SimPhone, &Observation, u32) + Send>;
 
 /// The log of one agent's episode, and its budget.
 pub struct Trajectory {
@@ -150,16 +151,10 @@ pub struct Snapshot {
     pub over_budget: bool,
 }
 
-/// The sha256 of the phone's UI dump now, the dump, and with `shot` the
-/// screenshot.
-pub(super) fn screen(sim: &mut SimPhone, shot: bool) -> (String, String, Option<Vec<u8>>) {
-    let (xml, png) = sim
-        .observe(shot)
-        .map(|o| (o.xml, o.screenshot))
-        .unwrap_or_default();
-    let digest = Sha256::digest(xml.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    (digest, xml, png)
+/// The phone's screen now (with `shot`, its screenshot too) and the sha256
+/// of its UI dump; none when the simulator cannot lay it out.
+pub(super) fn screen(sim: &mut SimPhone, shot: bool) -> (String, Option<Observation>) {
+    let seen = sim.observe(shot).ok();
+    let xml = seen.as_ref().map_or("", |o| o.xml.as_str());
+    (format!("{:x}", Sha256::digest(xml.as_bytes())), seen)
 }

@@ -16,7 +16,9 @@ fn each_command_is_logged_with_its_kind_and_each_action_with_its_screens_and_ste
     let seen = steps.clone();
     phone.start_trajectory(
         Some(5),
-        Some(Box::new(move |_sim, step| seen.lock().unwrap().push(step))),
+        Some(Box::new(move |_sim, _now, step| {
+            seen.lock().unwrap().push(step)
+        })),
     );
     for line in [
         "uiautomator dump /sdcard/window_dump.xml",
