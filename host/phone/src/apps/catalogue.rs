@@ -9,7 +9,8 @@ pub(crate) const CLOCK: &str = "com.google.android.deskclock";
 pub(crate) const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
 
 /// Launcher icons: label, package. Settings and Clock are simulated in Rust,
-/// Phone, Messages, Contacts, Calendar and Files from `fixtures/sim/apps/`;
+/// Phone, Messages, Contacts, Calendar, Files, Gallery, Joplin, Tasks, Pro
+/// Expense and Audio Recorder from `fixtures/sim/apps/`;
 /// on a real phone these are the packages `open_app` launches.
 pub const APPS: &[(&str, &str)] = &[
     ("Phone", "com.google.android.dialer"),
@@ -17,6 +18,11 @@ pub const APPS: &[(&str, &str)] = &[
     ("Contacts", "com.google.android.contacts"),
     ("Calendar", "com.google.android.calendar"),
     ("Files", "com.google.android.documentsui"),
+    ("Gallery", "com.simplemobiletools.gallery.pro"),
+    ("Joplin", "net.cozic.joplin"),
+    ("Tasks", "com.google.android.apps.tasks"),
+    ("Pro Expense", "com.arduia.expense"),
+    ("Audio Recorder", "com.dimowner.audiorecorder"),
     ("Chrome", "com.android.chrome"),
     ("Camera", "com.google.android.GoogleCamera"),
     ("Gmail", "com.google.android.gm"),

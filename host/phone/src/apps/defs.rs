@@ -29,6 +29,7 @@ pub(crate) const FORMATS: &[&str] = &[
     "rest",
     "initial",
     "short_date",
+    "stamp",
 ];
 
 /// One app definition that is wrong; `at` names the file, screen and widget.
@@ -401,6 +402,26 @@ const BUNDLED: &[(&str, &str)] = &[
         "files",
         include_str!("../../../../fixtures/sim/apps/files.toml"),
     ),
+    (
+        "notes",
+        include_str!("../../../../fixtures/sim/apps/notes.toml"),
+    ),
+    (
+        "tasks",
+        include_str!("../../../../fixtures/sim/apps/tasks.toml"),
+    ),
+    (
+        "expense",
+        include_str!("../../../../fixtures/sim/apps/expense.toml"),
+    ),
+    (
+        "gallery",
+        include_str!("../../../../fixtures/sim/apps/gallery.toml"),
+    ),
+    (
+        "recorder",
+        include_str!("../../../../fixtures/sim/apps/recorder.toml"),
+    ),
 ];
 
 /// Every bundled app, validated (a broken fixture fails this module's test).
@@ -664,7 +685,7 @@ mod tests {
         let names: Vec<&str> = apps().iter().map(|a| a.name.as_str()).collect();
         assert_eq!(
             names,
-            ["contacts", "phone", "messages", "calendar", "files"]
+            ["contacts", "phone", "messages", "calendar", "files", "notes", "tasks", "expense", "gallery", "recorder"]
         );
     }
 

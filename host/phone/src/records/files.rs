@@ -10,7 +10,13 @@ use super::Record;
 pub(crate) const STORAGE: &str = "/storage/emulated/0";
 
 /// The directories a files check reads.
-pub(crate) const DIRS: [&str; 3] = ["Documents", "Download", "Pictures"];
+pub(crate) const DIRS: [&str; 5] = [
+    "Documents",
+    "Download",
+    "Pictures",
+    "DCIM",
+    "Android/data/com.dimowner.audiorecorder/files/Music/records",
+];
 
 /// The command that lists them: size, mtime (s) and path per line.
 pub(crate) fn list_command() -> String {

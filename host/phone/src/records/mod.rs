@@ -46,15 +46,26 @@ pub enum Table {
     Events,
     /// Files under `/storage/emulated/0`, `path` relative to it.
     Files,
+    /// Joplin's notes. This and the two tables below live in an app's own
+    /// database, which a real phone's shell cannot read: the virtual phone
+    /// serves them at `content://droidscore.sim/records/<table>`.
+    Notes,
+    /// Tasks' to-do items.
+    Tasks,
+    /// Pro Expense's expenses.
+    Expenses,
 }
 
 impl Table {
-    pub const ALL: [Table; 5] = [
+    pub const ALL: [Table; 8] = [
         Table::Contacts,
         Table::Sms,
         Table::Calls,
         Table::Events,
         Table::Files,
+        Table::Notes,
+        Table::Tasks,
+        Table::Expenses,
     ];
 
     pub fn name(self) -> &'static str {
@@ -64,6 +75,9 @@ impl Table {
             Table::Calls => "calls",
             Table::Events => "events",
             Table::Files => "files",
+            Table::Notes => "notes",
+            Table::Tasks => "tasks",
+            Table::Expenses => "expenses",
         }
     }
 
@@ -101,6 +115,9 @@ impl Table {
                 "dtend",
             ],
             Table::Files => &["_id", "path", "size", "mtime"],
+            Table::Notes => &["_id", "title", "body", "notebook", "updated_time"],
+            Table::Tasks => &["_id", "title", "details", "due", "completed", "starred"],
+            Table::Expenses => &["_id", "name", "amount", "category", "note", "date"],
         }
     }
 
@@ -115,6 +132,8 @@ impl Table {
             (Table::Calls, "type") => Some("1"),
             (Table::Events, "calendar_id") => Some("1"),
             (Table::Files, "size") => Some("0"),
+            (Table::Notes, "notebook") => Some("Personal"),
+            (Table::Tasks, "completed" | "starred") => Some("0"),
             _ => None,
         }
     }
@@ -127,6 +146,9 @@ impl Table {
             (Table::Sms | Table::Calls, "date")
                 | (Table::Events, "dtstart" | "dtend")
                 | (Table::Files, "mtime")
+                | (Table::Notes, "updated_time")
+                | (Table::Tasks, "due")
+                | (Table::Expenses, "date")
         )
     }
 }
@@ -256,7 +278,31 @@ impl Records {
         if table == Table::Sms && !fields.contains_key("date") {
             fields.insert("date".into(), clock.now_ms.to_string());
         }
+        if let (Table::Files, Some(path)) = (table, fields.get("path")) {
+            let free = self.free_path(path);
+            fields.insert("path".into(), free);
+        }
         Ok(fields)
+    }
+
+    /// `path`, or the first of `name (1).ext`, `name (2).ext`, … that no
+    /// file holds: MediaStore's answer to a second file of the same name
+    /// (two photos in the same second).
+    fn free_path(&self, path: &str) -> String {
+        let taken = |p: &str| self.rows(Table::Files).iter().any(|r| r.text("path") == p);
+        if !taken(path) {
+            return path.to_string();
+        }
+        let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((s, e)) if !s.is_empty() => (s, format!(".{e}")),
+            _ => (name, String::new()),
+        };
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        (1..)
+            .map(|n| format!("{prefix}{stem} ({n}){ext}"))
+            .find(|p| !taken(p))
+            .expect("some number is free")
     }
 
     /// The SMS thread of `address` (digits compared): an existing thread's

@@ -1,6 +1,6 @@
 //! The simulated phone's clock and the times a task file may give records:
 //! `today 09:30`, `tomorrow 14:00`, `-2h`, `+3d 08:00`, an RFC 3339 time
-//! (`2026-12-01T09:30:00Z`) or milliseconds since the epoch. The simulator's
+//! (`2026-12-01T09:30:00Z`), a date (`2026-12-03`, its midnight) or milliseconds since the epoch. The simulator's
 //! day is Monday 30 November 2026 (what its launcher shows), in UTC; its
 //! time of day comes from the episode's seed, as the status-bar clock does.
 
@@ -16,7 +16,7 @@ const DAY: i64 = 24 * HOUR;
 
 /// A time a task file gave that is none of the forms above.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a time: give ms since the epoch, `today 09:30`, `tomorrow 14:00`, `-2h`, `+3d 08:00`, `-45m` or RFC 3339")]
+#[error("{0:?} is not a time: give ms since the epoch, `today 09:30`, `tomorrow 14:00`, `-2h`, `+3d 08:00`, `-45m`, a date (`2026-12-03`) or RFC 3339")]
 pub struct WhenError(pub String);
 
 /// The phone's "now", in ms since the epoch (UTC).
@@ -63,7 +63,10 @@ pub(crate) fn parse_when(text: &str, clock: &Clock) -> Result<i64, WhenError> {
     if t == "now" {
         return Ok(clock.now_ms);
     }
-    if let Ok(time) = humantime::parse_rfc3339(t) {
+    // A bare date (`2026-12-03`, as a date field takes it) is its midnight.
+    let at_midnight = (t.len() == 10 && t.as_bytes()[4] == b'-' && t.as_bytes()[7] == b'-')
+        .then(|| format!("{t}T00:00:00Z"));
+    if let Ok(time) = humantime::parse_rfc3339(at_midnight.as_deref().unwrap_or(t)) {
         let ms = time
             .duration_since(UNIX_EPOCH)
             .map_err(|_| bad())?
@@ -164,7 +167,8 @@ mod tests {
             NOW_MS + DAY + 9 * HOUR + 30 * MINUTE
         );
         assert_eq!(at("1795996800000"), NOW_MS);
-        for bad in ["someday", "today", "today 25:00", "+3x", "tomorrow 9"] {
+        assert_eq!(at("2026-12-03"), NOW_MS + 3 * DAY, "a date is its midnight");
+        for bad in ["someday", "today", "today 25:00", "+3x", "tomorrow 9", "2026-13-03", "2026-12-3"] {
             assert!(parse_when(bad, &clock).is_err(), "{bad}");
         }
     }

@@ -31,7 +31,20 @@ pub enum View {
     Calls,
     /// `content://com.android.calendar/events`.
     Events,
+    /// `content://droidscore.sim/records/<table>`: a table kept in an app's
+    /// own database (notes, tasks, expenses). No real phone has this
+    /// provider; the virtual phone serves it so that an oracle reads the
+    /// same rows over adb as in process, and a real phone's check is
+    /// skipped with the provider's own refusal.
+    Private(Table),
 }
+
+/// The virtual phone's URIs for the tables kept in an app's own database.
+const PRIVATE: [(&str, Table); 3] = [
+    ("content://droidscore.sim/records/notes", Table::Notes),
+    ("content://droidscore.sim/records/tasks", Table::Tasks),
+    ("content://droidscore.sim/records/expenses", Table::Expenses),
+];
 
 /// The view a `--uri` names, if the simulator has it. A trailing `/` is
 /// ignored, as providers match their paths.
@@ -46,7 +59,10 @@ pub(crate) fn view_for_uri(uri: &str) -> Option<View> {
         "content://sms/sent" => View::Sms(Some(2)),
         "content://call_log/calls" => View::Calls,
         "content://com.android.calendar/events" => View::Events,
-        _ => return None,
+        other => {
+            let (_, table) = PRIVATE.iter().find(|(u, _)| *u == other)?;
+            View::Private(*table)
+        }
     })
 }
 
@@ -60,6 +76,7 @@ impl View {
             View::Sms(_) => Table::Sms,
             View::Calls => Table::Calls,
             View::Events => Table::Events,
+            View::Private(table) => table,
         }
     }
 
@@ -91,6 +108,7 @@ impl View {
             ],
             View::Calls => &["_id", "number", "date", "duration", "type", "name"],
             View::Events => Table::Events.columns(),
+            View::Private(table) => table.columns(),
         }
     }
 
@@ -165,7 +183,9 @@ impl View {
                     row.insert("seen".into(), Some("1".into()));
                     out.push(row);
                 }
-                View::Calls | View::Events => out.push(plain(r, self.columns())),
+                View::Calls | View::Events | View::Private(_) => {
+                    out.push(plain(r, self.columns()))
+                }
             }
         }
         out.sort_by_key(|row| {
@@ -226,6 +246,13 @@ impl Table {
                 projection: Table::Events.columns(),
             },
             Table::Files => return None,
+            table @ (Table::Notes | Table::Tasks | Table::Expenses) => {
+                let (uri, _) = PRIVATE.iter().find(|(_, t)| *t == table)?;
+                Source {
+                    uri,
+                    projection: table.columns(),
+                }
+            }
         })
     }
 

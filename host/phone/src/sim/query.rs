@@ -143,6 +143,14 @@ impl<'a> Scope<'a> {
                         .map_or(label.clone(), |(_, d)| d.to_string())
                 })
                 .unwrap_or_default(),
+            // A file name's moment, as camera and recorder apps name files.
+            "stamp" => ms()
+                .map(|ms| {
+                    let (date, time, _) = civil(ms);
+                    let seconds = ms.div_euclid(1000).rem_euclid(60);
+                    format!("{}_{}{seconds:02}", date.replace('-', ""), time.replace(':', ""))
+                })
+                .unwrap_or_default(),
             "size" => value.parse::<u64>().map(file_size).unwrap_or_default(),
             "basename" => part(value, Part::Basename).to_string(),
             "dir" => part(value, Part::Dir).to_string(),
