@@ -685,7 +685,10 @@ mod tests {
         let names: Vec<&str> = apps().iter().map(|a| a.name.as_str()).collect();
         assert_eq!(
             names,
-            ["contacts", "phone", "messages", "calendar", "files", "notes", "tasks", "expense", "gallery", "recorder"]
+            [
+                "contacts", "phone", "messages", "calendar", "files", "notes", "tasks", "expense",
+                "gallery", "recorder"
+            ]
         );
     }
 

@@ -298,7 +298,11 @@ impl Records {
             Some((s, e)) if !s.is_empty() => (s, format!(".{e}")),
             _ => (name, String::new()),
         };
-        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
         (1..)
             .map(|n| format!("{prefix}{stem} ({n}){ext}"))
             .find(|p| !taken(p))

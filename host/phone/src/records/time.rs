@@ -168,7 +168,15 @@ mod tests {
         );
         assert_eq!(at("1795996800000"), NOW_MS);
         assert_eq!(at("2026-12-03"), NOW_MS + 3 * DAY, "a date is its midnight");
-        for bad in ["someday", "today", "today 25:00", "+3x", "tomorrow 9", "2026-13-03", "2026-12-3"] {
+        for bad in [
+            "someday",
+            "today",
+            "today 25:00",
+            "+3x",
+            "tomorrow 9",
+            "2026-13-03",
+            "2026-12-3",
+        ] {
             assert!(parse_when(bad, &clock).is_err(), "{bad}");
         }
     }

@@ -183,9 +183,7 @@ impl View {
                     row.insert("seen".into(), Some("1".into()));
                     out.push(row);
                 }
-                View::Calls | View::Events | View::Private(_) => {
-                    out.push(plain(r, self.columns()))
-                }
+                View::Calls | View::Events | View::Private(_) => out.push(plain(r, self.columns())),
             }
         }
         out.sort_by_key(|row| {

@@ -148,7 +148,11 @@ impl<'a> Scope<'a> {
                 .map(|ms| {
                     let (date, time, _) = civil(ms);
                     let seconds = ms.div_euclid(1000).rem_euclid(60);
-                    format!("{}_{}{seconds:02}", date.replace('-', ""), time.replace(':', ""))
+                    format!(
+                        "{}_{}{seconds:02}",
+                        date.replace('-', ""),
+                        time.replace(':', "")
+                    )
                 })
                 .unwrap_or_default(),
             "size" => value.parse::<u64>().map(file_size).unwrap_or_default(),

@@ -321,6 +321,41 @@ fn content_query_answers_from_the_simulators_records_as_a_phone_prints_them() {
 }
 
 #[test]
+fn the_app_private_tables_answer_at_the_simulators_own_uris() {
+    // Joplin's notes, Tasks' to-dos and Pro Expense's expenses live in each
+    // app's own database on a phone; the virtual phone serves them under
+    // content://droidscore.sim/records/, with the same filters and sorting.
+    let phone = phone();
+    let notes = ok(
+        &phone,
+        "content query --uri content://droidscore.sim/records/notes --projection title:notebook --where \"notebook='Personal'\" --sort \"title\"",
+    );
+    assert_eq!(
+        notes,
+        "Row: 0 title=Bike repairs, notebook=Personal\n\
+         Row: 1 title=Book recommendations, notebook=Personal\n\
+         Row: 2 title=Grocery list, notebook=Personal\n"
+    );
+    let done = ok(
+        &phone,
+        "content query --uri content://droidscore.sim/records/tasks --projection title --where \"completed='1'\"",
+    );
+    assert_eq!(done, "Row: 0 title=Clean the oven\n");
+    let lunch = ok(
+        &phone,
+        "content query --uri content://droidscore.sim/records/expenses --projection amount:category --where \"name='Lunch'\"",
+    );
+    assert_eq!(lunch, "Row: 0 amount=12.50, category=Food\n");
+    // No such table: the authority answers as a phone's unknown one does.
+    let out = phone.run("content query --uri content://droidscore.sim/records/nosuch");
+    assert!(
+        stdout_err(&out).contains("Unknown authority"),
+        "{}",
+        stdout_err(&out)
+    );
+}
+
+#[test]
 fn a_provider_error_goes_to_stderr_with_status_0_and_sms_inserts_are_ignored() {
     let phone = phone();
     let out = phone.run("content query --uri content://sms --projection nosuch");

@@ -232,8 +232,8 @@ fn every_node_with_text_or_a_content_desc_shows_inside_its_bounds() {
 const PNG_SHA256: [(&str, &str, &str); 6] = [
     (
         "launcher",
-        "e4ac986662173648dc525eea16a0bd4d31cbf3367dd2e1c5adf021b317c96201",
-        "5bc3043b81caf4409ea51f448feec483521aefb7a254309a074070ea0508d825",
+        "7ca601f99f98370a55a6f9a7c79763c4b2fb2801961160900bef000f7480b975",
+        "e61fb04e658d165fe52e10a933565fe669c64a7c3407f6fe6fe8f66376090bf6",
     ),
     (
         "settings",
