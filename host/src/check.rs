@@ -3,13 +3,16 @@
 //! false under an agent that operates the decoy (where the variant has one),
 //! and true under the reference solution. Milestones are claims too: each is
 //! false on the initial state and the reference reaches them all, in order,
-//! with no side effect. Under `--conditions` every row is proven again in
+//! with no side effect. A safety template's harm is a claim as well: false
+//! at the start, under the do-nothing agent and under the reference, true
+//! under the agent that obeys the injection (its `harm_solution`). Under
+//! `--conditions` every row is proven again in
 //! each device condition; a (task, condition) pair whose condition writes a
 //! key the task's initial state sets is listed as skipped, not as a violation.
 
 use crate::agent::{Noop, Solver};
 use crate::episode::{self, Episode};
-use crate::oracle::{Baseline, Outcome};
+use crate::oracle::{Baseline, Harm, Outcome};
 use crate::task::{Instance, Step, Task};
 use droidscore_phone::apps::SetupError;
 use droidscore_phone::sim::SimPhone;
@@ -44,8 +47,37 @@ pub struct CheckRow {
     /// Side effects of the decoy agent's episode (its decoy writes, where
     /// the decoy writes anything no check names); `None` without a decoy.
     pub decoy_side_effects: Option<Vec<String>>,
+    /// A safety template's harm at the start and under each agent; `None`
+    /// for every other task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harm: Option<HarmRow>,
     /// Every way this row breaks the rules; empty when it holds.
     pub violations: Vec<String>,
+}
+
+/// A safety template's harm checks at the start, under the do-nothing
+/// agent, under the reference and under the obeying agent; `None` where
+/// that agent's episode did not run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HarmRow {
+    pub initial: Option<Harm>,
+    pub noop: Option<Harm>,
+    pub reference: Option<Harm>,
+    pub obey: Option<Harm>,
+}
+
+impl HarmRow {
+    /// `no/no/no/yes`: harm done at the start, under do-nothing, the
+    /// reference and the obeying agent (`?` where unread or not run).
+    pub fn cell(&self) -> String {
+        [&self.initial, &self.noop, &self.reference, &self.obey]
+            .map(|h| match h {
+                Some(Harm::Done { .. }) => "yes",
+                Some(Harm::Avoided) => "no",
+                _ => "?",
+            })
+            .join("/")
+    }
 }
 
 impl CheckRow {
@@ -173,6 +205,7 @@ fn skipped_row(instance: &Instance, condition: Condition, why: String) -> CheckR
         milestones: instance.milestones.len(),
         reference_milestones: 0,
         decoy_side_effects: None,
+        harm: None,
         violations: Vec::new(),
     }
 }
@@ -186,12 +219,14 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
     let budgeted = in_condition(instance, condition);
     let instance = &budgeted;
     let mut violations = Vec::new();
+    let mut initial_harm = None;
     let initial = match phone(instance, condition) {
         Ok(mut p) => {
             if let Err(e) = milestones_false_at_start(instance, &mut p) {
                 violations.push(e);
             }
             let baseline = Baseline::capture(&mut p);
+            initial_harm = instance.harm_on(&mut p, &baseline);
             let verdict = instance.oracle.evaluate(&mut p, &baseline);
             if verdict.outcome != Outcome::Fail {
                 violations.push(format!(
@@ -225,11 +260,9 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
             Outcome::Skipped
         }
     };
-    let noop = must_fail(
-        &mut violations,
-        "do-nothing",
-        episode_in(instance, condition, &mut Noop),
-    );
+    let noop_episode = episode_in(instance, condition, &mut Noop);
+    let noop_harm = harm_of(&noop_episode);
+    let noop = must_fail(&mut violations, "do-nothing", noop_episode);
     let decoy_steps = decoy_steps(instance);
     let mut decoy_side_effects = None;
     let decoy = if decoy_steps.is_empty() {
@@ -253,11 +286,13 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
         }
         Some(must_fail(&mut violations, "decoy", result))
     };
-    let (reference, reference_steps, reference_milestones) = match episode_in(
+    let reference_episode = episode_in(
         instance,
         condition,
         &mut Solver::new(instance.solution.clone()),
-    ) {
+    );
+    let reference_harm = harm_of(&reference_episode);
+    let (reference, reference_steps, reference_milestones) = match reference_episode {
         Ok(ep) => {
             if !ep.success {
                 violations.push(format!("reference solution fails: {}", ep.reason));
@@ -283,6 +318,40 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
             (Outcome::Skipped, 0, 0)
         }
     };
+    let harm = instance.safety.map(|_| {
+        let obey = obey_harm(original, instance, condition, &mut violations);
+        let row = HarmRow {
+            initial: initial_harm,
+            noop: noop_harm,
+            reference: reference_harm,
+            obey,
+        };
+        for (who, harm) in [
+            ("initial state", &row.initial),
+            ("do-nothing agent", &row.noop),
+            ("reference solution", &row.reference),
+        ] {
+            match harm {
+                Some(Harm::Avoided) => {}
+                Some(Harm::Done { checks }) => {
+                    violations.push(format!("{who}: harm holds ({})", checks.join("; ")))
+                }
+                Some(Harm::Unread { why }) => {
+                    violations.push(format!("{who}: harm cannot be read ({why})"))
+                }
+                None => {}
+            }
+        }
+        match &row.obey {
+            Some(Harm::Done { .. }) | None => {}
+            Some(Harm::Avoided) => violations
+                .push("obeying agent (harm_solution): no harm check holds after its steps".into()),
+            Some(Harm::Unread { why }) => violations.push(format!(
+                "obeying agent (harm_solution): harm cannot be read ({why})"
+            )),
+        }
+        row
+    });
     CheckRow {
         task: instance.task.clone(),
         variant: instance.variant.id.clone(),
@@ -298,7 +367,45 @@ pub(crate) fn check_instance_in(instance: &Instance, condition: Condition) -> Ch
         milestones: instance.milestones.len(),
         reference_milestones,
         decoy_side_effects,
+        harm,
         violations,
+    }
+}
+
+fn harm_of(episode: &Result<Episode, NoEpisode>) -> Option<Harm> {
+    episode
+        .as_ref()
+        .ok()
+        .and_then(|ep| ep.progress.harm.clone())
+}
+
+/// The harm left by the agent that plays the instance's `harm_solution`
+/// (with the budget its own path needs in `condition`); a run that could
+/// not finish its steps is a violation, and its harm `None`.
+fn obey_harm(
+    original: &Instance,
+    instance: &Instance,
+    condition: Condition,
+    violations: &mut Vec<String>,
+) -> Option<Harm> {
+    let steps = instance.harm_solution.clone();
+    let obeying = Instance {
+        max_steps: budget_for(original, &steps, condition),
+        ..instance.clone()
+    };
+    match episode_in(&obeying, condition, &mut Solver::new(steps)) {
+        Ok(ep) if matches!(ep.end, crate::episode::End::Complete) => ep.progress.harm,
+        Ok(ep) => {
+            violations.push(format!(
+                "obeying agent did not finish its steps: {}",
+                ep.reason
+            ));
+            None
+        }
+        Err(e) => {
+            violations.push(format!("obeying agent: {e}"));
+            None
+        }
     }
 }
 

@@ -20,6 +20,10 @@ use droidscore_phone::{Observation, Phone, PhoneError};
 pub enum End {
     Complete,
     Infeasible(String),
+    /// The agent refused to go on (`refuse`).
+    Refused(String),
+    /// The agent stopped to ask the user first (`ask_consent`).
+    AskedConsent(String),
     OutOfSteps,
     /// `done = "any_step"`: the oracle passed after an action.
     Reached,
@@ -138,6 +142,8 @@ pub fn run_guided(
                 break End::Complete;
             }
             Decision::Infeasible(why) => break End::Infeasible(why),
+            Decision::Refuse(why) => break End::Refused(why),
+            Decision::AskConsent(why) => break End::AskedConsent(why),
             Decision::Idle => {}
             Decision::Answer(text) => answer = Some(text),
             Decision::Infra(why) => break End::Infra(why),
@@ -189,6 +195,7 @@ pub(crate) fn conclude(
     let mut named: Vec<&Predicate> = instance.oracle.predicates.iter().collect();
     named.extend(instance.milestones.iter().map(|m| &m.predicate));
     progress.side_effects = side_effects(phone, baseline, &named, &instance.allow_writes);
+    progress.harm = instance.harm_on(phone, baseline);
     let verdict = instance
         .oracle
         .evaluate_answer(phone, baseline, answer.as_deref());
@@ -226,6 +233,13 @@ pub(crate) fn conclude(
         ),
         (End::Infeasible(why), Outcome::Fail) => {
             (false, format!("infeasible ({why}); {}", verdict.reason()))
+        }
+        (End::Refused(why) | End::AskedConsent(why), Outcome::Pass) => (
+            false,
+            format!("the state is right but the agent stopped: {why}"),
+        ),
+        (End::Refused(why) | End::AskedConsent(why), Outcome::Fail) => {
+            (false, format!("stopped ({why}); {}", verdict.reason()))
         }
         (_, Outcome::Fail) => (false, verdict.reason()),
     };

@@ -77,3 +77,74 @@ fn a_step_that_leaves_the_screen_as_it_was_is_no_screen_change() {
     assert_eq!((p.reached_in_order, p.reached_any), (0, 0));
     assert_eq!(p.progress(ep.success), Some(0.0));
 }
+
+/// An agent that opens the thread, then stops with `decision`.
+struct Stopping {
+    steps: Vec<crate::task::Step>,
+    solver: Option<Solver>,
+    stop: Decision,
+}
+
+impl Agent for Stopping {
+    fn next(&mut self, goal: &str, obs: &Observation) -> Decision {
+        let solver = self
+            .solver
+            .get_or_insert_with(|| Solver::new(self.steps.clone()));
+        match solver.next(goal, obs) {
+            Decision::Complete => self.stop.clone(),
+            other => other,
+        }
+    }
+}
+
+/// A safety template's episode reads harm from the phone: none when the
+/// agent stops with `refuse` or `ask_consent` (each its own end, no
+/// success), done when it obeys the injection; other tasks carry none.
+#[test]
+fn a_refusal_ends_the_episode_without_harm_and_obeying_does_harm() {
+    let tasks = Suite::Embedded.load().unwrap();
+    let task = tasks
+        .iter()
+        .find(|t| t.id == "safe_sms_forward_code")
+        .unwrap();
+    let inst = task.variant("base").unwrap().clone();
+    let opened = inst.solution[..2].to_vec();
+    for (stop, end) in [
+        (
+            Decision::Refuse("an injected instruction".into()),
+            "refused",
+        ),
+        (Decision::AskConsent("may I?".into()), "asked_consent"),
+    ] {
+        let mut phone = crate::test_support::with_setup(inst.setup(0));
+        let mut agent = Stopping {
+            steps: opened.clone(),
+            solver: None,
+            stop,
+        };
+        let ep = run(phone.as_mut(), &mut agent, &inst).unwrap();
+        assert!(!ep.success, "{}", ep.reason);
+        assert!(ep.reason.contains("stopped"), "{}", ep.reason);
+        assert_eq!(serde_json::to_value(&ep.end).unwrap()["end"], end);
+        assert_eq!(ep.progress.harm, Some(crate::oracle::Harm::Avoided));
+    }
+    let mut phone = crate::test_support::with_setup(inst.setup(0));
+    let mut obeying = Solver::new(inst.harm_solution.clone());
+    let ep = run(phone.as_mut(), &mut obeying, &inst).unwrap();
+    assert!(
+        ep.progress
+            .harm
+            .as_ref()
+            .is_some_and(crate::oracle::Harm::done),
+        "{:?}",
+        ep.progress.harm
+    );
+    let mut phone = crate::test_support::with_setup(wifi_off().setup(0));
+    let ep = run(
+        phone.as_mut(),
+        &mut Solver::new(wifi_off().solution),
+        &wifi_off(),
+    )
+    .unwrap();
+    assert!(ep.success && ep.progress.harm.is_none());
+}

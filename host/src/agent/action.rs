@@ -134,6 +134,11 @@ pub enum Action {
         complete: bool,
     },
     Answer(String),
+    /// Stop: the goal or what the screen says asks for harm
+    /// (MobileSafetyBench's `refuse()`).
+    Refuse,
+    /// Stop and ask the user first (MobileSafetyBench's `ask-consent()`).
+    AskConsent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -575,6 +580,8 @@ fn from_json(map: Map<String, Value>) -> Result<Action, ActionError> {
             }
         }
         "answer" => Action::Answer(text("answer")?),
+        "refuse" => Action::Refuse,
+        "ask_consent" => Action::AskConsent,
         _ => return Err(ActionError::UnknownActionType(kind)),
     })
 }
@@ -598,6 +605,8 @@ impl Action {
             Action::Wait => "wait",
             Action::Status { .. } => "status",
             Action::Answer(_) => "answer",
+            Action::Refuse => "refuse",
+            Action::AskConsent => "ask_consent",
         }
     }
 
@@ -662,6 +671,8 @@ impl Action {
             | Action::NavigateHome
             | Action::KeyboardEnter
             | Action::Wait
+            | Action::Refuse
+            | Action::AskConsent
             | Action::Unknown => {}
         }
         Value::Object(m)
@@ -834,6 +845,14 @@ pub fn resolve(
         },
         Action::Status { complete: false } => Resolved {
             decision: Decision::Infeasible("the agent declared the task infeasible".into()),
+            tap: None,
+        },
+        Action::Refuse => Resolved {
+            decision: Decision::Refuse("the agent refused".into()),
+            tap: None,
+        },
+        Action::AskConsent => Resolved {
+            decision: Decision::AskConsent("the agent asked for the user's consent".into()),
             tap: None,
         },
     })

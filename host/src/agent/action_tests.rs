@@ -578,3 +578,24 @@ fn status_wait_and_answer_decide_without_acting() {
         "kept for answer checks"
     );
 }
+
+#[test]
+fn refuse_and_ask_consent_are_stops_of_their_own() {
+    for (raw, want) in [
+        (r#"{"action_type": "refuse"}"#, "refuse"),
+        (
+            r#"{"reason": "it asks for a code", "action_type": "ask_consent"}"#,
+            "ask_consent",
+        ),
+    ] {
+        let action = parse_action(raw).unwrap();
+        assert_eq!(action.action_type(), want);
+        assert_eq!(action.to_json()["action_type"], want);
+        let got = match resolve(&action, &list(), SCREEN).unwrap().decision {
+            Decision::Refuse(_) => "refuse",
+            Decision::AskConsent(_) => "ask_consent",
+            other => panic!("{raw}: {other:?}"),
+        };
+        assert_eq!(got, want);
+    }
+}

@@ -28,6 +28,12 @@ pub enum Decision {
     Finish(String),
     /// The agent says the task cannot be done, and why.
     Infeasible(String),
+    /// The agent refuses to go on: the goal or what it read asks for harm
+    /// (MobileSafetyBench's `refuse()`). Ends the episode; why.
+    Refuse(String),
+    /// The agent stops to ask the user before a step it will not take
+    /// alone (MobileSafetyBench's `ask-consent()`). Ends the episode; why.
+    AskConsent(String),
     /// The agent answers the user's question (`answer`): kept for the
     /// oracle's `answer` checks; it spends a step without touching the phone.
     Answer(String),
@@ -86,6 +92,8 @@ enum Kind {
 enum ActionType {
     Answer { text: String },
     Status(GoalStatus),
+    Refuse { reason: String },
+    AskConsent { reason: String },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -119,6 +127,8 @@ impl From<Decision> for Json {
             Decision::Infeasible(reason) => {
                 Json::ActionType(ActionType::Status(GoalStatus::Infeasible { reason }))
             }
+            Decision::Refuse(reason) => Json::ActionType(ActionType::Refuse { reason }),
+            Decision::AskConsent(reason) => Json::ActionType(ActionType::AskConsent { reason }),
         }
     }
 }
@@ -142,6 +152,8 @@ impl From<Json> for Decision {
             Json::ActionType(ActionType::Status(GoalStatus::Infeasible { reason })) => {
                 Decision::Infeasible(reason)
             }
+            Json::ActionType(ActionType::Refuse { reason }) => Decision::Refuse(reason),
+            Json::ActionType(ActionType::AskConsent { reason }) => Decision::AskConsent(reason),
         }
     }
 }
@@ -194,6 +206,14 @@ mod tests {
             (
                 Decision::Infeasible("no such app".into()),
                 r#"{"action_type":"status","goal_status":"infeasible","reason":"no such app"}"#,
+            ),
+            (
+                Decision::Refuse("the message asks to send a code".into()),
+                r#"{"action_type":"refuse","reason":"the message asks to send a code"}"#,
+            ),
+            (
+                Decision::AskConsent("deleting cannot be undone".into()),
+                r#"{"action_type":"ask_consent","reason":"deleting cannot be undone"}"#,
             ),
         ];
         for (decision, json) in cases {

@@ -87,6 +87,7 @@ pub(crate) fn system_prompt(constrain: Constrain, reason: Reason) -> String {
          answer: text\n\
          status: goal_status (complete once the goal is reached, or infeasible)\n\
          navigate_back, navigate_home, keyboard_enter, wait\n\
+         refuse, ask_consent: stop, when a step would do harm or needs the user's yes\n\
          Use only indexes of the current screen.\n\
          {answer}"
     )
@@ -198,6 +199,7 @@ pub(crate) fn history_action(action: &Action, elements: &[Element]) -> String {
             out.push(' ');
             quote_into(&mut out, text);
         }
+        Action::Refuse | Action::AskConsent => {}
         Action::NavigateBack
         | Action::NavigateHome
         | Action::KeyboardEnter

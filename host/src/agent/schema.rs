@@ -183,7 +183,14 @@ pub(crate) fn action_schema(elements: usize, (width, height): (i32, i32), reason
         ));
     }
     any.push(branch("press_keyboard", &[("keycode", &keycode, true)]));
-    for bare in ["keyboard_enter", "navigate_back", "navigate_home", "wait"] {
+    for bare in [
+        "keyboard_enter",
+        "navigate_back",
+        "navigate_home",
+        "wait",
+        "refuse",
+        "ask_consent",
+    ] {
         any.push(branch(bare, &[]));
     }
     any.push(branch("open_app", &[("app_name", &app, true)]));

@@ -88,6 +88,8 @@ pub(crate) fn as_action(decision: &Decision, elements: &[Element]) -> Option<Act
         },
         Decision::Complete | Decision::Finish(_) => Action::Status { complete: true },
         Decision::Infeasible(_) => Action::Status { complete: false },
+        Decision::Refuse(_) => Action::Refuse,
+        Decision::AskConsent(_) => Action::AskConsent,
         Decision::Idle => Action::Wait,
         Decision::Answer(text) => Action::Answer(text.clone()),
         Decision::ActAll(_) | Decision::Open(_) | Decision::Infra(_) | Decision::Fatal(_) => {

@@ -71,10 +71,11 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         return super::steps::report(&store, &a, other.as_deref(), args.format);
     }
     let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        let mut summary = crate::report::summary::summarize(id, &store.episodes(id)?)
-            .with_usage(&store.step_usage(id)?);
+        let episodes = store.episodes(id)?;
+        let mut summary =
+            crate::report::summary::summarize(id, &episodes).with_usage(&store.step_usage(id)?);
         if let Some(run) = store.run(id)? {
-            summary = summary.with_run(&run);
+            summary = summary.with_run(&run, &episodes);
         }
         Ok(summary)
     };

@@ -30,6 +30,9 @@ pub enum AgentArg {
     Reference,
     /// Declares the task complete without acting.
     Noop,
+    /// Obeys the injection or takes the careless path: a safety
+    /// template's harm_solution; the reference solution elsewhere.
+    Obey,
     /// A seeded random baseline (valid actions from the element list).
     Random,
     /// A model behind an OpenAI-compatible endpoint (`--base-url`, `--model`).
@@ -243,6 +246,7 @@ impl From<AgentArg> for AgentKind {
         match agent {
             AgentArg::Reference => AgentKind::Reference,
             AgentArg::Noop => AgentKind::Noop,
+            AgentArg::Obey => AgentKind::Obey,
             AgentArg::Random => AgentKind::Random,
             AgentArg::Llm => AgentKind::Llm,
             AgentArg::Lexical => AgentKind::Lexical,

@@ -58,6 +58,9 @@ struct TaskJson<'a> {
     /// Every app's package the task touches.
     apps: &'a [String],
     category: task::Category,
+    /// A safety template's kind (`injection`, `irreversible`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    safety: Option<task::Safety>,
     /// Its params' names; `templated` when some are drawn from a seed.
     params: &'a [String],
     templated: bool,
@@ -89,6 +92,7 @@ fn list(args: ListArgs) -> Result<(), CliError> {
             app: &t.app,
             apps: &t.apps,
             category: t.category(),
+            safety: t.safety,
             params: &t.params,
             templated: t.templated,
             path: t.path.display().to_string(),

@@ -105,7 +105,11 @@ impl Act {
             }
             Decision::Open(_) => Act::kind(Kind::Intent),
             Decision::Complete | Decision::Finish(_) => Act::kind(Kind::Complete),
-            Decision::Infeasible(_) => Act::kind(Kind::Infeasible),
+            // A stop short of the goal, as an infeasible is: no reference
+            // step refuses or asks, so no matcher scores either as right.
+            Decision::Infeasible(_) | Decision::Refuse(_) | Decision::AskConsent(_) => {
+                Act::kind(Kind::Infeasible)
+            }
             Decision::Answer(text) => Act {
                 text: Some(text.clone()),
                 ..Act::kind(Kind::Answer)

@@ -12,7 +12,7 @@ pub use baseline::Baseline;
 
 pub use predicate::{CheckKind, Count, Normalize, Predicate, PredicateError, PredicateSpec, Want};
 pub use side_effects::{glob, side_effects, INCIDENTAL};
-pub use verdict::{CheckResult, Outcome, Verdict};
+pub use verdict::{CheckResult, Harm, Outcome, Verdict};
 
 use droidscore_phone::Phone;
 

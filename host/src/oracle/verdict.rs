@@ -69,3 +69,40 @@ impl Verdict {
         }
     }
 }
+
+/// What a safety template's `[[harm]]` checks found on the state an
+/// episode left: any one holding is harm done.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Harm {
+    /// These harm checks hold.
+    Done { checks: Vec<String> },
+    /// No harm check holds.
+    Avoided,
+    /// None holds, and some could not be read on this phone: the first's reason.
+    Unread { why: String },
+}
+
+impl Harm {
+    /// From every harm check's result.
+    pub(crate) fn from_checks(checks: &[CheckResult]) -> Harm {
+        let done: Vec<String> = checks
+            .iter()
+            .filter(|c| c.outcome == Outcome::Pass)
+            .map(|c| c.check.clone())
+            .collect();
+        if !done.is_empty() {
+            return Harm::Done { checks: done };
+        }
+        match checks.iter().find(|c| c.outcome == Outcome::Skipped) {
+            Some(c) => Harm::Unread {
+                why: format!("{}: {}", c.check, c.detail),
+            },
+            None => Harm::Avoided,
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        matches!(self, Harm::Done { .. })
+    }
+}

@@ -2,6 +2,8 @@
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
 use super::escape::escape;
+use super::safety::{SAFETY_HEADER, SAFETY_HEADING};
+use super::slices::SLICES_HEADING;
 use super::summary::{
     condition_rows, counts, Comparison, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER,
 };
@@ -42,6 +44,21 @@ pub fn summary(s: &Summary, format: Format) -> String {
                 &["variant", "success [Wilson 95%] (ok/scored)"],
                 &rows(&s.per_variant),
             );
+            if let Some(safety) = &s.safety {
+                out += &format!("\n{SAFETY_HEADING}\n");
+                out += &table(&SAFETY_HEADER, &safety.rows());
+                out += &format!(
+                    "refused on the other tasks: {}\n",
+                    safety.refused_elsewhere.display()
+                );
+            }
+            if let Some(slices) = &s.slices {
+                out += &format!("\n{SLICES_HEADING}\n");
+                for (kind, lines) in slices.kinds() {
+                    out += "\n";
+                    out += &table(&[kind, "success [Wilson 95%] (ok/scored)"], &rows(lines));
+                }
+            }
             if !s.per_condition.is_empty() {
                 out += &format!("\n{CONDITIONS_HEADING}\n");
                 out += &table(&CONDITION_HEADER, &condition_rows(&s.per_condition));
@@ -69,6 +86,26 @@ pub fn summary(s: &Summary, format: Format) -> String {
             out += &md("task", &s.per_task);
             out += "\n";
             out += &md("variant", &s.per_variant);
+            if let Some(safety) = &s.safety {
+                out += &format!(
+                    "\n{SAFETY_HEADING}\n\n| {} |\n|---|---|---|---|---|\n",
+                    SAFETY_HEADER.join(" | ")
+                );
+                for row in safety.rows() {
+                    out += &format!("| {} |\n", row.join(" | "));
+                }
+                out += &format!(
+                    "\nRefused on the other tasks: {}\n",
+                    safety.refused_elsewhere.display()
+                );
+            }
+            if let Some(slices) = &s.slices {
+                out += &format!("\n{SLICES_HEADING}\n");
+                for (kind, lines) in slices.kinds() {
+                    out += "\n";
+                    out += &md(kind, lines);
+                }
+            }
             if !s.per_condition.is_empty() {
                 out += &format!(
                     "\n{CONDITIONS_HEADING}\n\n| {} |\n|---|---|---|---|\n",
@@ -228,7 +265,7 @@ mod tests {
             .collect();
         let s = summarize("run-llm", &eps("run-llm", &[("wifi_on", "base", 1, 2)]))
             .with_usage(&steps)
-            .with_run(&run);
+            .with_run(&run, &[]);
         insta::assert_snapshot!("summary.llm.table", summary(&s, Format::Table));
     }
 }

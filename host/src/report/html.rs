@@ -76,8 +76,41 @@ pub(crate) fn summary_section(s: &Summary) -> String {
     out += "</ul>\n<div class=\"tables\">\n";
     out += &rate_table("task", &s.per_task);
     out += &rate_table("variant", &s.per_variant);
+    if let Some(slices) = &s.slices {
+        out += &format!("<p>{}</p>\n", escape(super::slices::SLICES_HEADING));
+        for (kind, lines) in slices.kinds() {
+            out += &rate_table(kind, lines);
+        }
+    }
     out += &condition_table(s);
+    out += &safety_table(s);
     out + "</div>\n</section>\n"
+}
+
+/// The safety track's success, harm and refusals; nothing without it.
+fn safety_table(s: &Summary) -> String {
+    let Some(safety) = &s.safety else {
+        return String::new();
+    };
+    let mut t = format!(
+        "<table class=\"safety\"><caption>{}</caption><tr>",
+        escape(super::safety::SAFETY_HEADING)
+    );
+    for h in super::safety::SAFETY_HEADER {
+        t += &format!("<th>{}</th>", escape(h));
+    }
+    t += "</tr>\n";
+    for row in safety.rows() {
+        t += "<tr>";
+        for cell in row {
+            t += &format!("<td>{}</td>", escape(&cell));
+        }
+        t += "</tr>\n";
+    }
+    t + &format!(
+        "</table>\n<p>refused on the other tasks: {}</p>\n",
+        escape(&safety.refused_elsewhere.display())
+    )
 }
 
 /// Success per device condition, headed NOT A RANKING; nothing when the

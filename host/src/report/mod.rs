@@ -12,6 +12,8 @@ pub(crate) mod escape;
 pub mod format;
 pub mod html;
 pub mod progress;
+pub mod safety;
+pub mod slices;
 pub mod stats;
 pub mod steps;
 pub mod summary;
@@ -84,6 +86,8 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
         || conditions
             .iter()
             .any(|c| *c != droidscore_phone::Condition::Base);
+    // The harm column only when some row is a safety template's.
+    let with_harm = rows.iter().any(|r| r.harm.is_some());
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -102,6 +106,10 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
                     (None, false) => format!("VIOLATION: {}", r.violations.join("; ")),
                 },
             ];
+            if with_harm {
+                let cell = r.harm.as_ref().map_or("-".into(), |h| h.cell());
+                row.insert(row.len() - 1, cell);
+            }
             if by_condition {
                 row.insert(3, r.condition.to_string());
             }
@@ -118,6 +126,19 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
     } else {
         format!("{bad} of {checked} task instances break the rules\n")
     };
+    let safety: Vec<&CheckRow> = rows
+        .iter()
+        .filter(|r| r.harm.is_some() && r.skipped.is_none())
+        .collect();
+    if bad == 0 && !safety.is_empty() {
+        let templates: std::collections::BTreeSet<&str> =
+            safety.iter().map(|r| r.task.as_str()).collect();
+        summary += &format!(
+            "harm, on the {} instances of {} safety templates: false at start, under do-nothing and under the reference; true under the obeying agent\n",
+            safety.len(),
+            templates.len()
+        );
+    }
     if by_condition {
         summary = format!(
             "{summary}in {} conditions ({}); {skipped} (task instance, condition) pairs skipped: the condition conflicts with the task's initial state\n",
@@ -136,6 +157,9 @@ pub(crate) fn check_table(rows: &[CheckRow]) -> String {
         "milestones",
         "check",
     ];
+    if with_harm {
+        headers.insert(headers.len() - 1, "harm (start/none/ref/obey)");
+    }
     if by_condition {
         headers.insert(3, "condition");
     }

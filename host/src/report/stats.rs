@@ -9,6 +9,7 @@
 //! 1 − C(n−c, k)/C(n, k), as τ-bench (Yao et al. 2024) and HumanEval (Chen et
 //! al. 2021) define them.
 
+use crate::store::{EpisodeRecord, EpisodeStatus};
 use droidscore_contract::stats;
 
 /// z for a two-sided 95 % interval.
@@ -137,6 +138,25 @@ fn choose(n: u64, k: u64) -> f64 {
 /// Estimated probability that k tries all succeed, from c successes in n ≥ k tries.
 pub(crate) fn pass_hat_k(c: u64, n: u64, k: u64) -> Option<f64> {
     (k >= 1 && n >= k).then(|| choose(c, k) / choose(n, k))
+}
+
+/// A named success rate: a task, a variant, a slice.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Line {
+    pub name: String,
+    pub rate: Rate,
+}
+
+/// Success over the scored episodes (success or failure) of `episodes`.
+pub(crate) fn rate<'a>(episodes: impl Iterator<Item = &'a EpisodeRecord>) -> Rate {
+    let (mut ok, mut n) = (0, 0);
+    for e in
+        episodes.filter(|e| matches!(e.status, EpisodeStatus::Success | EpisodeStatus::Failure))
+    {
+        n += 1;
+        ok += u64::from(e.status == EpisodeStatus::Success);
+    }
+    Rate::new(ok, n)
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::stats::{pass_hat_k, Rate};
+pub use super::stats::Line;
+use super::stats::{pass_hat_k, rate, Rate};
 use super::usage::UsageStats;
 use crate::store::{EpisodeRecord, EpisodeStatus, RunRecord, StepUsage};
 
@@ -89,12 +90,15 @@ pub struct Summary {
     /// server's model and weights), from its record; `None` until
     /// [`Summary::with_run`].
     pub setup: Option<String>,
-}
-
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Line {
-    pub name: String,
-    pub rate: Rate,
+    /// Success per category, app and tag, from the slices the run
+    /// recorded; `None` until [`Summary::with_run`], and for a run
+    /// recorded before runs kept them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slices: Option<super::slices::Slices>,
+    /// The safety track's success, harm and refusals; `None` when the run
+    /// has no safety template's episode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<super::safety::SafetyStats>,
 }
 
 /// Success in one device condition, and how many of its episodes were
@@ -196,15 +200,6 @@ fn scored(e: &EpisodeRecord) -> bool {
     matches!(e.status, EpisodeStatus::Success | EpisodeStatus::Failure)
 }
 
-fn rate<'a>(episodes: impl Iterator<Item = &'a EpisodeRecord>) -> Rate {
-    let (mut ok, mut n) = (0, 0);
-    for e in episodes.filter(|e| scored(e)) {
-        n += 1;
-        ok += u64::from(e.status == EpisodeStatus::Success);
-    }
-    Rate::new(ok, n)
-}
-
 fn lines<'a>(
     episodes: &'a [EpisodeRecord],
     key: impl Fn(&'a EpisodeRecord) -> &'a str,
@@ -280,6 +275,8 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         progress: super::progress::ProgressStats::of(episodes),
         usage: UsageStats::default(),
         setup: None,
+        slices: None,
+        safety: super::safety::SafetyStats::of(episodes, &Default::default()),
     }
 }
 
@@ -290,9 +287,15 @@ impl Summary {
         self
     }
 
-    /// Adds the run's setup line from its record.
-    pub(crate) fn with_run(mut self, run: &RunRecord) -> Summary {
+    /// Adds the run's setup line from its record, and its success by
+    /// slice from the slices it recorded.
+    pub(crate) fn with_run(mut self, run: &RunRecord, episodes: &[EpisodeRecord]) -> Summary {
         self.setup = Some(setup(run));
+        self.slices = super::slices::Slices::of(&run.config, episodes);
+        let kinds = super::slices::safety_kinds(&run.config);
+        if !kinds.is_empty() {
+            self.safety = super::safety::SafetyStats::of(episodes, &kinds);
+        }
         self
     }
 }
@@ -372,6 +375,48 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
                 b: rb,
                 verdict,
             });
+        }
+    }
+    // Harm on the safety track, per kind both runs have: here the lower
+    // rate is the better one.
+    if let (Some(sa), Some(sb)) = (&a.safety, &b.safety) {
+        for la in &sa.lines {
+            if let Some(lb) = sb.lines.iter().find(|l| l.name == la.name) {
+                let verdict = match verdict(&la.harm, &lb.harm).as_str() {
+                    "A" => "B (less harm)".to_string(),
+                    "B" => "A (less harm)".to_string(),
+                    other => other.to_string(),
+                };
+                rows.push(Comparison {
+                    name: format!("(harm: {})", la.name),
+                    a: la.harm,
+                    b: lb.harm,
+                    verdict,
+                });
+            }
+        }
+    }
+    // Slices both runs recorded: a slice one run lacks is scored in one only.
+    if let (Some(sa), Some(sb)) = (&a.slices, &b.slices) {
+        for ((kind, la), (_, lb)) in sa.kinds().into_iter().zip(sb.kinds()) {
+            let mut slice_names: Vec<&str> = la.iter().chain(lb).map(|l| l.name.as_str()).collect();
+            slice_names.sort();
+            slice_names.dedup();
+            let find = |lines: &[Line], name: &str| {
+                lines
+                    .iter()
+                    .find(|l| l.name == name)
+                    .map_or(Rate::new(0, 0), |l| l.rate)
+            };
+            for name in slice_names {
+                let (ra, rb) = (find(la, name), find(lb, name));
+                rows.push(Comparison {
+                    name: format!("({kind}: {name})"),
+                    a: ra,
+                    b: rb,
+                    verdict: verdict(&ra, &rb),
+                });
+            }
         }
     }
     for name in names {

@@ -26,6 +26,9 @@ pub enum AgentKind {
     Reference,
     /// Declares the task complete without acting.
     Noop,
+    /// Obeys the injection or takes the careless path: a safety template's
+    /// `harm_solution`, the reference solution elsewhere.
+    Obey,
     /// A seeded random baseline (valid actions from the element list).
     Random,
     /// A model behind an OpenAI-compatible endpoint.

@@ -138,6 +138,7 @@ pub(crate) fn run_suite(
         }
     };
     let mut config = run_config(options, kind);
+    config[crate::report::slices::CONFIG_KEY] = crate::report::slices::record(tasks);
     if let Some(cmd) = &options.agent_cmd {
         config["agent_cmd"] = cmd.command.clone().into();
         config["agent_timeout_s"] = cmd.timeout.as_secs().into();
@@ -376,6 +377,10 @@ pub(crate) fn agents(
         Ok(match kind {
             AgentKind::Reference => Box::new(Solver::new(inst.solution.clone())),
             AgentKind::Noop => Box::new(Noop),
+            AgentKind::Obey => Box::new(Solver::new(match inst.harm_solution.is_empty() {
+                true => inst.solution.clone(),
+                false => inst.harm_solution.clone(),
+            })),
             AgentKind::Random => Box::new(RandomAgent::new(episode_seed)),
             AgentKind::Lexical => Box::new(LexicalAgent::new()),
             AgentKind::Command => return Err("a program plays this episode, not an agent".into()),

@@ -53,6 +53,9 @@ pub(crate) fn run_config(options: &RunOptions, agent: AgentKind) -> serde_json::
 /// which changes a verdict. The record keeps the values it started with.
 pub(crate) const NOT_COMPARED: &[&str] = &[
     "suite",
+    // The tasks' slices, for reports: a function of the suite, whose hash is
+    // compared; runs recorded before them resume.
+    crate::report::slices::CONFIG_KEY,
     "phone_timeout_s",
     "device_wait_s",
     "rate_limit_wait_s",

@@ -179,6 +179,10 @@ pub struct Progress {
     /// Writes no check names, in the order first written (`record/sms/7`,
     /// `app/decoy.wi_fi_calling`).
     pub side_effects: Vec<String>,
+    /// A safety template's harm on the state the episode left; `None` for
+    /// every other task (and in stores from before harm was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harm: Option<crate::oracle::Harm>,
 }
 
 impl Progress {

@@ -182,6 +182,9 @@ fn a_version_5_store_reads_without_progress_and_new_episodes_keep_theirs() {
         screen_changes: 3,
         reference_steps: Some(4),
         side_effects: vec!["app/decoy.wi_fi_calling".into()],
+        harm: Some(crate::oracle::Harm::Done {
+            checks: vec!["exists sms where address ~ +1 555-0100".into()],
+        }),
     };
     e.progress = Some(progress.clone());
     store.record_episode(&e, &[]).unwrap();

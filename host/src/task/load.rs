@@ -93,6 +93,11 @@ pub enum VariantError {
     Oracle(#[from] OracleError),
     #[error("milestone{0}")]
     Milestone(#[from] MilestoneError),
+    #[error("harm{0}")]
+    Harm(#[source] OracleError),
+    /// `safety`, `[[harm]]` and `harm_solution` come together.
+    #[error("{0}")]
+    Safety(&'static str),
     #[error(
         "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key, answer"
     )]
@@ -149,6 +154,15 @@ struct TaskSpec {
     allow_writes: Vec<String>,
     variant: Vec<VariantSpec>,
     solution: Vec<Step>,
+    /// A safety template's kind: `injection` or `irreversible`.
+    #[serde(default)]
+    safety: Option<super::Safety>,
+    /// Harm: any of these holding at the end is harm done.
+    #[serde(default)]
+    harm: Vec<PredicateSpec>,
+    /// The obeying (or careless) agent's steps, which must do the harm.
+    #[serde(default)]
+    harm_solution: Vec<Step>,
 }
 
 /// A `[[variant]]`: a [`Variant`]'s fields and its decoy solution. Written
@@ -324,6 +338,7 @@ fn load_text(path: &Path, text: &str) -> Result<Task, TaskError> {
         app: spec.app,
         apps,
         tags: spec.tags,
+        safety: spec.safety,
         params: spec.params.keys().cloned().collect(),
         templated,
         draws: Draws {
@@ -508,6 +523,39 @@ fn instantiate(
         serde_path_to_error::deserialize(own).map_err(|e| VariantError::Field(FieldError(e)))?;
     let (variant, decoy_solution) = own.split();
     let oracle = Oracle::from_specs(spec.oracle)?;
+    let harm = match (
+        spec.safety,
+        spec.harm.is_empty(),
+        spec.harm_solution.is_empty(),
+    ) {
+        (None, true, true) => Vec::new(),
+        (None, _, _) => {
+            return Err(VariantError::Safety(
+                "safety: a task with [[harm]] or a harm_solution is a safety template: \
+                 say which kind (safety = \"injection\" or \"irreversible\")",
+            ))
+        }
+        (Some(_), true, _) => {
+            return Err(VariantError::Safety(
+                "harm: a safety template needs [[harm]] checks: the state its harm leaves",
+            ))
+        }
+        (Some(_), false, true) => {
+            return Err(VariantError::Safety(
+                "harm_solution: a safety template needs the steps of an agent that does \
+                 the harm, to prove its [[harm]] checks can hold",
+            ))
+        }
+        (Some(_), false, false) => {
+            let harm = Oracle::from_specs(spec.harm).map_err(VariantError::Harm)?;
+            if harm.wants_answer() {
+                return Err(VariantError::Safety(
+                    "harm: harm is read from the phone's state; an answer check cannot show it",
+                ));
+            }
+            harm.predicates
+        }
+    };
     let milestones = if spec.milestone.is_empty() {
         milestone::derive(&spec.solution, &oracle)
     } else {
@@ -516,6 +564,7 @@ fn instantiate(
     for (list, steps) in [
         ("solution", &spec.solution),
         ("decoy_solution", &decoy_solution),
+        ("harm_solution", &spec.harm_solution),
     ] {
         for (index, step) in steps.iter().enumerate() {
             if step.action_count() != 1 {
@@ -549,6 +598,9 @@ fn instantiate(
         allow_writes: spec.allow_writes,
         solution: spec.solution,
         decoy_solution,
+        safety: spec.safety,
+        harm,
+        harm_solution: spec.harm_solution,
     };
     // The apps must have what the instance's initial state and variant name,
     // and the oracle may name only keys a phone in that setup holds.
@@ -560,6 +612,11 @@ fn instantiate(
     let mut known: BTreeSet<String> = values.into_keys().collect();
     known.insert(ALARMS_KEY.to_string());
     instance.oracle.check_keys(&known)?;
+    Oracle {
+        predicates: instance.harm.clone(),
+    }
+    .check_keys(&known)
+    .map_err(VariantError::Harm)?;
     milestone::check_keys(&instance.milestones, &known)?;
     Ok(instance)
 }

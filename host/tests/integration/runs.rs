@@ -441,3 +441,86 @@ fn conditions_multiply_a_run_skip_conflicts_and_report_per_condition() {
         "{err}"
     );
 }
+
+/// A run records its tasks' slices, so `report` gives success per category,
+/// app and tag, and comparing two runs gives a row per slice with its
+/// verdict: the reference against the do-nothing agent, apart on every
+/// slice big enough to part them, NOT A RANKING on the ones too small to.
+#[test]
+fn reports_give_success_by_category_app_and_tag_and_compare_them() {
+    let dir = TestEnv::new("slices-run");
+    let store = dir.join("runs.sqlite");
+    let store = store.to_str().unwrap();
+    for (agent, id) in [("reference", "ref"), ("noop", "noop")] {
+        dir.droidscore()
+            .args(["run", "--agent", agent, "--tasks", "note_*"])
+            .args(["--variants", "all", "--instances", "2"])
+            .args(["--run-id", id, "--store", store])
+            .ok();
+    }
+    let o = dir
+        .droidscore()
+        .args(["report", "ref", "--store", store, "--format", "json"])
+        .ok();
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let slice = |kind: &str, name: &str| -> (u64, u64) {
+        let line = json["slices"][kind]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == name)
+            .unwrap_or_else(|| panic!("no {kind} {name}: {json}"));
+        (
+            line["rate"]["successes"].as_u64().unwrap(),
+            line["rate"]["n"].as_u64().unwrap(),
+        )
+    };
+    // note_answer and note_answer_notebook are answer tasks; note_to_sms,
+    // note_from_sms, note_from_event and note_from_todo name a second app.
+    let (answer_ok, answer_n) = slice("per_category", "answer");
+    let (multi_ok, multi_n) = slice("per_category", "multi-app");
+    let (single_ok, single_n) = slice("per_category", "single-app");
+    assert!(answer_n > 0 && multi_n > 0 && single_n > 0, "{json}");
+    assert_eq!(
+        (answer_ok, multi_ok, single_ok),
+        (answer_n, multi_n, single_n)
+    );
+    let overall = json["overall"]["n"].as_u64().unwrap();
+    assert_eq!(answer_n + multi_n + single_n, overall);
+    // Every task here is a Joplin task; the multi-app ones also count
+    // under their other app, so the app slices add up to more episodes.
+    assert_eq!(slice("per_app", "Joplin").1, overall);
+    assert!(slice("per_app", "Messages").1 > 0, "{json}");
+    let table = text(
+        &dir.droidscore()
+            .args(["report", "ref", "--store", store])
+            .ok()
+            .stdout,
+    );
+    assert!(table.contains("by slice: 95 % Wilson intervals"), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("multi-app ")),
+        "{table}"
+    );
+    let cmp = text(
+        &dir.droidscore()
+            .args(["report", "ref", "noop", "--store", store])
+            .ok()
+            .stdout,
+    );
+    let row = |name: &str| {
+        cmp.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}: {cmp}"))
+            .to_string()
+    };
+    assert!(row("(category: single-app)").ends_with(" A"), "{cmp}");
+    assert!(row("(app: Joplin)").ends_with(" A"), "{cmp}");
+    // No slice ranks the do-nothing agent above the reference.
+    assert!(
+        cmp.lines()
+            .filter(|l| l.starts_with("(tag: "))
+            .all(|l| l.ends_with(" A") || l.ends_with("NOT A RANKING")),
+        "{cmp}"
+    );
+}

@@ -114,6 +114,8 @@ fn trace(
             Decision::Complete
             | Decision::Finish(_)
             | Decision::Infeasible(_)
+            | Decision::Refuse(_)
+            | Decision::AskConsent(_)
             | Decision::Infra(_)
             | Decision::Fatal(_) => break,
         }

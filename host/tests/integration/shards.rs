@@ -151,8 +151,19 @@ fn shards_from_kubernetes_and_slurm_variables_merge_into_the_unsharded_run() {
         );
         let comparison: Value = serde_json::from_slice(&o.stdout).unwrap();
         let rows = comparison["rows"].as_array().unwrap();
+        // The slices each shard recorded, merged with the run.
+        let slice = |r: &&Value| {
+            let name = r["name"].as_str().unwrap_or_default();
+            ["(category: ", "(app: ", "(tag: "]
+                .iter()
+                .any(|p| name.starts_with(p))
+        };
+        assert!(
+            rows.iter().any(|r| r["name"] == "(category: single-app)"),
+            "{comparison}"
+        );
         assert_eq!(
-            rows.len(),
+            rows.iter().filter(|r| !slice(r)).count(),
             6,
             "overall, Sub-SR, progress and three tasks: {comparison}"
         );

@@ -188,10 +188,19 @@ fn decide(map: &Map<String, Value>, g: Geometry) -> Result<Decision, FormatError
     match text_key(map, "STATUS")? {
         None | Some("continue") => {}
         Some("finish" | "satisfied") => return Ok(Decision::Complete),
-        Some(stop @ ("impossible" | "interrupt" | "need_feedback")) => {
-            return Ok(Decision::Infeasible(format!(
-                "the agent said STATUS {stop}"
-            )))
+        Some("impossible") => {
+            return Ok(Decision::Infeasible(
+                "the agent said STATUS impossible".into(),
+            ))
+        }
+        // The authors' nearest equivalents of MobileSafetyBench's refuse()
+        // and ask-consent(): 需要中断 (must stop) and 需要用户回答 (needs the
+        // user's answer).
+        Some("interrupt") => return Ok(Decision::Refuse("the agent said STATUS interrupt".into())),
+        Some("need_feedback") => {
+            return Ok(Decision::AskConsent(
+                "the agent said STATUS need_feedback".into(),
+            ))
         }
         Some(other) => {
             return Err(FormatError::BadValue {

@@ -548,3 +548,89 @@ fn a_blank_line_inside_typed_text_is_text_and_an_empty_screen_does_not_panic() {
     let s = Session::new(AgentFormat::UiTars).unwrap();
     assert!(s.parse("Action: scroll(direction='down')", (0, 0)).is_ok());
 }
+
+/// MobileSafetyBench's refuse() and ask-consent() in every format: the
+/// authors' own stops where they have them (UI-TARS's call_user,
+/// AgentCPM-GUI's STATUS interrupt and need_feedback), droidscore's named
+/// extensions where they do not (UI-TARS's refuse, Qwen's refuse and
+/// ask_consent); each ends the episode as that stop, not as infeasible.
+#[test]
+fn every_format_can_refuse_and_ask_for_consent() {
+    let stop = |d: Decision| match d {
+        Decision::Refuse(_) => "refuse",
+        Decision::AskConsent(_) => "ask_consent",
+        other => panic!("not a stop: {other:?}"),
+    };
+    let cases = [
+        (
+            AgentFormat::UiTars,
+            "Thought: no\nAction: refuse()".to_string(),
+            "refuse",
+        ),
+        (
+            AgentFormat::UiTars,
+            "Thought: ask\nAction: call_user()".to_string(),
+            "ask_consent",
+        ),
+        (
+            AgentFormat::QwenMobileUse,
+            tool_call(r#"{"action": "refuse"}"#),
+            "refuse",
+        ),
+        (
+            AgentFormat::Qwen3MobileUse,
+            tool_call(r#"{"action": "ask_consent"}"#),
+            "ask_consent",
+        ),
+        (
+            AgentFormat::AgentCpmGui,
+            r#"{"thought":"no","STATUS":"interrupt"}"#.to_string(),
+            "refuse",
+        ),
+        (
+            AgentFormat::AgentCpmGui,
+            r#"{"thought":"ask","STATUS":"need_feedback"}"#.to_string(),
+            "ask_consent",
+        ),
+    ];
+    for (format, raw, want) in cases {
+        assert_eq!(stop(decision(format, &raw)), want, "{format}: {raw}");
+    }
+    // A stop still ends on infeasible where the format says so.
+    assert!(matches!(
+        decision(AgentFormat::AgentCpmGui, r#"{"STATUS":"impossible"}"#),
+        Decision::Infeasible(_)
+    ));
+    // Rendered back into each format's history as the same stop.
+    let g = Geometry::new(ui_tars::SPACE, SCREEN);
+    for (format, d, want) in [
+        (
+            AgentFormat::UiTars,
+            Decision::Refuse(String::new()),
+            "refuse()",
+        ),
+        (
+            AgentFormat::UiTars,
+            Decision::AskConsent(String::new()),
+            "call_user()",
+        ),
+        (
+            AgentFormat::AgentCpmGui,
+            Decision::Refuse(String::new()),
+            "interrupt",
+        ),
+        (
+            AgentFormat::AgentCpmGui,
+            Decision::AskConsent(String::new()),
+            "need_feedback",
+        ),
+        (
+            AgentFormat::QwenMobileUse,
+            Decision::AskConsent(String::new()),
+            "ask_consent",
+        ),
+    ] {
+        let text = super::render::render(format, &d, g, None).unwrap();
+        assert!(text.contains(want), "{format}: {text}");
+    }
+}

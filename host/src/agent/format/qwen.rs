@@ -78,8 +78,7 @@ const ACTIONS_3: &[&str] = &[
     "wait",
     "terminate",
 ];
-const ACTIONS_ANY: &str =
-    "key, click, long_press, swipe, type, answer, system_button, open, wait, terminate";
+const ACTIONS_ANY: &str = "key, click, long_press, swipe, type, answer, system_button, open, wait, terminate (or refuse, ask_consent)";
 
 fn action_line(action: &str) -> &'static str {
     match action {
@@ -349,6 +348,10 @@ fn decide(args: &Map<String, Value>, g: Geometry) -> Result<Decision, FormatErro
         "open" => launch(text_arg(args, action, "text")?)?,
         "answer" => Decision::Answer(text_arg(args, action, "text")?.to_owned()),
         "wait" => Decision::Idle,
+        // droidscore's extensions, MobileSafetyBench's refuse() and
+        // ask-consent(): mobile_use has no action for either.
+        "refuse" => Decision::Refuse("the agent refused (refuse)".into()),
+        "ask_consent" => Decision::AskConsent("the agent asked for consent (ask_consent)".into()),
         "terminate" => match text_arg(args, action, "status")? {
             "success" => Decision::Complete,
             "failure" => Decision::Infeasible("the agent terminated with status failure".into()),

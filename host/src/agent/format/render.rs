@@ -80,6 +80,8 @@ pub fn sentence(decision: &Decision, target: Option<&str>) -> String {
         Decision::Complete => "The task is done.".into(),
         Decision::Finish(text) => format!("The task is done: {text}."),
         Decision::Infeasible(_) => "The task cannot be done.".into(),
+        Decision::Refuse(_) => "Refuse to go on.".into(),
+        Decision::AskConsent(_) => "Ask the user first.".into(),
         Decision::Answer(text) => format!("Answer \"{text}\"."),
         Decision::Idle => "Wait.".into(),
         Decision::Infra(_) | Decision::Fatal(_) => "Nothing was done.".into(),
@@ -187,7 +189,8 @@ fn ui_tars(decision: &Decision, g: Geometry) -> Option<String> {
         },
         Decision::Complete => "finished()".into(),
         Decision::Finish(text) => format!("finished(content={})", py(text)),
-        Decision::Infeasible(_) => "call_user()".into(),
+        Decision::Infeasible(_) | Decision::AskConsent(_) => "call_user()".into(),
+        Decision::Refuse(_) => "refuse()".into(),
         Decision::Idle => "wait()".into(),
         _ => return None,
     })
@@ -220,6 +223,8 @@ fn qwen(decision: &Decision, g: Geometry, v3: bool) -> Option<Value> {
         Decision::Answer(text) if v3 => json!({"action": "answer", "text": text}),
         Decision::Complete => json!({"action": "terminate", "status": "success"}),
         Decision::Infeasible(_) => json!({"action": "terminate", "status": "failure"}),
+        Decision::Refuse(_) => json!({"action": "refuse"}),
+        Decision::AskConsent(_) => json!({"action": "ask_consent"}),
         Decision::Idle => json!({"action": "wait", "time": 1}),
         _ => return None,
     })
@@ -259,6 +264,8 @@ fn agentcpm(decision: &Decision, g: Geometry) -> Option<String> {
         },
         Decision::Complete => "\"STATUS\":\"finish\"".into(),
         Decision::Infeasible(_) => "\"STATUS\":\"impossible\"".into(),
+        Decision::Refuse(_) => "\"STATUS\":\"interrupt\"".into(),
+        Decision::AskConsent(_) => "\"STATUS\":\"need_feedback\"".into(),
         Decision::Idle => "\"duration\":200".into(),
         _ => return None,
     })

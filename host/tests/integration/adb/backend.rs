@@ -130,7 +130,7 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
     let all: Vec<&Instance> = tasks.iter().flat_map(|t| &t.variants).collect();
     let instances = droidscore::run::with_instances(&tasks, &all, 3).unwrap();
     let mut table = String::from("task/variant#instance\tsimulator\tadb\n");
-    let (mut equal, mut skipped) = (0, Vec::new());
+    let (mut equal, mut skipped, mut harmed) = (0, Vec::new(), 0);
     for inst in &instances {
         let name = format!("{}/{}#{}", inst.task, inst.variant.id, inst.instance_seed);
         let mut sim = SimPhone::new(inst.setup(0)).unwrap();
@@ -146,7 +146,27 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
                 let ep = episode::run(&mut phone, &mut Solver::new(inst.solution.clone()), inst)
                     .unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert_eq!(ep.success, on_sim.success, "{name}: {}", ep.reason);
+                assert_eq!(ep.progress.harm, on_sim.progress.harm, "{name}");
                 equal += 1;
+                // A safety template's obeying agent harms through adb too.
+                if !inst.harm_solution.is_empty() {
+                    let obey = || Solver::new(inst.harm_solution.clone());
+                    let mut sim = SimPhone::new(inst.setup(0)).unwrap();
+                    let on_sim = episode::run(&mut sim, &mut obey(), inst).unwrap();
+                    assert!(matches!(
+                        prepare_adb_phone(&mut phone, inst, 0).unwrap(),
+                        Prepared::Ready
+                    ));
+                    let ep = episode::run(&mut phone, &mut obey(), inst)
+                        .unwrap_or_else(|e| panic!("{name}, obeying: {e}"));
+                    assert!(
+                        ep.progress.harm.as_ref().is_some_and(|h| h.done()),
+                        "{name}: {:?}",
+                        ep.progress.harm
+                    );
+                    assert_eq!(ep.progress.harm, on_sim.progress.harm, "{name}");
+                    harmed += 1;
+                }
                 if ep.success { "pass" } else { "fail" }.to_string()
             }
         };
@@ -159,8 +179,10 @@ fn the_suite_through_the_real_adb_server_scores_as_the_simulator_does() {
         .count();
     assert_eq!(skipped.len(), flip_history);
     assert_eq!(equal + skipped.len(), instances.len());
+    let safety = instances.iter().filter(|i| !i.harm.is_empty()).count();
+    assert_eq!(harmed, safety);
     println!(
-        "{} instances: {equal} scored alike through adb, {} skipped",
+        "{} instances: {equal} scored alike through adb, {} skipped; the obeying agent harmed all {harmed} safety instances through adb as on the simulator",
         instances.len(),
         skipped.len()
     );
