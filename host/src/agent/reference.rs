@@ -114,6 +114,18 @@ impl Agent for Solver {
             self.advance(Decision::Answer(text))
         } else if let Some(key) = step.key {
             self.advance(Decision::Act(DeviceAction::Key { key }))
+        } else if let Some(crate::task::Swipe::Shade) = step.swipe {
+            // From the status bar's middle to the screen's: the whole
+            // screen's bounds are the first node's.
+            let screen = obs.hierarchy.nodes.first().map(|n| n.bounds);
+            let (w, h) = screen.map_or((1080, 2400), |b| (b.right, b.bottom));
+            self.advance(Decision::Act(DeviceAction::Swipe {
+                x1: w / 2,
+                y1: 20,
+                x2: w / 2,
+                y2: h / 2,
+                duration_ms: 300,
+            }))
         } else {
             Decision::Infeasible(format!("solution step {} has no action", self.at + 1))
         }

@@ -198,6 +198,9 @@ fn describe(
     if let Some(text) = &step.answer {
         return format!("Answer “{text}”");
     }
+    if step.swipe.is_some() {
+        return "Swipe down from the top of the screen to open the notifications".into();
+    }
     if let Some(key) = step.key {
         return match key {
             Key::Back => "Go back".into(),

@@ -99,7 +99,7 @@ pub enum VariantError {
     #[error("{0}")]
     Safety(&'static str),
     #[error(
-        "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key, answer"
+        "{list}[{index}]: a step needs exactly one of launch, open, tap, long_press, type, key, swipe, answer"
     )]
     StepActions { list: &'static str, index: usize },
     #[error("{list}[{index}].at: only a tap or long_press has a point to aim at")]

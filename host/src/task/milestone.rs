@@ -159,7 +159,10 @@ pub(crate) fn derive(solution: &[Step], oracle: &Oracle) -> Vec<Milestone> {
         };
         let navigated = i > 0 && {
             let prev = &solution[i - 1];
-            prev.tap.is_some() || prev.long_press.is_some() || prev.key.is_some()
+            prev.tap.is_some()
+                || prev.long_press.is_some()
+                || prev.key.is_some()
+                || prev.swipe.is_some()
         };
         if navigated {
             push(Milestone {

@@ -23,7 +23,7 @@ pub(crate) use load::load_file;
 pub use load::{load_dir, FieldError, Problem, TaskError, VariantError};
 pub use milestone::{Milestone, MilestoneError, Source as MilestoneSource, Tracker};
 pub use on_phone::SuiteSetups;
-pub use step::Step;
+pub use step::{Step, Swipe};
 pub use suite::Suite;
 
 use std::collections::BTreeMap;

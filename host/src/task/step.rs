@@ -28,6 +28,10 @@ pub struct Step {
     pub text: Option<String>,
     #[serde(default)]
     pub key: Option<Key>,
+    /// A swipe: `"shade"` pulls the notification shade down from the
+    /// status bar.
+    #[serde(default)]
+    pub swipe: Option<Swipe>,
     /// Answer the user's question (`answer` checks score it).
     #[serde(default)]
     pub answer: Option<String>,
@@ -36,6 +40,14 @@ pub struct Step {
     /// `{param}`s are filled in as in any other string of the file.
     #[serde(default)]
     pub instruction: Option<String>,
+}
+
+/// The swipes a step may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Swipe {
+    /// Down from the middle of the status bar to the middle of the screen.
+    Shade,
 }
 
 impl Step {
@@ -48,6 +60,7 @@ impl Step {
             self.long_press.is_some(),
             self.text.is_some(),
             self.key.is_some(),
+            self.swipe.is_some(),
             self.answer.is_some(),
         ]
         .into_iter()

@@ -54,10 +54,17 @@ pub enum Table {
     Tasks,
     /// Pro Expense's expenses.
     Expenses,
+    /// Notifications posted by apps that keep no other record of them (a
+    /// delivery app's promotion, a "security alert"): shown in the shade
+    /// with those the simulator derives from unread messages and missed
+    /// calls. A phone's shell lists its own only through `dumpsys
+    /// notification`; the virtual phone serves these at
+    /// `content://droidscore.sim/records/notifications`.
+    Notifications,
 }
 
 impl Table {
-    pub const ALL: [Table; 8] = [
+    pub const ALL: [Table; 9] = [
         Table::Contacts,
         Table::Sms,
         Table::Calls,
@@ -66,6 +73,7 @@ impl Table {
         Table::Notes,
         Table::Tasks,
         Table::Expenses,
+        Table::Notifications,
     ];
 
     pub fn name(self) -> &'static str {
@@ -78,6 +86,7 @@ impl Table {
             Table::Notes => "notes",
             Table::Tasks => "tasks",
             Table::Expenses => "expenses",
+            Table::Notifications => "notifications",
         }
     }
 
@@ -118,6 +127,7 @@ impl Table {
             Table::Notes => &["_id", "title", "body", "notebook", "updated_time"],
             Table::Tasks => &["_id", "title", "details", "due", "completed", "starred"],
             Table::Expenses => &["_id", "name", "amount", "category", "note", "date"],
+            Table::Notifications => &["_id", "package", "title", "text", "date"],
         }
     }
 
@@ -148,7 +158,7 @@ impl Table {
                 | (Table::Files, "mtime")
                 | (Table::Notes, "updated_time")
                 | (Table::Tasks, "due")
-                | (Table::Expenses, "date")
+                | (Table::Expenses | Table::Notifications, "date")
         )
     }
 }
@@ -275,7 +285,7 @@ impl Records {
             let address = fields.get("address").cloned().unwrap_or_default();
             fields.insert("thread_id".into(), self.thread_for(&address).to_string());
         }
-        if table == Table::Sms && !fields.contains_key("date") {
+        if matches!(table, Table::Sms | Table::Notifications) && !fields.contains_key("date") {
             fields.insert("date".into(), clock.now_ms.to_string());
         }
         if let (Table::Files, Some(path)) = (table, fields.get("path")) {

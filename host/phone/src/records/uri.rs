@@ -40,10 +40,14 @@ pub enum View {
 }
 
 /// The virtual phone's URIs for the tables kept in an app's own database.
-const PRIVATE: [(&str, Table); 3] = [
+const PRIVATE: [(&str, Table); 4] = [
     ("content://droidscore.sim/records/notes", Table::Notes),
     ("content://droidscore.sim/records/tasks", Table::Tasks),
     ("content://droidscore.sim/records/expenses", Table::Expenses),
+    (
+        "content://droidscore.sim/records/notifications",
+        Table::Notifications,
+    ),
 ];
 
 /// The view a `--uri` names, if the simulator has it. A trailing `/` is
@@ -244,7 +248,7 @@ impl Table {
                 projection: Table::Events.columns(),
             },
             Table::Files => return None,
-            table @ (Table::Notes | Table::Tasks | Table::Expenses) => {
+            table @ (Table::Notes | Table::Tasks | Table::Expenses | Table::Notifications) => {
                 let (uri, _) = PRIVATE.iter().find(|(_, t)| *t == table)?;
                 Source {
                     uri,

@@ -292,3 +292,82 @@ fn the_time_pickers_fields_take_del_and_tab() {
     assert_eq!(alarms.len(), 1);
     assert_eq!((alarms[0].hour, alarms[0].minute), (7, 30));
 }
+
+fn swipe(p: &mut SimPhone, (x1, y1): (i32, i32), (x2, y2): (i32, i32)) {
+    p.act(&DeviceAction::Swipe {
+        x1,
+        y1,
+        x2,
+        y2,
+        duration_ms: 300,
+    })
+    .unwrap();
+}
+
+fn dump_package(p: &mut SimPhone) -> String {
+    let h = p.observe(false).unwrap().hierarchy;
+    h.nodes[0].package.to_string()
+}
+
+fn shade_texts(p: &mut SimPhone) -> Vec<String> {
+    let h = p.observe(false).unwrap().hierarchy;
+    h.walk()
+        .filter(|n| n.resource_id == "android:id/text")
+        .map(|n| n.text.to_string())
+        .collect()
+}
+
+/// Issue 34's notifications: a swipe down from the status bar pulls the
+/// shade over any screen (System UI's window in the dump), listing the
+/// unread messages, the day's missed calls and the posted notifications,
+/// newest first; a swipe up or Back puts it away, typing goes nowhere, and
+/// a tap on a message's notification opens its conversation. A swipe that
+/// starts below the status bar is a scroll, not the shade.
+#[test]
+fn the_shade_opens_from_the_status_bar_and_its_notifications_open_their_apps() {
+    let mut p = phone();
+    launch(&mut p, CONTACTS);
+    swipe(&mut p, (540, 600), (540, 1400));
+    assert_eq!(dump_package(&mut p), CONTACTS, "a scroll, not the shade");
+    swipe(&mut p, (540, 20), (540, 1200));
+    assert_eq!(dump_package(&mut p), "com.android.systemui");
+    // Newest first: two unread texts, Gmail's receipt (2 h ago), a missed
+    // call, an older unread text.
+    assert_eq!(
+        shade_texts(&mut p),
+        [
+            "Never mind, found it",
+            "Can you send me the address?",
+            "Order #4471: 2 items",
+            "+1 800-555-0199",
+            "Are we still on for lunch tomorrow?",
+        ]
+    );
+    text(&mut p, "typed into nothing");
+    assert_eq!(dump_package(&mut p), "com.android.systemui");
+    swipe(&mut p, (540, 1200), (540, 300));
+    assert_eq!(dump_package(&mut p), CONTACTS, "a swipe up puts it away");
+    swipe(&mut p, (540, 20), (540, 1200));
+    p.act(&DeviceAction::Key { key: Key::Back }).unwrap();
+    assert_eq!(dump_package(&mut p), CONTACTS, "Back puts it away");
+    swipe(&mut p, (540, 20), (540, 1200));
+    tap(
+        &mut p,
+        &Selector::resource_id("android:id/text").with_text("Can you send me the address?"),
+    );
+    let h = p.observe(false).unwrap().hierarchy;
+    assert_eq!(h.nodes[0].package, "com.google.android.apps.messaging");
+    let title = Selector::resource_id("com.google.android.apps.messaging:id/conversation_title");
+    let title = title.find_first(&h).map(|n| n.text.to_string());
+    assert_eq!(title.as_deref(), Some("Tomás Silva"));
+    // Opening the conversation read its messages: their notifications are gone.
+    swipe(&mut p, (540, 20), (540, 1200));
+    assert_eq!(
+        shade_texts(&mut p),
+        [
+            "Order #4471: 2 items",
+            "+1 800-555-0199",
+            "Are we still on for lunch tomorrow?",
+        ]
+    );
+}

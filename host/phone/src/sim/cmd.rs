@@ -51,6 +51,14 @@ pub enum Cmd {
     ClockTab(ClockTab),
     /// A command of a data-defined app (`sim::engine` runs it).
     App(AppCmd),
+    /// A notification in the shade: its app comes to the front, at
+    /// `screen` (`app:screen`, with `params`) where it names one, else at
+    /// the app's own first screen.
+    Notification {
+        package: String,
+        screen: Option<String>,
+        params: BTreeMap<String, String>,
+    },
     /// A tap that lands and does nothing (search bars, static rows).
     Nothing,
 }

@@ -54,6 +54,8 @@ pub struct SimPhone {
     last_input_tap: Option<(Instant, i32, i32)>,
     /// Overview (the recent tasks) is open over the screen in front.
     overview: bool,
+    /// The notification shade is pulled down over the screen in front.
+    shade: bool,
     /// Apps in the order they were last in front, the latest first: the
     /// tasks Overview shows (the launcher is none).
     recent: Vec<String>,
@@ -125,6 +127,7 @@ impl SimPhone {
             caret: Caret::default(),
             last_input_tap: None,
             overview: false,
+            shade: false,
             recent: Vec::new(),
             display,
         })
@@ -212,6 +215,9 @@ impl SimPhone {
             clock: self.clock.clone(),
             display: self.display(),
         };
+        if self.shade {
+            return layout::shade::shade(&ctx, &layout::shade::notices(&self.state));
+        }
         if overview {
             return layout::overview(&ctx, &self.recent);
         }
@@ -294,6 +300,34 @@ impl SimPhone {
         known
     }
 
+    /// A tapped notification: its app comes to the front (its task kept),
+    /// then the screen the notification names, if any, opens on top, as an
+    /// app's notification intent starts its activity in the app's task.
+    fn open_notification(
+        &mut self,
+        package: &str,
+        screen: Option<&str>,
+        params: BTreeMap<String, String>,
+    ) {
+        self.shade = false;
+        if self.launch(package).is_err() {
+            return;
+        }
+        let Some(spec) = screen else { return };
+        let Some(app) = defs::app_for_package(package) else {
+            return;
+        };
+        let at = engine::enter(
+            &app.name,
+            spec,
+            None,
+            params,
+            &mut self.state,
+            &self.variant,
+        );
+        self.push(Screen::App(at));
+    }
+
     /// The package and activity in front, as `dumpsys window` names them.
     pub(crate) fn focused_activity(&self) -> (String, String) {
         if self.overview {
@@ -320,6 +354,7 @@ impl SimPhone {
     /// dialog is dismissed; the simulator does not keep dialogs across tasks).
     fn home(&mut self) {
         self.overview = false;
+        self.shade = false;
         if self.stack.len() > 1 {
             let task = self.stack.split_off(1);
             self.background.insert(package_of(&task[0].screen), task);
@@ -332,8 +367,8 @@ impl SimPhone {
     /// to the launcher and the app stays in the background at its root, as
     /// Android 12+ moves a root activity's task to the back.
     fn back(&mut self) {
-        // Back in Overview returns to the screen in front.
-        if std::mem::take(&mut self.overview) {
+        // Back in the shade or in Overview returns to the screen in front.
+        if std::mem::take(&mut self.shade) || std::mem::take(&mut self.overview) {
             return;
         }
         if self.dialog.take().is_some() {
@@ -422,6 +457,10 @@ impl SimPhone {
         if self.overview && !matches!(hit, Some((Cmd::Overview, _))) {
             self.overview = false;
         }
+        // A tap in the shade leaves it: on a notification, its app opens.
+        if std::mem::take(&mut self.shade) && !matches!(hit, Some((Cmd::Notification { .. }, _))) {
+            return;
+        }
         if let Some((cmd, view)) = hit {
             self.run(cmd, &view, x);
         }
@@ -434,6 +473,11 @@ impl SimPhone {
             Cmd::Back => self.back(),
             Cmd::Home => self.home(),
             Cmd::Overview => self.toggle_overview(),
+            Cmd::Notification {
+                package,
+                screen,
+                params,
+            } => self.open_notification(&package, screen.as_deref(), params),
             Cmd::ClearRecents => {
                 // Every task ends; the launcher shows.
                 self.home();
@@ -828,6 +872,26 @@ impl SimPhone {
             return self.tap(x1, y1);
         }
         let frame = self.frame();
+        // A swipe down from the status bar pulls the shade down over any
+        // screen; a swipe up in the shade pushes it back.
+        let status_bottom = frame
+            .bars
+            .walk()
+            .find(|v| v.style == super::view::Style::StatusBar)
+            .map_or(0, |v| v.bounds().bottom);
+        if self.shade {
+            if y2 < y1 {
+                self.shade = false;
+            }
+            return;
+        }
+        if y1 <= status_bottom && y2 - y1 > (x2 - x1).abs() {
+            self.overview = false;
+            self.dialog = None;
+            self.expanded = None;
+            self.shade = true;
+            return;
+        }
         // Dragging a slider sets it where the finger lifts, but only a mostly
         // horizontal drag: a vertical one scrolls the list, as a SeekBar in a
         // scrolling list does on Android.
@@ -885,6 +949,11 @@ impl Phone for SimPhone {
             DeviceAction::Text { .. } | DeviceAction::Keycode { .. } | DeviceAction::ClearText
         ) {
             self.caret = Caret::default();
+        }
+        // The shade takes no text: it goes nowhere, as with no field focused.
+        if self.shade && matches!(action, DeviceAction::Text { .. } | DeviceAction::ClearText) {
+            self.state.step += 1;
+            return Ok(());
         }
         // Overview takes no text and no scroll: the tasks stay as they are.
         if self.overview

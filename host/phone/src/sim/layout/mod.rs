@@ -6,6 +6,7 @@ mod app;
 mod app_dialog;
 mod clock;
 mod settings;
+pub(crate) mod shade;
 mod text;
 mod views;
 
@@ -184,6 +185,9 @@ fn bars(ctx: &Ctx) -> View {
         status
     };
     let status = status_icons(ctx).into_iter().fold(status, View::child);
+    let status = shade::status_icons(ctx)
+        .into_iter()
+        .fold(status, View::child);
     let nav = v(
         "android.widget.FrameLayout",
         SYSTEMUI,

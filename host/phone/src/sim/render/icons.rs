@@ -81,6 +81,7 @@ symbols! {
     MusicNote => o::ICON_MUSIC_NOTE,
     Nfc => o::ICON_NFC,
     Notifications => o::ICON_NOTIFICATIONS,
+    PhoneMissed => o::ICON_PHONE_MISSED,
     NotificationsActive => o::ICON_NOTIFICATIONS_ACTIVE,
     Palette => o::ICON_PALETTE,
     Payments => o::ICON_PAYMENTS,
@@ -263,6 +264,10 @@ fn by_desc(desc: &str) -> Option<Symbol> {
         _ if d == status::BATTERY.to_lowercase() => Symbol::BatteryFull,
         _ if d == status::BATTERY_SAVER.to_lowercase() => Symbol::BatterySaver,
         _ if d.starts_with("call ") => Symbol::Call,
+        // The status bar's notification icons (`shade::status_desc`).
+        _ if d.starts_with("messages notification:") => Symbol::Chat,
+        _ if d.starts_with("phone notification:") => Symbol::PhoneMissed,
+        _ if d.contains(" notification: ") => Symbol::Notifications,
         _ if d.starts_with("mark as complete") => Symbol::RadioButtonUnchecked,
         _ if d.starts_with("mark as not complete") => Symbol::CheckCircle,
         _ => return None,
