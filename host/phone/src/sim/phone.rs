@@ -328,6 +328,11 @@ impl SimPhone {
         self.push(Screen::App(at));
     }
 
+    /// Whether the notification shade is pulled down.
+    pub(crate) fn shade_open(&self) -> bool {
+        self.shade
+    }
+
     /// The package and activity in front, as `dumpsys window` names them.
     pub(crate) fn focused_activity(&self) -> (String, String) {
         if self.overview {
@@ -928,11 +933,16 @@ impl Phone for SimPhone {
     fn observe(&mut self, screenshot: bool) -> Result<Observation, PhoneError> {
         let hierarchy = self.hierarchy();
         let xml = uiautomator::to_xml(&hierarchy);
-        let foreground = hierarchy
-            .nodes
-            .first()
-            .map(|n| n.package.clone())
-            .unwrap_or_default();
+        // The shade is System UI's window over the app, which keeps the
+        // focus a phone's `dumpsys window` reports (`mFocusedApp`).
+        let foreground = match self.shade {
+            true => self.focused_activity().0.into(),
+            false => hierarchy
+                .nodes
+                .first()
+                .map(|n| n.package.clone())
+                .unwrap_or_default(),
+        };
         let screenshot = screenshot.then(|| self.screenshot_png());
         Ok(Observation {
             xml,

@@ -154,7 +154,11 @@ fn list_packages(inner: &Inner, args: &[&str]) -> ShellOutput {
 
 pub(super) fn dumpsys(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let (package, activity) = inner.sim.focused_activity();
-    let component = if activity.starts_with('.') {
+    // With the shade down, System UI's window has the focus: Android names
+    // it `NotificationShade`, with no component; the app keeps mFocusedApp.
+    let component = if inner.sim.shade_open() {
+        "NotificationShade".to_string()
+    } else if activity.starts_with('.') {
         format!("{package}/{package}{activity}")
     } else {
         format!("{package}/{activity}")
