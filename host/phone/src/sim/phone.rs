@@ -216,7 +216,7 @@ impl SimPhone {
             display: self.display(),
         };
         if self.shade {
-            return layout::shade::shade(&ctx, &layout::shade::notices(&self.state));
+            return layout::notification_shade(&ctx);
         }
         if overview {
             return layout::overview(&ctx, &self.recent);

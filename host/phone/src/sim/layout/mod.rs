@@ -78,6 +78,17 @@ pub fn layout(ctx: &Ctx, screen: &Screen, dialog: Option<&Dialog>) -> Frame {
     }
 }
 
+/// The notification shade pulled down over the screen (`shade.rs`), with
+/// the bars still drawn.
+pub fn notification_shade(ctx: &Ctx) -> Frame {
+    Frame {
+        window: shade::window_of(ctx, &shade::notices(ctx.state)),
+        dialog: None,
+        bars: bars(ctx),
+        max_scroll: 0,
+    }
+}
+
 /// The Overview screen (recent tasks), laid out by the launcher as Pixel's
 /// Quickstep does: one card a task, the task left last in the middle and the
 /// older ones to its left, cut off at the screen's edge; each card a

@@ -10,19 +10,18 @@
 
 use std::collections::BTreeMap;
 
-use super::views::{clip, v, window};
-use super::{bars, Ctx, Frame};
+use super::views::{clip, v, window, Ctx};
 use crate::apps::{defs, APPS};
 use crate::records::Table;
 use crate::sim::cmd::Cmd;
 use crate::sim::query::contact_name;
 use crate::sim::state::State;
 use crate::sim::view::{Style, TextSize, View};
+use crate::uiautomator::Bounds;
 
 /// At most this many notification icons in the status bar, as System UI
 /// shows a few and then a dot.
 const STATUS_ICONS: usize = 4;
-use crate::uiautomator::Bounds;
 
 const SYSTEMUI: &str = "com.android.systemui";
 const MESSAGES: &str = "com.google.android.apps.messaging";
@@ -152,9 +151,9 @@ pub(crate) fn status_icons(ctx: &Ctx) -> Vec<View> {
         .collect()
 }
 
-/// The shade over the screen: the notifications, newest first, each a row
-/// that opens its app; "No notifications" when there are none.
-pub(crate) fn shade(ctx: &Ctx, notices: &[Notice]) -> Frame {
+/// The shade's window over the screen: the notifications, newest first,
+/// each a row that opens its app; "No notifications" when there are none.
+pub(crate) fn window_of(ctx: &Ctx, notices: &[Notice]) -> View {
     let p = SYSTEMUI;
     let top = ctx.status_bar() + ctx.px(42);
     let row_h = ctx.px(260);
@@ -220,10 +219,5 @@ pub(crate) fn shade(ctx: &Ctx, notices: &[Notice]) -> Frame {
     }
     let mut window = window(ctx, p, content);
     clip(&mut window, ctx.screen());
-    Frame {
-        window,
-        dialog: None,
-        bars: bars(ctx),
-        max_scroll: 0,
-    }
+    window
 }
