@@ -1,6 +1,7 @@
 //! `droidscore report`: a run from the store summarised (table, markdown,
 //! JSON, or an HTML page with every trajectory), two runs compared task by
-//! task, and shard stores merged in first.
+//! task, and shard stores merged in first. A run may be named by a pattern
+//! (`'q05-*'`): the runs it matches are read as one (`report::join`).
 
 use std::path::PathBuf;
 
@@ -8,13 +9,16 @@ use clap::Args;
 
 use super::error::CliError;
 use super::shared::out;
-use crate::store::Store;
+use crate::report::join;
+use crate::store::{RunRecord, Store};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The run to report (default: the newest in the store).
+    /// The run to report (default: the newest in the store). A pattern
+    /// (`'q05-*'`, `?` and `[…]` too) reads the runs it matches as one, if
+    /// they differ only in the tasks they selected and no episode is in two.
     pub run: Option<String>,
-    /// A second run: compare the two task by task.
+    /// A second run (or pattern): compare the two task by task.
     pub other: Option<String>,
     #[arg(long, default_value = "droidscore-runs.sqlite")]
     pub store: PathBuf,
@@ -51,35 +55,103 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
             merged.runs_joined,
         );
     }
-    let pick = |id: Option<&String>| -> Result<String, CliError> {
-        match id {
-            Some(id) => store.run(id)?.map(|r| r.id).ok_or_else(|| {
-                CliError::BadInput(format!("no run {id:?} in {}", args.store.display()))
-            }),
-            None => store.latest_run()?.map(|r| r.id).ok_or_else(|| {
+    // The runs each side names: one id, or the ones a pattern matches.
+    let pick = |spec: Option<&String>| -> Result<Vec<RunRecord>, CliError> {
+        let none = |what: String| CliError::BadInput(format!("{what} in {}", args.store.display()));
+        match spec {
+            Some(spec) if join::is_pattern(spec) => {
+                let pattern = glob::Pattern::new(spec)
+                    .map_err(|e| CliError::BadInput(format!("run pattern {spec:?}: {e}")))?;
+                let mut runs: Vec<RunRecord> = store
+                    .runs()?
+                    .into_iter()
+                    .filter(|r| pattern.matches(&r.id))
+                    .collect();
+                runs.sort_by(|a, b| a.id.cmp(&b.id));
+                match runs.is_empty() {
+                    true => Err(none(format!("no run matches {spec:?}"))),
+                    false => Ok(runs),
+                }
+            }
+            Some(id) => Ok(vec![store
+                .run(id)?
+                .ok_or_else(|| none(format!("no run {id:?}")))?]),
+            None => Ok(vec![store.latest_run()?.ok_or_else(|| {
                 CliError::BadInput(format!("{} holds no runs", args.store.display()))
-            }),
+            })?]),
         }
     };
     let a = pick(args.run.as_ref())?;
-    // An offline run (`droidscore steps`) has steps, not episodes; comparing
-    // one with an online run is refused there.
     let other = args.other.as_ref().map(|b| pick(Some(b))).transpose()?;
-    if store.is_offline(&a)?
-        || other.as_deref().map(|b| store.is_offline(b)).transpose()? == Some(true)
-    {
-        return super::steps::report(&store, &a, other.as_deref(), args.format);
-    }
-    let summary_of = |id: &str| -> Result<crate::report::summary::Summary, CliError> {
-        let episodes = store.episodes(id)?;
-        let mut summary =
-            crate::report::summary::summarize(id, &episodes).with_usage(&store.step_usage(id)?);
-        if let Some(run) = store.run(id)? {
-            summary = summary.with_run(&run, &episodes);
+    // An offline run (`droidscore steps`) has steps, not episodes; comparing
+    // one with an online run is refused there. Offline runs are read one at
+    // a time.
+    let offline = |runs: &[RunRecord]| -> Result<bool, CliError> {
+        let mut any = false;
+        for run in runs {
+            any |= store.is_offline(&run.id)?;
         }
-        Ok(summary)
+        if any && runs.len() > 1 {
+            return Err(CliError::BadInput(format!(
+                "a pattern reads online runs as one, and it matched {} runs with offline \
+                 (`steps`) ones among them: report those one at a time",
+                runs.len()
+            )));
+        }
+        Ok(any)
     };
-    let sa = summary_of(&a)?;
+    if offline(&a)? || other.as_deref().map(offline).transpose()? == Some(true) {
+        let b = other.as_ref().map(|runs| runs[0].id.as_str());
+        return super::steps::report(&store, &a[0].id, b, args.format);
+    }
+    // A run's record and its episodes; for the pieces a pattern matched, the
+    // record they are read under (named by the pattern) and all their
+    // episodes.
+    type Read = (RunRecord, Vec<crate::store::EpisodeRecord>);
+    let read = |name: Option<&String>, runs: &[RunRecord]| -> Result<Read, CliError> {
+        let mut episodes = Vec::new();
+        for run in runs {
+            episodes.extend(store.episodes(&run.id)?);
+        }
+        if let [one] = runs {
+            return Ok((one.clone(), episodes));
+        }
+        // More than one run only ever comes from a pattern, which names them.
+        let name = name.map(String::as_str).unwrap_or_default();
+        let joined = join::join(name, runs).map_err(CliError::BadInput)?;
+        join::check_disjoint(&episodes).map_err(CliError::BadInput)?;
+        let builds: std::collections::BTreeSet<&str> = runs
+            .iter()
+            .map(|r| r.provenance.git_rev.as_deref().unwrap_or("unknown"))
+            .collect();
+        eprintln!(
+            "{name}: {} runs read as one ({} episodes), built at {}",
+            runs.len(),
+            episodes.len(),
+            builds.into_iter().collect::<Vec<_>>().join(", ")
+        );
+        Ok((joined, episodes))
+    };
+    let summary_of = |name: Option<&String>,
+                      runs: &[RunRecord]|
+     -> Result<
+        (
+            crate::report::summary::Summary,
+            Vec<crate::store::EpisodeRecord>,
+        ),
+        CliError,
+    > {
+        let (record, episodes) = read(name, runs)?;
+        let mut usage = Vec::new();
+        for run in runs {
+            usage.extend(store.step_usage(&run.id)?);
+        }
+        let summary = crate::report::summary::summarize(&record.id, &episodes)
+            .with_usage(&usage)
+            .with_run(&record, &episodes);
+        Ok((summary, episodes))
+    };
+    let (sa, episodes_a) = summary_of(args.run.as_ref(), &a)?;
     let html = args.format == crate::report::format::Format::Html;
     if html && args.other.is_some() {
         return Err(CliError::BadInput(
@@ -89,21 +161,25 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
     match &args.other {
         None if html => {
             let mut views = Vec::new();
-            for episode in store.episodes(&a)? {
-                let steps = store.steps(&a, &episode.task, &episode.variant, episode.repeat)?;
+            for episode in episodes_a {
+                let steps = store.steps(
+                    &episode.run_id,
+                    &episode.task,
+                    &episode.variant,
+                    episode.repeat,
+                )?;
                 views.push(crate::report::trajectory::EpisodeView { episode, steps });
             }
-            let path = args
-                .out
-                .clone()
-                .unwrap_or_else(|| std::path::PathBuf::from(format!("droidscore-report-{a}.html")));
+            let path = args.out.clone().unwrap_or_else(|| {
+                PathBuf::from(format!("droidscore-report-{}.html", file_part(&sa.run_id)))
+            });
             std::fs::write(&path, crate::report::html::page(&sa, &views))
                 .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
             out(&format!("{}\n", path.display()))
         }
         None => out(&crate::report::format::summary(&sa, args.format)),
-        Some(other) => {
-            let sb = summary_of(&pick(Some(other))?)?;
+        Some(_) => {
+            let (sb, _) = summary_of(args.other.as_ref(), other.as_deref().unwrap_or_default())?;
             let rows = crate::report::summary::compare(&sa, &sb);
             out(&crate::report::format::comparison(
                 &sa,
@@ -113,4 +189,14 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
             ))
         }
     }
+}
+
+/// A run id (or pattern) as part of a file name: `q05-*` gives `q05-_`.
+fn file_part(id: &str) -> String {
+    id.chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "._-".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect()
 }

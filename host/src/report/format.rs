@@ -3,7 +3,7 @@
 
 use super::escape::escape;
 use super::safety::{SAFETY_HEADER, SAFETY_HEADING};
-use super::slices::SLICES_HEADING;
+use super::slices::{SliceLine, SLICES_HEADING, SLICE_COLUMNS};
 use super::summary::{
     condition_rows, counts, Comparison, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER,
 };
@@ -18,6 +18,13 @@ pub enum Format {
     /// One self-contained page with a trajectory viewer (`report::html`); as
     /// a summary rendering alone, its summary section.
     Html,
+}
+
+fn slice_rows(lines: &[SliceLine]) -> Vec<Vec<String>> {
+    lines
+        .iter()
+        .map(|l| vec![l.name.clone(), l.rate.display(), l.sub_sr_display()])
+        .collect()
 }
 
 fn rows(lines: &[Line]) -> Vec<Vec<String>> {
@@ -56,7 +63,8 @@ pub fn summary(s: &Summary, format: Format) -> String {
                 out += &format!("\n{SLICES_HEADING}\n");
                 for (kind, lines) in slices.kinds() {
                     out += "\n";
-                    out += &table(&[kind, "success [Wilson 95%] (ok/scored)"], &rows(lines));
+                    let [success, sub_sr] = SLICE_COLUMNS;
+                    out += &table(&[kind, success, sub_sr], &slice_rows(lines));
                 }
             }
             if !s.per_condition.is_empty() {
@@ -102,8 +110,11 @@ pub fn summary(s: &Summary, format: Format) -> String {
             if let Some(slices) = &s.slices {
                 out += &format!("\n{SLICES_HEADING}\n");
                 for (kind, lines) in slices.kinds() {
-                    out += "\n";
-                    out += &md(kind, lines);
+                    let [success, sub_sr] = SLICE_COLUMNS;
+                    out += &format!("\n| {kind} | {success} | {sub_sr} |\n|---|---|---|\n");
+                    for row in slice_rows(lines) {
+                        out += &format!("| {} |\n", row.join(" | "));
+                    }
                 }
             }
             if !s.per_condition.is_empty() {

@@ -61,6 +61,26 @@ fn rate_table(head: &str, lines: &[Line]) -> String {
     t + "</table>\n"
 }
 
+/// A slice's success and Sub-SR, a row per slice.
+fn slice_table(head: &str, lines: &[super::slices::SliceLine]) -> String {
+    let [success, sub_sr] = super::slices::SLICE_COLUMNS;
+    let mut t = format!(
+        "<table><tr><th>{}</th><th>{}</th><th>{}</th></tr>\n",
+        escape(head),
+        escape(success),
+        escape(sub_sr)
+    );
+    for l in lines {
+        t += &format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&l.name),
+            escape(&l.rate.display()),
+            escape(&l.sub_sr_display())
+        );
+    }
+    t + "</table>\n"
+}
+
 /// The summary section: success with its Wilson interval, the counts,
 /// tokens and latency, and success per task and per variant.
 pub(crate) fn summary_section(s: &Summary) -> String {
@@ -79,7 +99,7 @@ pub(crate) fn summary_section(s: &Summary) -> String {
     if let Some(slices) = &s.slices {
         out += &format!("<p>{}</p>\n", escape(super::slices::SLICES_HEADING));
         for (kind, lines) in slices.kinds() {
-            out += &rate_table(kind, lines);
+            out += &slice_table(kind, lines);
         }
     }
     out += &condition_table(s);

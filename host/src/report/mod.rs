@@ -11,6 +11,7 @@ mod conditions_tests;
 pub(crate) mod escape;
 pub mod format;
 pub mod html;
+pub(crate) mod join;
 pub mod progress;
 pub mod safety;
 pub mod slices;

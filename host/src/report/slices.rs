@@ -1,5 +1,5 @@
-//! Success by slice of the suite: per category (single-app, multi-app,
-//! answer), per app and per tag. A run records each task's slices in its
+//! Success and sub-goals by slice of the suite: per category (single-app,
+//! multi-app, answer, safety), per app and per tag. A run records each task's slices in its
 //! config when it starts ([`record`]), so a report reads them from the run
 //! itself, whatever suite or binary reads the store later. A multi-app task
 //! counts under every app it names, and a task under each of its tags: the
@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::stats::{rate, Line};
+use super::progress::ProgressStats;
+use super::stats::{rate, Rate};
 use crate::store::EpisodeRecord;
 use crate::task::Task;
 
@@ -71,12 +72,43 @@ pub(crate) fn safety_kinds(config: &serde_json::Value) -> BTreeMap<String, Strin
         .collect()
 }
 
-/// Success per category, per app and per tag, each with its Wilson interval.
+/// One slice: success, and the sub-goals its episodes reached (Sub-SR,
+/// docs/progress.md), which is where agents that never succeed differ.
+#[derive(Debug, Clone, Serialize)]
+pub struct SliceLine {
+    pub name: String,
+    /// Success over the slice's scored episodes.
+    pub rate: Rate,
+    /// Milestones reached over milestones declared, pooled; `None` for
+    /// episodes recorded before milestones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sub_sr: Option<Rate>,
+    /// Sub-SR's interval with an episode's milestones counted as
+    /// correlated (`progress::clustered_wilson`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sub_sr_by_episode: Option<(f64, f64)>,
+}
+
+impl SliceLine {
+    /// The Sub-SR cell of a table: the pooled rate, or `–`.
+    pub(crate) fn sub_sr_display(&self) -> String {
+        self.sub_sr.map_or_else(|| "–".to_string(), |r| r.display())
+    }
+}
+
+/// The header of a slice table's two rate columns.
+pub const SLICE_COLUMNS: [&str; 2] = [
+    "success [Wilson 95%] (ok/scored)",
+    "Sub-SR [Wilson 95%] (milestones reached/declared)",
+];
+
+/// Success and Sub-SR per category, per app and per tag, each with its
+/// Wilson interval.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Slices {
-    pub per_category: Vec<Line>,
-    pub per_app: Vec<Line>,
-    pub per_tag: Vec<Line>,
+    pub per_category: Vec<SliceLine>,
+    pub per_app: Vec<SliceLine>,
+    pub per_tag: Vec<SliceLine>,
     /// Episodes of tasks the run's record has no slices for (a task renamed
     /// between a run's shards); counted in no slice.
     #[serde(skip_serializing_if = "is_zero")]
@@ -110,12 +142,18 @@ impl Slices {
                 tags.entry(tag).or_default().push(e);
             }
         }
-        let lines = |groups: BTreeMap<&str, Vec<&EpisodeRecord>>| -> Vec<Line> {
+        let lines = |groups: BTreeMap<&str, Vec<&EpisodeRecord>>| -> Vec<SliceLine> {
             groups
                 .into_iter()
-                .map(|(name, es)| Line {
-                    name: name.to_string(),
-                    rate: rate(es.into_iter()),
+                .map(|(name, es)| {
+                    let owned: Vec<EpisodeRecord> = es.iter().map(|e| (*e).clone()).collect();
+                    let progress = ProgressStats::of(&owned);
+                    SliceLine {
+                        name: name.to_string(),
+                        rate: rate(es.into_iter()),
+                        sub_sr: progress.as_ref().map(|p| p.sub_sr),
+                        sub_sr_by_episode: progress.map(|p| p.sub_sr_by_episode),
+                    }
                 })
                 .collect()
         };
@@ -128,7 +166,7 @@ impl Slices {
     }
 
     /// Each slice as (kind, its lines), in the order reports show them.
-    pub(crate) fn kinds(&self) -> [(&'static str, &[Line]); 3] {
+    pub(crate) fn kinds(&self) -> [(&'static str, &[SliceLine]); 3] {
         [
             ("category", &self.per_category),
             ("app", &self.per_app),
@@ -161,7 +199,7 @@ mod tests {
         }})
     }
 
-    fn names(lines: &[Line]) -> Vec<String> {
+    fn names(lines: &[SliceLine]) -> Vec<String> {
         lines
             .iter()
             .map(|l| format!("{} {}/{}", l.name, l.rate.successes, l.rate.n))

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::slices::SliceLine;
 pub use super::stats::Line;
 use super::stats::{pass_hat_k, rate, Rate};
 use super::usage::UsageStats;
@@ -323,7 +324,7 @@ fn verdict(a: &Rate, b: &Rate) -> String {
 }
 
 /// Overall first, then every task present in either run.
-pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
+pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
     let mut names: Vec<&str> = a
         .per_task
         .iter()
@@ -338,6 +339,7 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
             .find(|l| l.name == name)
             .map_or(Rate::new(0, 0), |l| l.rate)
     };
+    let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
     let mut rows = vec![Comparison {
         name: "(overall)".into(),
         a: a.overall,
@@ -346,7 +348,6 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
     }];
     // Credit short of success, where both runs recorded it.
     if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
-        let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
         for (name, ra, rb, by_episode) in [
             (
                 "(sub-sr)",
@@ -397,25 +398,39 @@ pub(crate) fn compare(a: &Summary, b: &Summary) -> Vec<Comparison> {
         }
     }
     // Slices both runs recorded: a slice one run lacks is scored in one only.
+    // Each slice's success, then its Sub-SR under the same rule as the
+    // run's (both intervals apart, pooled and by episode).
     if let (Some(sa), Some(sb)) = (&a.slices, &b.slices) {
         for ((kind, la), (_, lb)) in sa.kinds().into_iter().zip(sb.kinds()) {
             let mut slice_names: Vec<&str> = la.iter().chain(lb).map(|l| l.name.as_str()).collect();
             slice_names.sort();
             slice_names.dedup();
-            let find = |lines: &[Line], name: &str| {
-                lines
-                    .iter()
-                    .find(|l| l.name == name)
-                    .map_or(Rate::new(0, 0), |l| l.rate)
-            };
+            let find = |lines: &'a [SliceLine], name: &str| lines.iter().find(|l| l.name == name);
             for name in slice_names {
-                let (ra, rb) = (find(la, name), find(lb, name));
+                let (la, lb) = (find(la, name), find(lb, name));
+                let success = |l: Option<&SliceLine>| l.map_or(Rate::new(0, 0), |l| l.rate);
+                let (ra, rb) = (success(la), success(lb));
                 rows.push(Comparison {
                     name: format!("({kind}: {name})"),
                     a: ra,
                     b: rb,
                     verdict: verdict(&ra, &rb),
                 });
+                let sub = |l: Option<&SliceLine>| l.and_then(|l| l.sub_sr.zip(l.sub_sr_by_episode));
+                if let (Some((ra, ea)), Some((rb, eb))) = (sub(la), sub(lb)) {
+                    let verdict = match verdict(&ra, &rb) {
+                        v if (v == "A" || v == "B") && meets(ea, eb) => {
+                            "NOT A RANKING (by episode)".to_string()
+                        }
+                        v => v,
+                    };
+                    rows.push(Comparison {
+                        name: format!("({kind}: {name}, sub-sr)"),
+                        a: ra,
+                        b: rb,
+                        verdict,
+                    });
+                }
             }
         }
     }

@@ -524,3 +524,89 @@ fn reports_give_success_by_category_app_and_tag_and_compare_them() {
         "{cmp}"
     );
 }
+
+/// A run in pieces (`--tasks` per piece) reads as one under a pattern: its
+/// report equals the report of one run over the same tasks, task by task,
+/// slice by slice (success and Sub-SR). Pieces of different setups, and
+/// pieces that share an episode, are refused by name.
+#[test]
+fn a_pattern_reads_the_pieces_of_a_run_as_one() {
+    let dir = TestEnv::new("pieces-run");
+    let store = dir.join("runs.sqlite");
+    let store = store.to_str().unwrap();
+    let run = |agent: &str, tasks: &str, id: &str, max_steps: &str| {
+        dir.droidscore()
+            .args([
+                "run",
+                "--agent",
+                agent,
+                "--tasks",
+                tasks,
+                "--variants",
+                "base",
+            ])
+            .args(["--max-steps", max_steps, "--run-id", id, "--store", store])
+            .ok();
+    };
+    run("noop", "note_[a-f]*", "whole", "8");
+    run("noop", "note_[a-c]*", "piece-1", "8");
+    run("noop", "note_[d-f]*", "piece-2", "8");
+    run("reference", "note_[d-f]*", "ref-1", "40");
+    let json = |id: &str| -> Value {
+        let o = dir
+            .droidscore()
+            .args(["report", id, "--store", store, "--format", "json"])
+            .ok();
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (whole, pieces) = (json("whole"), json("piece-*"));
+    assert_eq!(pieces["run_id"], "piece-*");
+    for key in ["overall", "per_task", "slices", "progress"] {
+        assert_eq!(whole[key], pieces[key], "{key}: {pieces}");
+    }
+    assert!(whole["overall"]["n"].as_u64().unwrap() >= 4, "{whole}");
+    // Sub-SR by slice: the do-nothing agent reaches no milestone of the
+    // ones declared, the reference every one.
+    let sub_sr = |json: &Value, category: &str| -> (u64, u64) {
+        let line = json["slices"]["per_category"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == category)
+            .unwrap_or_else(|| panic!("no category {category}: {json}"))
+            .clone();
+        let r = &line["sub_sr"];
+        (r["successes"].as_u64().unwrap(), r["n"].as_u64().unwrap())
+    };
+    let (reached, declared) = sub_sr(&pieces, "single-app");
+    assert!(reached == 0 && declared > 0, "{pieces}");
+    let (reached, declared) = sub_sr(&json("ref-1"), "single-app");
+    assert!(reached == declared && declared > 0);
+    let o = dir
+        .droidscore()
+        .args(["report", "piece-*", "--store", store])
+        .ok();
+    assert!(
+        text(&o.stderr).contains("piece-*: 2 runs read as one"),
+        "{}",
+        text(&o.stderr)
+    );
+    // The whole run and a piece share episodes; a reference piece has
+    // another agent and budget.
+    let refused = |pattern: &str| {
+        text(
+            &dir.droidscore()
+                .args(["report", pattern, "--store", store])
+                .fails()
+                .stderr,
+        )
+    };
+    let err = refused("[pw]*");
+    assert!(
+        err.contains("both hold episode note_") && err.contains("count it twice"),
+        "{err}"
+    );
+    let err = refused("[pr]*-[12]");
+    assert!(err.contains("differ in their config's `agent`"), "{err}");
+    assert!(refused("nothing-*").contains("no run matches \"nothing-*\""));
+}
