@@ -90,9 +90,15 @@ pub struct SliceLine {
 }
 
 impl SliceLine {
-    /// The Sub-SR cell of a table: the pooled rate, or `–`.
+    /// The Sub-SR cell of a table: the pooled rate; `–` for episodes
+    /// recorded before milestones, or where the slice's tasks declare none
+    /// (a question read from one screen: the answer is its only check).
     pub(crate) fn sub_sr_display(&self) -> String {
-        self.sub_sr.map_or_else(|| "–".to_string(), |r| r.display())
+        match self.sub_sr {
+            Some(r) if r.n > 0 => r.display(),
+            Some(_) => "– (no milestones)".to_string(),
+            None => "–".to_string(),
+        }
     }
 }
 
