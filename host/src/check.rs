@@ -470,12 +470,25 @@ impl crate::agent::Agent for Counting {
 
 /// Replay `instance`'s reference on the simulator at episode seed 0; an
 /// error when it cannot run, fails, or leaves a milestone unreached.
+///
+/// The replay is not held to the instance's step budget: a run may lower
+/// it for the agent (`run --max-steps 8`), but RRR's reference count and
+/// the steps at which the milestones fall (which place the online step
+/// instructions) are the reference's own. That the reference fits the
+/// task's budget is `tasks check`'s claim, not this replay's.
 pub fn reference_replay(instance: &Instance) -> Result<Replay, String> {
     let mut agent = Counting {
         solver: Solver::new(instance.solution.clone()),
         done_after: Vec::new(),
     };
-    let ep = episode_with(instance, &mut agent).map_err(|e| e.to_string())?;
+    let turns = instance.solution.len() * crate::task::TURNS_PER_STEP;
+    let unbounded = Instance {
+        max_steps: instance
+            .max_steps
+            .max(u32::try_from(turns).unwrap_or(u32::MAX)),
+        ..instance.clone()
+    };
+    let ep = episode_with(&unbounded, &mut agent).map_err(|e| e.to_string())?;
     if !ep.success {
         return Err(format!("reference solution fails: {}", ep.reason));
     }
@@ -781,5 +794,18 @@ answer = "{number}"
         assert_eq!(milestone_steps(inst).unwrap(), [1, 2, 3, 4]);
         let replay = reference_replay(inst).unwrap();
         assert_eq!(replay.steps, 4);
+    }
+
+    /// A run that lowers the agent's budget below the reference's length
+    /// (`run --max-steps 2`) still gets the reference's own replay: the
+    /// milestones' steps and RRR's count do not change, and `--instructions
+    /// steps` does not fail on such a task.
+    #[test]
+    fn the_reference_replay_is_not_held_to_a_lowered_budget() {
+        let task = wifi_with("steps", "");
+        let mut inst = task.variants[0].clone();
+        inst.max_steps = 2;
+        assert_eq!(milestone_steps(&inst).unwrap(), [1, 2, 3, 4]);
+        assert_eq!(reference_replay(&inst).unwrap().steps, 4);
     }
 }

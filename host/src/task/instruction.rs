@@ -51,7 +51,7 @@ pub const STEP_INSTRUCTION_LABEL: &str = "Step instruction: ";
 
 /// Replay turns per solution step before the replay is given up: the
 /// solver scrolls at most 10 times each way in search of a node.
-const TURNS_PER_STEP: usize = 24;
+pub(crate) const TURNS_PER_STEP: usize = 24;
 
 /// One instruction per step of `instance`'s reference solution, in order,
 /// written from the variant's own screens (see the module docs), as an

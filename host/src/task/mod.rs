@@ -14,6 +14,7 @@ mod suite;
 pub(crate) mod test_tasks;
 
 pub use draw::{DrawError, ParamSpec};
+pub(crate) use instruction::TURNS_PER_STEP;
 pub use instruction::{
     goal_with_instruction, online_instruction, step_instructions, step_instructions_at,
     Instructions, STEP_INSTRUCTION_LABEL,
