@@ -9,12 +9,15 @@
 //! it reads the goal. The text is cut into clauses at `, then ` and `. `.
 //!
 //! What it does with a clause, deterministically:
-//! - `Open X` (or a launcher label after open, launch, start, in, using, or
-//!   before "app"): launch that app unless it is in the foreground.
+//! - `Open X` (or a launcher label, of one word or several, after open,
+//!   launch, start, in, using, or before "app"): launch that app unless it
+//!   is in the foreground.
 //! - `Type “text” …` (curly or straight quotes): type the text when an
 //!   editable field is focused; else tap the editable field whose name best
 //!   matches the clause's words (first the field, then the text).
 //! - `Go back`, `Press Enter`, `Go to the home screen`: that key.
+//! - `Swipe down from the top of the screen …`: pull the notification
+//!   shade (a swipe from the status bar).
 //! - `Answer “text”`: answer it.
 //! - `Tap …`, `Long-press …`, or anything else: tap (long-press) the element
 //!   whose label, content-desc or hint shares the most words with the
@@ -82,10 +85,15 @@ enum Need {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Clause {
     Open(String),
+    /// "Swipe down from the top of the screen": pull the notification shade.
+    Shade,
     Type(String, String),
     Key(Key),
     Answer(String),
-    Tap { long: bool, words: String },
+    Tap {
+        long: bool,
+        words: String,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -193,6 +201,10 @@ impl LexicalAgent {
             Clause::Key(key) => {
                 self.at += 1;
                 Some(Decision::Act(DeviceAction::Key { key: *key }))
+            }
+            Clause::Shade => {
+                self.at += 1;
+                Some(Decision::Act(super::reference::shade_swipe(obs)))
             }
             Clause::Answer(text) => {
                 self.at += 1;
@@ -457,21 +469,39 @@ fn unquoted(s: &str) -> String {
 }
 
 /// The package of a launcher label the text names as the app to open: after
-/// open, launch, start, in or using, or before "app".
+/// open, launch, start, in or using, or before "app". A label of several
+/// words ("Pro Expense", "Audio Recorder") is matched whole, the longest
+/// label first where two would match at one place.
 fn named_app(text: &str) -> Option<String> {
     let words: Vec<String> = unquoted(text)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    for (i, w) in words.iter().enumerate() {
-        let Some((_, package)) = APPS.iter().find(|(label, _)| label.to_lowercase() == *w) else {
-            continue;
-        };
-        let before = i.checked_sub(1).map(|j| words[j].as_str());
-        let after = words.get(i + 1).map(String::as_str);
-        if before.is_some_and(|b| OPEN_WORDS.contains(&b)) || after == Some("app") {
-            return Some(package.to_string());
+    let mut labels: Vec<(Vec<String>, &str)> = APPS
+        .iter()
+        .map(|(label, package)| {
+            let label_words = label
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            (label_words, *package)
+        })
+        .filter(|(label_words, _): &(Vec<String>, &str)| !label_words.is_empty())
+        .collect();
+    labels.sort_by_key(|(label_words, _)| std::cmp::Reverse(label_words.len()));
+    for i in 0..words.len() {
+        for (label_words, package) in &labels {
+            let end = i + label_words.len();
+            if words.get(i..end) != Some(label_words.as_slice()) {
+                continue;
+            }
+            let before = i.checked_sub(1).map(|j| words[j].as_str());
+            let after = words.get(end).map(String::as_str);
+            if before.is_some_and(|b| OPEN_WORDS.contains(&b)) || after == Some("app") {
+                return Some(package.to_string());
+            }
         }
     }
     None
@@ -551,6 +581,7 @@ fn clause(text: &str) -> Clause {
         ("type", Some(q)) => Clause::Type(q, unquoted(text)),
         ("answer", Some(q)) => Clause::Answer(q),
         _ if lower == "go back" => Clause::Key(Key::Back),
+        _ if lower.starts_with("swipe down from the top") => Clause::Shade,
         _ if lower.starts_with("press enter") => Clause::Key(Key::Enter),
         _ if lower.starts_with("go to the home screen") || lower == "go home" => {
             Clause::Key(Key::Home)

@@ -16,7 +16,8 @@ fn instance<'a>(tasks: &'a [Task], task: &str, variant: &str) -> &'a Instance {
 
 /// The online instruction emulated without milestones: reference step k's
 /// instruction is shown once k actions other than scrolls were taken (an
-/// answer counts), then the goal alone.
+/// answer counts, and so does the swipe from the status bar that pulls the
+/// shade), then the goal alone.
 struct StepFed {
     agent: LexicalAgent,
     instructions: Vec<String>,
@@ -31,7 +32,7 @@ impl Agent for StepFed {
         };
         let decision = self.agent.next(&text, observation);
         let counts = match &decision {
-            Decision::Act(DeviceAction::Swipe { .. }) => false,
+            Decision::Act(DeviceAction::Swipe { y1, .. }) => *y1 < 50,
             Decision::Act(_) | Decision::Open(_) | Decision::Answer(_) => true,
             _ => false,
         };
@@ -183,6 +184,46 @@ fn an_app_is_named_only_as_the_one_to_open() {
     // A field called Phone is no app to open.
     assert_eq!(named_app("Type “5” in the Phone field"), None);
     assert_eq!(named_app("Open “Settings”"), None, "quoted text is typed");
+    // Labels of two words, whole: "Open Pro Expense" was read as no app and
+    // the floor tapped the launcher icon instead of opening it.
+    assert_eq!(
+        named_app("Open Pro Expense").as_deref(),
+        Some("com.arduia.expense")
+    );
+    assert_eq!(
+        named_app("Add an expense in Pro Expense").as_deref(),
+        Some("com.arduia.expense")
+    );
+    assert_eq!(
+        named_app("Open Audio Recorder").as_deref(),
+        Some("com.dimowner.audiorecorder")
+    );
+    assert_eq!(named_app("Open Expense"), None, "half a label is none");
+}
+
+/// The shade's instructions are done with the swipe the reference makes:
+/// the floor answered "complete" to them before.
+#[test]
+fn step_instructions_take_it_through_the_notification_shade() {
+    assert_eq!(
+        clause("Swipe down from the top of the screen to open the notifications"),
+        Clause::Shade
+    );
+    let tasks = suite();
+    for task in ["notif_callback", "notif_reply_sms", "notif_answer_sms"] {
+        let ep = with_steps(instance(&tasks, task, "base"));
+        assert!(ep.success, "{task}: {}", ep.reason);
+    }
+}
+
+/// The apps of two-word names, from their step instructions.
+#[test]
+fn step_instructions_open_the_apps_of_two_word_names() {
+    let tasks = suite();
+    for task in ["expense_add", "recorder_rename"] {
+        let ep = with_steps(instance(&tasks, task, "base"));
+        assert!(ep.success, "{task}: {}", ep.reason);
+    }
 }
 
 #[test]

@@ -115,17 +115,7 @@ impl Agent for Solver {
         } else if let Some(key) = step.key {
             self.advance(Decision::Act(DeviceAction::Key { key }))
         } else if let Some(crate::task::Swipe::Shade) = step.swipe {
-            // From the status bar's middle to the screen's: the whole
-            // screen's bounds are the first node's.
-            let screen = obs.hierarchy.nodes.first().map(|n| n.bounds);
-            let (w, h) = screen.map_or((1080, 2400), |b| (b.right, b.bottom));
-            self.advance(Decision::Act(DeviceAction::Swipe {
-                x1: w / 2,
-                y1: 20,
-                x2: w / 2,
-                y2: h / 2,
-                duration_ms: 300,
-            }))
+            self.advance(Decision::Act(shade_swipe(obs)))
         } else {
             Decision::Infeasible(format!("solution step {} has no action", self.at + 1))
         }
@@ -144,4 +134,18 @@ fn covered(h: &Hierarchy, node: &Node, x: i32, y: i32) -> bool {
     all[after_subtree..]
         .iter()
         .any(|n| n.clickable && n.bounds.contains(x, y))
+}
+
+/// The swipe that pulls the notification shade: from the status bar's
+/// middle to the screen's. The whole screen's bounds are the first node's.
+pub(crate) fn shade_swipe(obs: &Observation) -> DeviceAction {
+    let screen = obs.hierarchy.nodes.first().map(|n| n.bounds);
+    let (w, h) = screen.map_or((1080, 2400), |b| (b.right, b.bottom));
+    DeviceAction::Swipe {
+        x1: w / 2,
+        y1: 20,
+        x2: w / 2,
+        y2: h / 2,
+        duration_ms: 300,
+    }
 }
