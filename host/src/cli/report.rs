@@ -10,7 +10,8 @@ use clap::Args;
 use super::error::CliError;
 use super::shared::out;
 use crate::report::join;
-use crate::store::{RunRecord, Store};
+use crate::report::summary::Summary;
+use crate::store::{EpisodeRecord, RunRecord, Store};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -107,7 +108,7 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
     // A run's record and its episodes; for the pieces a pattern matched, the
     // record they are read under (named by the pattern) and all their
     // episodes.
-    type Read = (RunRecord, Vec<crate::store::EpisodeRecord>);
+    type Read = (RunRecord, Vec<EpisodeRecord>);
     let read = |name: Option<&String>, runs: &[RunRecord]| -> Result<Read, CliError> {
         let mut episodes = Vec::new();
         for run in runs {
@@ -132,15 +133,9 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         );
         Ok((joined, episodes))
     };
-    let summary_of = |name: Option<&String>,
-                      runs: &[RunRecord]|
-     -> Result<
-        (
-            crate::report::summary::Summary,
-            Vec<crate::store::EpisodeRecord>,
-        ),
-        CliError,
-    > {
+    // A summary, and the episodes it was made from (the HTML page's).
+    type Summarized = (Summary, Vec<EpisodeRecord>);
+    let summary_of = |name: Option<&String>, runs: &[RunRecord]| -> Result<Summarized, CliError> {
         let (record, episodes) = read(name, runs)?;
         let mut usage = Vec::new();
         for run in runs {
