@@ -12,7 +12,7 @@ use super::run::{RunArgs, Terminal};
 use super::shared::{json, load, out};
 use crate::offline::{self, OfflineError, OfflineOptions};
 use crate::report::format::Format;
-use crate::report::steps::{disagreements, offline_comparison, offline_table};
+use crate::report::steps::{common_episodes, disagreements, offline_comparison, offline_table};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
@@ -83,14 +83,14 @@ pub(super) fn report(
     other: Option<&str>,
     format: Format,
 ) -> Result<(), CliError> {
-    let summary_of = |id: &str| -> Result<_, CliError> {
+    // A run's episodes, with the agent and instruction level it recorded.
+    let load_run = |id: &str| -> Result<_, CliError> {
         if !store.is_offline(id)? {
             return Err(CliError::BadInput(format!(
                 "run {id} is not an offline run (`droidscore steps`): compare offline runs with offline runs"
             )));
         }
         let episodes = store.offline_episodes(id)?;
-        let names = offline::matcher_names(&episodes);
         let config = store.run(id)?.map(|r| r.config).unwrap_or_default();
         let text = |k: &str| {
             config
@@ -99,38 +99,45 @@ pub(super) fn report(
                 .unwrap_or("?")
                 .to_owned()
         };
-        Ok((
-            offline::summarize(&episodes, &names),
-            text("agent"),
-            text("instructions"),
-            episodes,
-        ))
+        Ok((episodes, text("agent"), text("instructions")))
     };
-    let (sa, agent, instructions, episodes) = summary_of(a)?;
-    match (other, format) {
-        (_, Format::Html) => Err(CliError::BadInput(
+    let summary = |episodes: &[offline::OfflineEpisode]| {
+        offline::summarize(episodes, &offline::matcher_names(episodes))
+    };
+    let (mut episodes, agent, instructions) = load_run(a)?;
+    if format == Format::Html {
+        return Err(CliError::BadInput(
             "--format html reports online runs; report an offline run as table, md or json".into(),
-        )),
-        // Every step with its answer, the reference and the verdicts (the
-        // requests stay in the store: `Store::offline_requests`).
-        (None, Format::Json) => json(&serde_json::json!({
-            "run_id": a, "agent": agent, "instructions": instructions, "summary": sa,
-            "episodes": episodes,
-        })),
-        (None, _) => {
+        ));
+    }
+    let Some(b) = other else {
+        let sa = summary(&episodes);
+        return if format == Format::Json {
+            // Every step with its answer, the reference and the verdicts
+            // (the requests stay in the store: `Store::offline_requests`).
+            json(&serde_json::json!({
+                "run_id": a, "agent": agent, "instructions": instructions, "summary": sa,
+                "episodes": episodes,
+            }))
+        } else {
             out(&offline_table(a, &agent, &instructions, &sa))?;
             out("\nsteps on which the matchers disagree, by pattern (3 of each):\n")?;
             out(&disagreements(&episodes, 3))
-        }
-        (Some(b), Format::Json) => {
-            let (sb, ..) = summary_of(b)?;
-            json(
-                &serde_json::json!({ "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb} }),
-            )
-        }
-        (Some(b), _) => {
-            let (sb, ..) = summary_of(b)?;
-            out(&offline_comparison((a, &sa), (b, &sb)))
-        }
+        };
+    };
+    // Two runs are ranked on the same steps: the episodes both hold.
+    let (mut other_episodes, ..) = load_run(b)?;
+    let common = common_episodes(&mut episodes, &mut other_episodes);
+    let (sa, sb) = (summary(&episodes), summary(&other_episodes));
+    if format == Format::Json {
+        return json(&serde_json::json!({
+            "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb},
+            "common": common,
+        }));
+    }
+    out(&offline_comparison((a, &sa), (b, &sb)))?;
+    match common.line() {
+        Some(line) => out(&line),
+        None => Ok(()),
     }
 }

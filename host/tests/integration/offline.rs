@@ -195,6 +195,39 @@ fn steps_runs_from_the_command_line_and_report_compares_two_offline_runs() {
         two.contains("ref ahead") || two.contains("NOT A RANKING"),
         "{two}"
     );
+    assert!(!two.contains("compared on"), "{two}");
+    // Against a run over every variant, only the base episodes both hold
+    // are compared, and the line says what was left out.
+    env.droidscore()
+        .args(["steps", "--agent", "noop", "--tasks", "wifi_o*"])
+        .args([
+            "--variants",
+            "all",
+            "--store",
+            store,
+            "--run-id",
+            "noop-all",
+        ])
+        .ok();
+    let wide = env
+        .droidscore()
+        .args(["report", "ref", "noop-all", "--store", store])
+        .ok();
+    let wide = String::from_utf8_lossy(&wide.stdout);
+    let row = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("droidscore@1"))
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        row(&two),
+        row(&wide),
+        "the base episodes of both noop runs score alike:\n{two}\n{wide}"
+    );
+    assert!(
+        wide.contains("episodes both runs hold (task, variant, seed); left out: 0 only in A, "),
+        "{wide}"
+    );
     let refused = env
         .droidscore()
         .args([
