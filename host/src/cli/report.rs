@@ -174,7 +174,11 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         }
         None => out(&crate::report::format::summary(&sa, args.format)),
         Some(_) => {
-            let (sb, _) = summary_of(args.other.as_ref(), other.as_deref().unwrap_or_default())?;
+            let (sb, episodes_b) =
+                summary_of(args.other.as_ref(), other.as_deref().unwrap_or_default())?;
+            if let Some(note) = crate::report::summary::coverage_note(&episodes_a, &episodes_b) {
+                eprintln!("{note}");
+            }
             let rows = crate::report::summary::compare(&sa, &sb);
             out(&crate::report::format::comparison(
                 &sa,

@@ -515,6 +515,30 @@ fn reports_give_success_by_category_app_and_tag_and_compare_them() {
             .to_string()
     };
     assert!(row("(category: single-app)").ends_with(" A"), "{cmp}");
+    // The same episodes on both sides: nothing said of them. A run over one
+    // task's base variant against them is said to differ, on stderr.
+    let same = dir
+        .droidscore()
+        .args(["report", "ref", "noop", "--store", store])
+        .ok();
+    assert!(
+        !text(&same.stderr).contains("did not run the same"),
+        "{}",
+        text(&same.stderr)
+    );
+    dir.droidscore()
+        .args(["run", "--agent", "noop", "--tasks", "note_answer"])
+        .args(["--instances", "2", "--run-id", "narrow", "--store", store])
+        .ok();
+    let narrow = dir
+        .droidscore()
+        .args(["report", "ref", "narrow", "--store", store])
+        .ok();
+    let said = text(&narrow.stderr);
+    assert!(
+        said.contains("A and B did not run the same episodes:") && said.contains(" 0 only in B;"),
+        "{said}"
+    );
     assert!(row("(app: Joplin)").ends_with(" A"), "{cmp}");
     // No slice ranks the do-nothing agent above the reference.
     assert!(
