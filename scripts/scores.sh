@@ -5,7 +5,11 @@
 # instruction levels; then --reason full|short|off side by side. About an
 # hour on 2 cores (the models' steps are most of it). Prints every report.
 #   STORE   the run store (default: scores.sqlite, created)
-#   PARTS   which parts (default: "floor smol online reason qwen")
+#   PARTS   which parts (default: "floor smol online reason qwen"); "suite"
+#           (not in the default: about 5 hours here) runs the offline runs over
+#           the whole suite, SmolLM2-135M on every variant and the 0.5B model on
+#           every base variant, both levels, beside the baselines; each resumes
+#           where a stopped one left off, so run it again to go on
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${STORE:-scores.sqlite}
@@ -68,5 +72,30 @@ qwen)
     done
     "$bin" report --store "$store" off-qwen-s12-goal off-smol-s12-goal
     "$bin" report --store "$store" off-qwen-s12-steps off-smol-s12-steps ;;
-*) echo "scores.sh: unknown part $part (floor smol online reason qwen)" >&2; exit 2 ;;
+suite)
+    # A run already in the store is resumed (`--resume`), not started again.
+    go() {
+        id=$1; shift
+        if "$bin" report --store "$store" "$id" >/dev/null 2>&1; then
+            steps "$@" --resume "$id"
+        else
+            steps "$@" --run-id "$id"
+        fi
+    }
+    go rand-all-goal --variants all --agent random
+    go noop-all-goal --variants all --agent noop
+    for l in goal steps; do
+        go lex-all-$l --variants all --agent lexical --instructions $l
+        go off-smol-all-$l --variants all "${smol[@]}" --instructions $l
+        go off-qwen-base-$l --variants base "${qwen[@]}" --instructions $l
+    done
+    for other in rand-all-goal lex-all-goal noop-all-goal; do
+        "$bin" report --store "$store" off-smol-all-goal $other
+    done
+    "$bin" report --store "$store" off-smol-all-steps off-smol-all-goal
+    "$bin" report --store "$store" off-smol-all-steps lex-all-steps
+    # Base variants against every variant: compared on the base ones.
+    for l in goal steps; do "$bin" report --store "$store" off-qwen-base-$l off-smol-all-$l; done
+    "$bin" report --store "$store" off-qwen-base-goal rand-all-goal ;;
+*) echo "scores.sh: unknown part $part (floor smol online reason qwen suite)" >&2; exit 2 ;;
 esac; done
