@@ -80,7 +80,14 @@ pub struct Summary {
     pub episodes: u64,
     pub skipped: u64,
     pub infra: u64,
+    /// Device actions over all episodes (a typed text and its Enter are
+    /// two; an app opened is one).
     pub steps: u64,
+    /// Agent decisions over all episodes, what `--max-steps` bounds;
+    /// `None` when an episode did not record them (a store from before
+    /// they were kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<u64>,
     pub invalid_steps: u64,
     /// Sub-goals, efficiency and side effects, over the episodes that
     /// recorded them (`None` when none did: a store from before them).
@@ -272,6 +279,7 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         skipped: count(EpisodeStatus::Skipped),
         infra: count(EpisodeStatus::Infra),
         steps: episodes.iter().map(|e| u64::from(e.steps)).sum(),
+        decisions: decisions(episodes),
         invalid_steps: episodes.iter().map(|e| u64::from(e.invalid_steps)).sum(),
         progress: super::progress::ProgressStats::of(episodes),
         usage: UsageStats::default(),
@@ -279,6 +287,18 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
         slices: None,
         safety: super::safety::SafetyStats::of(episodes, &Default::default()),
     }
+}
+
+/// Agent decisions summed over the episodes, when every one recorded them
+/// (an episode that acted with none recorded is from before they were).
+fn decisions(episodes: &[EpisodeRecord]) -> Option<u64> {
+    episodes
+        .iter()
+        .map(|e| match &e.progress {
+            Some(p) if p.decisions > 0 || e.steps == 0 => Some(u64::from(p.decisions)),
+            _ => None,
+        })
+        .sum()
 }
 
 impl Summary {
@@ -493,8 +513,14 @@ pub(super) fn counts(s: &Summary) -> String {
         "{} episodes: {} scored, {} skipped ({why}), {} infrastructure failures (not scored)\n",
         s.episodes, s.overall.n, s.skipped, s.infra
     );
+    // Device actions are not what `--max-steps` counts: a decision that
+    // types and presses Enter is two of them, an answer none.
+    let decided = s
+        .decisions
+        .map(|d| format!(" over {d} agent decisions"))
+        .unwrap_or_default();
     out += &format!(
-        "steps: {}, invalid model answers: {}\n",
+        "steps: {} device actions{decided}, invalid model answers: {}\n",
         s.steps, s.invalid_steps
     );
     if let Some(p) = s.pass_hat_k {
@@ -565,6 +591,44 @@ mod tests {
         let mut dark = a.clone();
         dark[1].condition = "dark".into();
         assert!(coverage_note(&a, &dark).unwrap().contains(": 1 (task"));
+    }
+
+    #[test]
+    fn the_steps_line_tells_device_actions_from_decisions() {
+        use crate::store::Progress;
+        use EpisodeStatus::*;
+        let with = |steps: u32, decisions: u32| {
+            let mut e = ep("a", "base", 0, Failure);
+            e.steps = steps;
+            e.progress = Some(Progress {
+                decisions,
+                ..Progress::default()
+            });
+            e
+        };
+        // One episode typed and pressed Enter in one decision (4 actions
+        // over 3 decisions); one answered without acting (0 over 1).
+        let s = summarize("r", &[with(4, 3), with(0, 1)]);
+        assert_eq!((s.steps, s.decisions), (4, Some(4)));
+        assert!(
+            counts(&s).contains(
+                "steps: 4 device actions over 4 agent decisions, invalid model answers: 2\n"
+            ),
+            "{}",
+            counts(&s)
+        );
+        // An episode that acted but recorded no decisions (a store from
+        // before they were kept), or recorded no progress at all: the
+        // decisions are not said rather than undercounted.
+        for old in [with(3, 0), ep("a", "base", 1, Success)] {
+            let s = summarize("r", &[with(4, 3), old]);
+            assert_eq!(s.decisions, None);
+            assert!(
+                counts(&s).contains("steps: 7 device actions, invalid"),
+                "{}",
+                counts(&s)
+            );
+        }
     }
 
     #[test]
