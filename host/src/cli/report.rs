@@ -133,20 +133,17 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
         );
         Ok((joined, episodes))
     };
-    // A summary, and the episodes it was made from (the HTML page's).
-    type Summarized = (Summary, Vec<EpisodeRecord>);
-    let summary_of = |name: Option<&String>, runs: &[RunRecord]| -> Result<Summarized, CliError> {
-        let (record, episodes) = read(name, runs)?;
+    // A run's summary, from what `read` gave; the step usage is the runs'.
+    let summarize = |(record, episodes): &Read, runs: &[RunRecord]| -> Result<Summary, CliError> {
         let mut usage = Vec::new();
         for run in runs {
             usage.extend(store.step_usage(&run.id)?);
         }
-        let summary = crate::report::summary::summarize(&record.id, &episodes)
+        Ok(crate::report::summary::summarize(&record.id, episodes)
             .with_usage(&usage)
-            .with_run(&record, &episodes);
-        Ok((summary, episodes))
+            .with_run(record, episodes))
     };
-    let (sa, episodes_a) = summary_of(args.run.as_ref(), &a)?;
+    let mut read_a = read(args.run.as_ref(), &a)?;
     let html = args.format == crate::report::format::Format::Html;
     if html && args.other.is_some() {
         return Err(CliError::BadInput(
@@ -155,8 +152,9 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
     }
     match &args.other {
         None if html => {
+            let sa = summarize(&read_a, &a)?;
             let mut views = Vec::new();
-            for episode in episodes_a {
+            for episode in read_a.1 {
                 let steps = store.steps(
                     &episode.run_id,
                     &episode.task,
@@ -172,18 +170,22 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
             out(&format!("{}\n", path.display()))
         }
-        None => out(&crate::report::format::summary(&sa, args.format)),
+        None => out(&crate::report::format::summary(
+            &summarize(&read_a, &a)?,
+            args.format,
+        )),
         Some(_) => {
-            let (sb, episodes_b) =
-                summary_of(args.other.as_ref(), other.as_deref().unwrap_or_default())?;
-            if let Some(note) = crate::report::summary::coverage_note(&episodes_a, &episodes_b) {
-                eprintln!("{note}");
-            }
+            // Two runs are ranked on the episodes both hold.
+            let runs_b = other.as_deref().unwrap_or_default();
+            let mut read_b = read(args.other.as_ref(), runs_b)?;
+            let common = crate::report::common::online(&mut read_a.1, &mut read_b.1);
+            let (sa, sb) = (summarize(&read_a, &a)?, summarize(&read_b, runs_b)?);
             let rows = crate::report::summary::compare(&sa, &sb);
             out(&crate::report::format::comparison(
                 &sa,
                 &sb,
                 &rows,
+                &common,
                 args.format,
             ))
         }

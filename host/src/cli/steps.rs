@@ -12,7 +12,7 @@ use super::run::{RunArgs, Terminal};
 use super::shared::{json, load, out};
 use crate::offline::{self, OfflineError, OfflineOptions};
 use crate::report::format::Format;
-use crate::report::steps::{common_episodes, disagreements, offline_comparison, offline_table};
+use crate::report::steps::{disagreements, offline_comparison, offline_table};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
@@ -127,7 +127,7 @@ pub(super) fn report(
     };
     // Two runs are ranked on the same steps: the episodes both hold.
     let (mut other_episodes, ..) = load_run(b)?;
-    let common = common_episodes(&mut episodes, &mut other_episodes);
+    let common = crate::report::common::offline(&mut episodes, &mut other_episodes);
     let (sa, sb) = (summary(&episodes), summary(&other_episodes));
     if format == Format::Json {
         return json(&serde_json::json!({

@@ -1,6 +1,7 @@
 //! Renderings of a run summary and of a two-run comparison: an aligned text
 //! table for the terminal, Markdown for notes and pull requests, JSON for tools.
 
+use super::common::Common;
 use super::escape::escape;
 use super::safety::{SAFETY_HEADER, SAFETY_HEADING};
 use super::slices::{SliceLine, SLICES_HEADING, SLICE_COLUMNS};
@@ -131,15 +132,23 @@ pub fn summary(s: &Summary, format: Format) -> String {
     }
 }
 
-pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format) -> String {
+pub fn comparison(
+    a: &Summary,
+    b: &Summary,
+    rows: &[Comparison],
+    common: &Common,
+    format: Format,
+) -> String {
     match format {
         Format::Json => {
-            let value = serde_json::json!({ "a": a.run_id, "b": b.run_id, "rows": rows });
+            let value = serde_json::json!({
+                "a": a.run_id, "b": b.run_id, "rows": rows, "common": common,
+            });
             serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
         }
         Format::Html => format!(
             "<pre>{}</pre>\n",
-            escape(&comparison(a, b, rows, Format::Table))
+            escape(&comparison(a, b, rows, common, Format::Table))
         ),
         Format::Table | Format::Md => {
             let cells: Vec<Vec<String>> = rows
@@ -157,7 +166,7 @@ pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format)
                 "A = {}, B = {}; 95 % Wilson intervals; overlapping intervals are NOT A RANKING\n",
                 a.run_id, b.run_id
             );
-            if format == Format::Table {
+            let mut t = if format == Format::Table {
                 head + &table(&["task", "A", "B", "better"], &cells)
             } else {
                 let mut t = head + "\n| task | A | B | better |\n|---|---|---|---|\n";
@@ -165,7 +174,12 @@ pub fn comparison(a: &Summary, b: &Summary, rows: &[Comparison], format: Format)
                     t += &format!("| {} |\n", c.join(" | "));
                 }
                 t
+            };
+            if let Some(line) = common.line() {
+                t += if format == Format::Md { "\n" } else { "" };
+                t += &line;
             }
+            t
         }
     }
 }
@@ -237,10 +251,28 @@ mod tests {
         );
         insta::assert_snapshot!("summary.table", summary(&a, Format::Table));
         insta::assert_snapshot!("summary.md", summary(&a, Format::Md));
+        let mut same = Common {
+            episodes: 3,
+            only_a: 0,
+            only_b: 0,
+            key: "task, variant, condition, instance; every repeat",
+        };
         insta::assert_snapshot!(
             "compare.table",
-            comparison(&a, &b, &compare(&a, &b), Format::Table)
+            comparison(&a, &b, &compare(&a, &b), &same, Format::Table)
         );
+        // Runs over different episodes say what was left out, in every
+        // rendering.
+        same.only_b = 1;
+        let line = "compared on the 3 episodes both runs hold \
+                    (task, variant, condition, instance; every repeat); left out: 0 only in A, 1 only in B\n";
+        for format in [Format::Table, Format::Md] {
+            let text = comparison(&a, &b, &compare(&a, &b), &same, format);
+            assert!(text.ends_with(line), "{text}");
+        }
+        let json = comparison(&a, &b, &compare(&a, &b), &same, Format::Json);
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["common"]["only_b"], 1);
     }
 
     #[test]

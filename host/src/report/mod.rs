@@ -6,6 +6,7 @@
 //! Text tables for the terminal: the task list, the check table and run results.
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
+pub mod common;
 #[cfg(test)]
 mod conditions_tests;
 pub(crate) mod escape;

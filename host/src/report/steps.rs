@@ -112,56 +112,6 @@ pub fn offline_comparison(
     out
 }
 
-/// What two offline runs were compared on: the episodes (task, variant,
-/// instance seed) both hold. Runs over different sets (every variant
-/// against base variants only, a subset of tasks) would otherwise be
-/// ranked on different steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Common {
-    /// Episodes in both runs, compared.
-    pub episodes: usize,
-    /// Episodes only A holds, left out.
-    pub only_a: usize,
-    /// Episodes only B holds, left out.
-    pub only_b: usize,
-}
-
-impl Common {
-    /// The line that says what was left out; none when the runs hold the
-    /// same episodes.
-    pub fn line(&self) -> Option<String> {
-        (self.only_a + self.only_b > 0).then(|| {
-            format!(
-                "compared on the {} episodes both runs hold (task, variant, seed); left out: {} only in A, {} only in B\n",
-                self.episodes, self.only_a, self.only_b
-            )
-        })
-    }
-}
-
-/// Keep in `a` and `b` only the episodes both hold, and say how many each
-/// lost.
-pub fn common_episodes(a: &mut Vec<OfflineEpisode>, b: &mut Vec<OfflineEpisode>) -> Common {
-    use std::collections::HashSet;
-    fn keys(e: &[OfflineEpisode]) -> HashSet<(String, String, u64)> {
-        e.iter()
-            .map(|e| (e.task.clone(), e.variant.clone(), e.instance_seed))
-            .collect()
-    }
-    let (ka, kb) = (keys(a), keys(b));
-    let (before_a, before_b) = (a.len(), b.len());
-    let holds = |k: &HashSet<(String, String, u64)>, e: &OfflineEpisode| {
-        k.contains(&(e.task.clone(), e.variant.clone(), e.instance_seed))
-    };
-    a.retain(|e| holds(&kb, e));
-    b.retain(|e| holds(&ka, e));
-    Common {
-        episodes: a.len(),
-        only_a: before_a - a.len(),
-        only_b: before_b - b.len(),
-    }
-}
-
 /// The recorded steps on which the matchers disagree (some say right,
 /// some wrong), as a markdown table: for each pattern of verdicts, most
 /// frequent first, how many steps show it and at most `per_pattern` of them.
@@ -315,15 +265,8 @@ mod tests {
             episode("t2", "base"),
             episode("t3", "base"),
         ];
-        let common = common_episodes(&mut a, &mut b);
-        assert_eq!(
-            common,
-            Common {
-                episodes: 2,
-                only_a: 2,
-                only_b: 1
-            }
-        );
+        let common = crate::report::common::offline(&mut a, &mut b);
+        assert_eq!((common.episodes, common.only_a, common.only_b), (2, 2, 1));
         let keep = |e: &[OfflineEpisode]| -> Vec<(String, String)> {
             e.iter()
                 .map(|e| (e.task.clone(), e.variant.clone()))
@@ -337,7 +280,7 @@ mod tests {
         // The same episodes: nothing left out, and no line.
         let mut c = vec![episode("t1", "base")];
         let mut d = vec![episode("t1", "base")];
-        assert_eq!(common_episodes(&mut c, &mut d).line(), None);
+        assert_eq!(crate::report::common::offline(&mut c, &mut d).line(), None);
     }
 
     #[test]

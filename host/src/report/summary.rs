@@ -343,35 +343,6 @@ fn verdict(a: &Rate, b: &Rate) -> String {
     }
 }
 
-/// Where two compared runs did not run the same episodes: how many
-/// (task, variant, condition, instance) each holds that the other lacks.
-/// Their overall rows then rank different sets; a task one run lacks says
-/// NOT SCORED IN BOTH. `None` when both ran the same.
-pub(crate) fn coverage_note(a: &[EpisodeRecord], b: &[EpisodeRecord]) -> Option<String> {
-    type Key<'e> = (&'e str, &'e str, &'e str, Option<u64>);
-    fn keys(episodes: &[EpisodeRecord]) -> std::collections::BTreeSet<Key<'_>> {
-        episodes
-            .iter()
-            .map(|e| {
-                (
-                    e.task.as_str(),
-                    e.variant.as_str(),
-                    e.condition.as_str(),
-                    e.instance_seed,
-                )
-            })
-            .collect()
-    }
-    let (ka, kb) = (keys(a), keys(b));
-    let (only_a, only_b) = (ka.difference(&kb).count(), kb.difference(&ka).count());
-    (only_a + only_b > 0).then(|| {
-        format!(
-            "A and B did not run the same episodes: {only_a} (task, variant, condition, instance) \
-             only in A, {only_b} only in B; their overall rows rank different sets"
-        )
-    })
-}
-
 /// Overall first, then every task present in either run.
 pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
     let mut names: Vec<&str> = a
@@ -572,25 +543,6 @@ mod tests {
             answer: None,
             progress: None,
         }
-    }
-
-    #[test]
-    fn runs_over_different_episodes_are_said_to_be() {
-        use EpisodeStatus::*;
-        let a = vec![ep("a", "base", 0, Success), ep("a", "decoy", 0, Success)];
-        // Repeats are not what differs: two repeats of a/base against one.
-        let b = vec![ep("a", "base", 0, Failure), ep("a", "base", 1, Failure)];
-        assert_eq!(
-            coverage_note(&a, &b).as_deref(),
-            Some(
-                "A and B did not run the same episodes: 1 (task, variant, condition, instance) \
-                 only in A, 0 only in B; their overall rows rank different sets"
-            )
-        );
-        assert_eq!(coverage_note(&a, &a), None);
-        let mut dark = a.clone();
-        dark[1].condition = "dark".into();
-        assert!(coverage_note(&a, &dark).unwrap().contains(": 1 (task"));
     }
 
     #[test]
