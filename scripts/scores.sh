@@ -95,7 +95,12 @@ suite)
     "$bin" report --store "$store" off-smol-all-steps off-smol-all-goal
     "$bin" report --store "$store" off-smol-all-steps lex-all-steps
     # Base variants against every variant: compared on the base ones.
-    for l in goal steps; do "$bin" report --store "$store" off-qwen-base-$l off-smol-all-$l; done
-    "$bin" report --store "$store" off-qwen-base-goal rand-all-goal ;;
+    for l in goal steps; do
+        for other in off-smol-all-$l rand-all-goal lex-all-goal lex-all-steps noop-all-goal; do
+            "$bin" report --store "$store" off-qwen-base-$l $other
+        done
+    done
+    "$bin" report --store "$store" off-qwen-base-steps off-qwen-base-goal
+    "$bin" report --store "$store" off-qwen-base-goal off-smol-all-steps ;;
 *) echo "scores.sh: unknown part $part (floor smol online reason qwen suite)" >&2; exit 2 ;;
 esac; done
