@@ -21,6 +21,7 @@
 
 pub mod adb;
 pub mod adbd;
+pub mod appdb;
 pub mod apps;
 mod condition;
 mod deploy;

@@ -17,6 +17,7 @@ pub mod content;
 mod files;
 mod filter;
 mod time;
+pub mod units;
 mod uri;
 
 pub(crate) use files::{files_from_stat, list_command, STORAGE};
@@ -46,14 +47,19 @@ pub enum Table {
     Events,
     /// Files under `/storage/emulated/0`, `path` relative to it.
     Files,
-    /// Joplin's notes. This and the two tables below live in an app's own
-    /// database, which a real phone's shell cannot read: the virtual phone
-    /// serves them at `content://droidscore.sim/records/<table>`.
+    /// Joplin's notes. This and the two tables below live in the app's own
+    /// SQLite database, as the real app keeps it (`appdb`): read on a
+    /// rooted phone by pulling that file.
     Notes,
-    /// Tasks' to-do items.
+    /// Tasks.org's to-do items (`org.tasks`, its own database).
     Tasks,
     /// Pro Expense's expenses.
     Expenses,
+    /// Simple Calendar Pro's events (`com.simplemobiletools.calendar.pro`,
+    /// its own database, not the system calendar provider that
+    /// [`Table::Events`] is): `start` and `end` in ms, which the app keeps
+    /// in seconds.
+    SimpleEvents,
     /// Notifications posted by apps that keep no other record of them (a
     /// delivery app's promotion, a "security alert"): shown in the shade
     /// with those the simulator derives from unread messages and missed
@@ -64,7 +70,7 @@ pub enum Table {
 }
 
 impl Table {
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 10] = [
         Table::Contacts,
         Table::Sms,
         Table::Calls,
@@ -73,6 +79,7 @@ impl Table {
         Table::Notes,
         Table::Tasks,
         Table::Expenses,
+        Table::SimpleEvents,
         Table::Notifications,
     ];
 
@@ -86,6 +93,7 @@ impl Table {
             Table::Notes => "notes",
             Table::Tasks => "tasks",
             Table::Expenses => "expenses",
+            Table::SimpleEvents => "simple_events",
             Table::Notifications => "notifications",
         }
     }
@@ -125,8 +133,11 @@ impl Table {
             ],
             Table::Files => &["_id", "path", "size", "mtime"],
             Table::Notes => &["_id", "title", "body", "notebook", "updated_time"],
-            Table::Tasks => &["_id", "title", "details", "due", "completed", "starred"],
+            // Tasks.org's own words: `notes` the details, `importance` one
+            // of high, medium, low, none (its 0–3).
+            Table::Tasks => &["_id", "title", "notes", "due", "completed", "importance"],
             Table::Expenses => &["_id", "name", "amount", "category", "note", "date"],
+            Table::SimpleEvents => &["_id", "title", "location", "description", "start", "end"],
             Table::Notifications => &["_id", "package", "title", "text", "date"],
         }
     }
@@ -143,7 +154,11 @@ impl Table {
             (Table::Events, "calendar_id") => Some("1"),
             (Table::Files, "size") => Some("0"),
             (Table::Notes, "notebook") => Some("Personal"),
-            (Table::Tasks, "completed" | "starred") => Some("0"),
+            // Pro Expense keeps a category id on every expense; one saved
+            // without a category is filed under Others (id 1).
+            (Table::Expenses, "category") => Some("Others"),
+            (Table::Tasks, "completed") => Some("0"),
+            (Table::Tasks, "importance") => Some("none"),
             _ => None,
         }
     }
@@ -159,7 +174,29 @@ impl Table {
                 | (Table::Notes, "updated_time")
                 | (Table::Tasks, "due")
                 | (Table::Expenses | Table::Notifications, "date")
+                | (Table::SimpleEvents, "start" | "end")
         )
+    }
+}
+
+impl Table {
+    /// A value as the app that keeps this table in its own database holds
+    /// it, put back in the records' words: what typing `value` into the
+    /// app's field and saving keeps (`$12.5` becomes `12.50`), or why the
+    /// app will not take it. Other tables keep values as given.
+    pub fn keep(self, column: &str, value: &str) -> Result<String, String> {
+        match (self, column) {
+            (Table::Expenses, "amount") => units::cents(value).map(units::dollars),
+            (Table::Expenses, "category") => units::category_id(value).map(units::category_name),
+            (Table::Tasks, "importance") => units::importance(value).map(units::importance_name),
+            (Table::Tasks, "completed") => {
+                units::completed(value).map(|done| if done { "1" } else { "0" }.to_string())
+            }
+            (Table::SimpleEvents, "start" | "end") => {
+                units::seconds(value).map(|s| (s * 1000).to_string())
+            }
+            _ => Ok(value.to_string()),
+        }
     }
 }
 
@@ -221,6 +258,14 @@ pub struct InitialRecord {
 pub enum RecordError {
     #[error("{table} has no column {column:?} (its columns: {})", table.columns().join(", "))]
     Column { table: Table, column: String },
+    /// A value the app that keeps the table cannot hold (an amount with
+    /// three decimals, a category Pro Expense does not have).
+    #[error("{table}.{column}: {why}")]
+    App {
+        table: Table,
+        column: String,
+        why: String,
+    },
     #[error("{table}.{column}: {source}")]
     When {
         table: Table,
@@ -273,6 +318,11 @@ impl Records {
                     })?
                     .to_string();
             }
+            *value = table.keep(column, value).map_err(|why| RecordError::App {
+                table,
+                column: column.clone(),
+                why,
+            })?;
         }
         for column in table.columns() {
             if let Some(default) = table.default_of(column) {
@@ -284,6 +334,12 @@ impl Records {
         if table == Table::Sms && !fields.contains_key("thread_id") {
             let address = fields.get("address").cloned().unwrap_or_default();
             fields.insert("thread_id".into(), self.thread_for(&address).to_string());
+        }
+        if table == Table::SimpleEvents && !fields.contains_key("end") {
+            // An event given no end lasts no time (the app keeps one always).
+            if let Some(start) = fields.get("start").cloned() {
+                fields.insert("end".into(), start);
+            }
         }
         if matches!(table, Table::Sms | Table::Notifications) && !fields.contains_key("date") {
             fields.insert("date".into(), clock.now_ms.to_string());
@@ -364,6 +420,16 @@ impl Records {
             Some(v) => record.fields.insert(column.to_string(), v.to_string()),
             None => record.fields.remove(column),
         })
+    }
+
+    /// Put `rows` in place of every record of `table` (an app that read
+    /// its database again); ids stay as given, and a later insert still
+    /// takes an id none of them, nor any record before, had.
+    pub fn replace(&mut self, table: Table, rows: Vec<Record>) {
+        let top = rows.iter().map(|r| r.id).max().unwrap_or(0);
+        let next = self.next_id.entry(table).or_insert(1);
+        *next = (*next).max(top + 1);
+        self.tables.insert(table, rows);
     }
 
     /// Remove a record; returns it.

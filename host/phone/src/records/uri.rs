@@ -31,24 +31,19 @@ pub enum View {
     Calls,
     /// `content://com.android.calendar/events`.
     Events,
-    /// `content://droidscore.sim/records/<table>`: a table kept in an app's
-    /// own database (notes, tasks, expenses). No real phone has this
-    /// provider; the virtual phone serves it so that an oracle reads the
-    /// same rows over adb as in process, and a real phone's check is
-    /// skipped with the provider's own refusal.
+    /// `content://droidscore.sim/records/notifications`: notifications
+    /// posted by apps that keep no other record of them. No real phone has
+    /// this provider (a phone's shell lists its own only through `dumpsys
+    /// notification`); the records the apps keep in their own databases
+    /// are read from those files (`appdb`), not through a provider.
     Private(Table),
 }
 
-/// The virtual phone's URIs for the tables kept in an app's own database.
-const PRIVATE: [(&str, Table); 4] = [
-    ("content://droidscore.sim/records/notes", Table::Notes),
-    ("content://droidscore.sim/records/tasks", Table::Tasks),
-    ("content://droidscore.sim/records/expenses", Table::Expenses),
-    (
-        "content://droidscore.sim/records/notifications",
-        Table::Notifications,
-    ),
-];
+/// The virtual phone's URIs for what a phone keeps no provider of.
+const PRIVATE: [(&str, Table); 1] = [(
+    "content://droidscore.sim/records/notifications",
+    Table::Notifications,
+)];
 
 /// The view a `--uri` names, if the simulator has it. A trailing `/` is
 /// ignored, as providers match their paths.
@@ -221,7 +216,9 @@ pub struct Source {
 
 impl Table {
     /// The provider query that reads this table on a real phone; `None` for
-    /// files, which are listed with `find` and `stat`.
+    /// files, which are listed with `find` and `stat`, and for the tables
+    /// an app keeps in its own database (`appdb::AppDb::for_table`), which
+    /// are read from that file on a rooted phone.
     pub fn source(self) -> Option<Source> {
         Some(match self {
             Table::Contacts => Source {
@@ -247,8 +244,10 @@ impl Table {
                 uri: "content://com.android.calendar/events",
                 projection: Table::Events.columns(),
             },
-            Table::Files => return None,
-            table @ (Table::Notes | Table::Tasks | Table::Expenses | Table::Notifications) => {
+            Table::Files | Table::Notes | Table::Tasks | Table::Expenses | Table::SimpleEvents => {
+                return None
+            }
+            table @ Table::Notifications => {
                 let (uri, _) = PRIVATE.iter().find(|(_, t)| *t == table)?;
                 Source {
                     uri,
