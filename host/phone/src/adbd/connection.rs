@@ -68,6 +68,7 @@ pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketEr
         max_payload: None,
         next_id: 1,
         streams: HashMap::new(),
+        restarted: false,
     };
     loop {
         let packet = match Packet::read_from(&mut reader) {
@@ -77,6 +78,13 @@ pub(crate) fn run(socket: TcpStream, device: &dyn Device) -> Result<(), PacketEr
         };
         trace(&packet, "adbd <-");
         connection.handle(packet)?;
+        if connection.restarted {
+            // adbd restarted (`root:`, `unroot:`): its connections end with
+            // it, and the adb server connects again.
+            tracing::info!("adbd: restarting; connection closed");
+            let _ = reader.get_ref().shutdown(std::net::Shutdown::Both);
+            return Ok(());
+        }
     }
 }
 
@@ -88,6 +96,8 @@ struct Connection<'d> {
     next_id: u32,
     /// Open streams by our (local) id.
     streams: HashMap<u32, Stream>,
+    /// A `root:`/`unroot:` answer that restarts adbd has gone out.
+    restarted: bool,
 }
 
 /// One open stream.
@@ -103,6 +113,8 @@ struct Stream {
     awaiting_okay: bool,
     /// Nothing more will be added: CLSE once the outbox is empty.
     finished: bool,
+    /// adbd restarts once this stream's answer is out.
+    restarts: bool,
     /// The peer's last WRTE is not acknowledged yet: its `sync:` requests
     /// wait for the connection's unsent answers to go out (see
     /// [`MAX_BUFFERED`]).
@@ -118,6 +130,7 @@ impl Stream {
             outbox: VecDeque::new(),
             awaiting_okay: false,
             finished: false,
+            restarts: false,
             okay_owed: false,
         }
     }
@@ -195,6 +208,8 @@ impl Connection<'_> {
                     return Ok(());
                 };
                 let remote_id = stream.remote_id;
+                // adbd restarts whether or not its answer was read.
+                self.restarted |= stream.restarts;
                 tracing::debug!(local_id = arg1, "adbd: peer closed stream");
                 self.streams.remove(&arg1);
                 self.send(Packet::new(A_CLSE, arg1, remote_id, Vec::new()))
@@ -275,10 +290,15 @@ impl Connection<'_> {
         self.send(Packet::new(A_OKAY, local_id, remote_id, Vec::new()))?;
         // A shell packet's header rides in the same WRTE as its data.
         let answer = run_one_shot(&service, self.device, max_payload.saturating_sub(5));
+        let (answer, restarts) = match answer {
+            Some((bytes, restarts)) => (Some(bytes), restarts),
+            None => (None, false),
+        };
         let stream = Stream {
             sync: answer.is_none().then(SyncSession::default),
             finished: answer.is_some(),
             outbox: answer.unwrap_or_default().into(),
+            restarts,
             ..Stream::new(remote_id)
         };
         self.streams.insert(local_id, stream);
@@ -387,6 +407,7 @@ impl Connection<'_> {
             stream.awaiting_okay = true;
             self.send(Packet::new(A_WRTE, local_id, remote_id, data))
         } else if stream.finished {
+            self.restarted |= stream.restarts;
             self.streams.remove(&local_id);
             tracing::debug!(local_id, remote_id, "adbd: stream done");
             self.send(Packet::new(A_CLSE, local_id, remote_id, Vec::new()))

@@ -178,6 +178,26 @@ impl Device for Faulty {
         self.inner.list(path)
     }
 
+    fn stat_errno(&self, path: &str) -> u32 {
+        self.inner.stat_errno(path)
+    }
+
+    /// Not counted as a command; a stalled adbd does not answer it either.
+    fn restart_adbd(&self, root: bool) -> crate::adbd::Restart {
+        let answered = self.commands.load(Ordering::SeqCst);
+        if self
+            .faults
+            .stall_after
+            .is_some_and(|after| answered >= after)
+        {
+            tracing::info!("virtual phone: stalled (never answers root:)");
+            loop {
+                std::thread::park();
+            }
+        }
+        self.inner.restart_adbd(root)
+    }
+
     fn connect_tcp(&self, port: u16) -> io::Result<std::net::TcpStream> {
         self.inner.connect_tcp(port)
     }

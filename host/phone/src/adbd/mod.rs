@@ -84,6 +84,36 @@ pub struct DirEntry {
     pub mtime: u32,
 }
 
+/// What adbd answers `root:` or `unroot:` (AOSP packages/modules/adb
+/// daemon/restart_service.cpp, `restart_root_service` and
+/// `restart_unroot_service`), and whether adbd then restarts. A restart
+/// ends the connection once the answer is out, as adbd's exit ends it: the
+/// adb client, having read `restarting`, waits for the device to go away
+/// and come back (client/commandline.cpp, `adb_root`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restart {
+    pub message: String,
+    pub restarts: bool,
+}
+
+impl Restart {
+    /// adbd answers and goes on as it was.
+    pub fn stays(message: &str) -> Restart {
+        Restart {
+            message: message.to_string(),
+            restarts: false,
+        }
+    }
+
+    /// adbd answers, then restarts.
+    pub fn restarts(message: &str) -> Restart {
+        Restart {
+            message: message.to_string(),
+            restarts: true,
+        }
+    }
+}
+
 /// The phone behind the wire: everything device-specific. Called from the
 /// connection threads, so Send + Sync; implementors lock their own state.
 pub trait Device: Send + Sync {
@@ -110,6 +140,22 @@ pub trait Device: Send + Sync {
     fn list(&self, path: &str) -> Vec<DirEntry> {
         let _ = path;
         Vec::new()
+    }
+    /// The errno a sync STA2/LST2 answers for a path [`Device::stat`] has no
+    /// answer for: ENOENT (2, Linux numbering) by default; EACCES (13) for
+    /// a path adbd may not look at.
+    fn stat_errno(&self, path: &str) -> u32 {
+        let _ = path;
+        2
+    }
+    /// `root:` (`root` true) or `unroot:`. By default as adbd answers on a
+    /// production (`user`) build, which never runs as root.
+    fn restart_adbd(&self, root: bool) -> Restart {
+        Restart::stays(if root {
+            "adbd cannot run as root in production builds\n"
+        } else {
+            "adbd not running as root\n"
+        })
     }
     /// `tcp:PORT`: a connection to PORT on the device's own loopback, which
     /// `adb forward tcp:LOCAL tcp:PORT` relays. By default refused, as adbd

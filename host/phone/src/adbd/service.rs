@@ -10,9 +10,9 @@
 //! - `tcp:PORT`: a TCP connection to PORT on the device, see `relay` (what
 //!   `adb forward tcp:LOCAL tcp:PORT` opens for each connection to LOCAL).
 //!
-//! - `root:`: adbd's answer on a production build, which cannot restart as
-//!   root (AOSP packages/modules/adb daemon/restart_service.cpp); the
-//!   virtual phone's fingerprint says `user/release-keys`.
+//! - `root:` and `unroot:`: what the device says (`Device::restart_adbd`,
+//!   as AOSP packages/modules/adb daemon/restart_service.cpp words it);
+//!   when adbd restarts, the connection ends once the answer is out.
 //!
 //! - `dev:PATH`: the file's bytes (adbd opens the path; a file it cannot
 //!   open refuses the OPEN);
@@ -37,11 +37,15 @@ const NO_INTERACTIVE: &[u8] =
 /// A service named in an OPEN.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Service {
-    Shell { command: String, v2: bool },
+    Shell {
+        command: String,
+        v2: bool,
+    },
     Exec(String),
     Sync,
     Tcp(u16),
-    Root,
+    /// `root:` (true) or `unroot:` (false).
+    Root(bool),
     Dev(String),
     Reverse(String),
 }
@@ -57,9 +61,6 @@ fn reverse(request: &str) -> Vec<u8> {
         }
     }
 }
-
-/// `restart_root_service`'s message when the build is not debuggable.
-const NO_ROOT: &[u8] = b"adbd cannot run as root in production builds\n";
 
 impl Service {
     /// The service an OPEN payload names (NUL-terminated on the wire), or
@@ -81,7 +82,8 @@ impl Service {
             "sync" if head == "sync" => Some(Service::Sync),
             // `tcp:PORT:HOST` (another host, from the device) is not offered.
             "tcp" if head == "tcp" => command.parse().ok().map(Service::Tcp),
-            "root" if head == "root" && command.is_empty() => Some(Service::Root),
+            "root" if head == "root" && command.is_empty() => Some(Service::Root(true)),
+            "unroot" if head == "unroot" && command.is_empty() => Some(Service::Root(false)),
             "dev" if head == "dev" && !command.is_empty() => Some(Service::Dev(command.to_owned())),
             "reverse" if head == "reverse" => Some(Service::Reverse(command.to_owned())),
             _ => None,
@@ -89,15 +91,20 @@ impl Service {
     }
 }
 
-/// The bytes a one-shot service's stream carries; `max_packet` bounds the
-/// payload of one shell protocol packet. None for `sync:` and `tcp:`, which
-/// are conversations, not one answer.
+/// The bytes a one-shot service's stream carries, and whether adbd restarts
+/// once they are out (`root:`, `unroot:`); `max_packet` bounds the payload
+/// of one shell protocol packet. None for `sync:` and `tcp:`, which are
+/// conversations, not one answer.
 pub(crate) fn run_one_shot(
     service: &Service,
     device: &dyn Device,
     max_packet: usize,
-) -> Option<Vec<u8>> {
-    match service {
+) -> Option<(Vec<u8>, bool)> {
+    if let Service::Root(root) = service {
+        let restart = device.restart_adbd(*root);
+        return Some((restart.message.into_bytes(), restart.restarts));
+    }
+    let bytes = match service {
         Service::Shell { command, v2 } if command.is_empty() => {
             let refusal = ShellOutput {
                 stdout: Vec::new(),
@@ -110,12 +117,12 @@ pub(crate) fn run_one_shot(
             Some(encode_shell(&device.shell(command), *v2, max_packet))
         }
         Service::Exec(command) => Some(device.shell(command).stdout),
-        Service::Root => Some(NO_ROOT.to_vec()),
         Service::Reverse(request) => Some(reverse(request)),
         // The connection refused the OPEN already when the file is absent.
         Service::Dev(path) => Some(device.pull(path).unwrap_or_default()),
-        Service::Sync | Service::Tcp(_) => None,
-    }
+        Service::Sync | Service::Tcp(_) | Service::Root(_) => None,
+    };
+    bytes.map(|b| (b, false))
 }
 
 fn encode_shell(output: &ShellOutput, v2: bool, max_packet: usize) -> Vec<u8> {
@@ -164,6 +171,8 @@ mod tests {
         assert_eq!(Service::parse(b"sync:\0"), Some(Service::Sync));
         assert_eq!(Service::parse(b"sync:"), Some(Service::Sync));
         assert_eq!(Service::parse(b"tcp:8077\0"), Some(Service::Tcp(8077)));
+        assert_eq!(Service::parse(b"root:\0"), Some(Service::Root(true)));
+        assert_eq!(Service::parse(b"unroot:\0"), Some(Service::Root(false)));
     }
 
     #[test]

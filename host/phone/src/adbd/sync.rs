@@ -35,8 +35,6 @@ const ID_QUIT: u32 = id(b"QUIT");
 const MAX_PATH: usize = 1024;
 /// Largest DATA chunk either way (SYNC_DATA_MAX).
 pub(crate) const SYNC_DATA_MAX: usize = 64 * 1024;
-/// ENOENT as the wire spells it (Linux numbering) in a STA2/LST2 answer.
-const WIRE_ENOENT: u32 = 2;
 
 /// One `sync:` stream's state.
 #[derive(Debug, Default)]
@@ -131,7 +129,10 @@ impl SyncSession {
         tracing::debug!(request = %name(id), path, "sync");
         match id {
             ID_STAT => stat_v1(out, device.stat(path)),
-            ID_STA2 | ID_LST2 => stat_v2(out, id, device.stat(path)),
+            ID_STA2 | ID_LST2 => {
+                let stat = device.stat(path).ok_or_else(|| device.stat_errno(path));
+                stat_v2(out, id, stat)
+            }
             // do_list: a DENT per entry (mode, size, mtime, name length,
             // then the name), then a DENT-shaped DONE of zeros.
             ID_LIST => {
@@ -242,12 +243,13 @@ fn stat_v1(out: &mut Vec<u8>, stat: Option<(u32, u32, u32)>) {
     out.extend_from_slice(&mtime.to_le_bytes());
 }
 
-/// STA2/LST2: the 72-byte stat_v2, answered under the id asked; error is
-/// ENOENT when absent. No links here, so stat and lstat agree.
-fn stat_v2(out: &mut Vec<u8>, id: u32, stat: Option<(u32, u32, u32)>) {
+/// STA2/LST2: the 72-byte stat_v2, answered under the id asked; or its
+/// error (an errno, e.g. ENOENT) with zeros. No links here, so stat and
+/// lstat agree.
+fn stat_v2(out: &mut Vec<u8>, id: u32, stat: Result<(u32, u32, u32), u32>) {
     let (error, mode, nlink, size, mtime) = match stat {
-        Some((mode, size, mtime)) => (0, mode, 1u32, size, mtime),
-        None => (WIRE_ENOENT, 0, 0, 0, 0),
+        Ok((mode, size, mtime)) => (0, mode, 1u32, size, mtime),
+        Err(errno) => (errno, 0, 0, 0, 0),
     };
     put(out, id, error);
     out.extend_from_slice(&0u64.to_le_bytes()); // dev
@@ -346,7 +348,7 @@ mod tests {
             let (open, out) = run(&mut session, &device, &request(id, b"/missing"));
             assert!(open);
             assert_eq!(out.len(), 72);
-            assert_eq!(header(&out[4..]), Some((WIRE_ENOENT, 0)));
+            assert_eq!(header(&out[4..]), Some((2, 0))); // ENOENT
         }
     }
 

@@ -156,7 +156,7 @@ fn a_sync_stream_closed_by_the_client_is_closed_back() {
 }
 
 #[test]
-fn root_dev_and_reverse_answer_as_adbd_does_on_a_user_build() {
+fn root_unroot_dev_and_reverse_answer_as_adbd_does_on_a_user_build() {
     let (server, device) = serve_fake();
     device.put_file("/data/local/tmp/hello.txt", 0o100644, b"hello");
     let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
@@ -164,6 +164,7 @@ fn root_dev_and_reverse_answer_as_adbd_does_on_a_user_build() {
         client.run("root:"),
         b"adbd cannot run as root in production builds\n"
     );
+    assert_eq!(client.run("unroot:"), b"adbd not running as root\n");
     assert_eq!(client.run("dev:/data/local/tmp/hello.txt"), b"hello");
     let refused = client.open("dev:/data/local/tmp/missing").unwrap_err();
     assert_eq!((refused.command, refused.arg0), (A_CLSE, 0));
@@ -171,6 +172,91 @@ fn root_dev_and_reverse_answer_as_adbd_does_on_a_user_build() {
     assert_eq!(client.run("reverse:killforward-all"), b"OKAY");
     let fail = client.run("reverse:forward:tcp:1;tcp:2");
     assert!(fail.starts_with(b"FAIL0029the virtual phone"), "{fail:?}");
+}
+
+/// A phone on a userdebug build: adbd can restart as root and back.
+#[derive(Debug, Default)]
+struct Rootable {
+    root: std::sync::Mutex<bool>,
+    inner: FakeDevice,
+}
+
+impl super::Device for Rootable {
+    fn banner(&self) -> String {
+        self.inner.banner()
+    }
+    fn shell(&self, command: &str) -> super::ShellOutput {
+        self.inner.shell(command)
+    }
+    fn push(
+        &self,
+        path: &str,
+        mode: u32,
+        mtime: u32,
+        data: Vec<u8>,
+    ) -> Result<(), super::SyncFail> {
+        self.inner.push(path, mode, mtime, data)
+    }
+    fn pull(&self, path: &str) -> Result<Vec<u8>, super::SyncFail> {
+        self.inner.pull(path)
+    }
+    fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
+        self.inner.stat(path)
+    }
+    fn stat_errno(&self, _path: &str) -> u32 {
+        13
+    }
+    fn restart_adbd(&self, root: bool) -> super::Restart {
+        let mut now = self.root.lock().unwrap();
+        if *now == root {
+            return super::Restart::stays(if root {
+                "adbd is already running as root\n"
+            } else {
+                "adbd not running as root\n"
+            });
+        }
+        *now = root;
+        super::Restart::restarts(if root {
+            "restarting adbd as root\n"
+        } else {
+            "restarting adbd as non root\n"
+        })
+    }
+}
+
+/// adbd restarts after `restarting adbd as root`: its answer goes out in
+/// full, the stream closes, then the connection (the adb client waits for
+/// the device to go away and come back). Asked again, it stays.
+#[test]
+fn root_restarts_adbd_and_ends_the_connection_once_the_answer_is_out() {
+    let device = Arc::new(Rootable::default());
+    let server = Server::bind("127.0.0.1:0").unwrap().spawn(device.clone());
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("root:"), b"restarting adbd as root\n");
+    assert!(client.is_closed());
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("root:"), b"adbd is already running as root\n");
+    assert_eq!(client.run("shell:echo hi"), b"hi\n", "the connection stays");
+    assert_eq!(client.run("unroot:"), b"restarting adbd as non root\n");
+    assert!(client.is_closed());
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    assert_eq!(client.run("unroot:"), b"adbd not running as root\n");
+}
+
+/// A sync STA2 of a path the device may not look at carries its errno
+/// (EACCES), not ENOENT.
+#[test]
+fn sta2_carries_the_devices_errno() {
+    let device = Arc::new(Rootable::default());
+    let server = Server::bind("127.0.0.1:0").unwrap().spawn(device);
+    let (mut client, _) = TestClient::connect(server.local_addr(), 4096);
+    let (ours, theirs) = client.open("sync:").unwrap();
+    let path = b"/data/data/x";
+    let request = [&b"STA2"[..], &(path.len() as u32).to_le_bytes(), path].concat();
+    client.write(ours, theirs, &request);
+    let answer = client.next_write(ours, theirs).unwrap();
+    assert_eq!(&answer[..4], b"STA2");
+    assert_eq!(&answer[4..8], &13u32.to_le_bytes());
 }
 
 #[test]

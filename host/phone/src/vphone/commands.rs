@@ -8,9 +8,7 @@ use base64::Engine;
 
 use super::state::{instance_phone, write, DumpFailure, Inner, LATIN_IME, MANUFACTURER, MODEL};
 use super::Setups;
-use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
-use crate::apps::ALARMS_KEY;
 use crate::uiautomator;
 use crate::{DeviceAction, Intent, Phone, PhoneError};
 
@@ -47,6 +45,8 @@ pub(super) fn run(
     let Some(name) = args.first() else {
         return ShellOutput::ok(Vec::new());
     };
+    // The apps write their databases before anything reads a file.
+    super::appdata::sync(inner);
     let rest: Vec<&str> = args[1..].iter().map(String::as_str).collect();
     match name.as_str() {
         "cat" => cat(inner, &rest, stdin),
@@ -58,7 +58,13 @@ pub(super) fn run(
         "head" => super::toybox::head(inner, &rest, stdin),
         "ls" => super::toybox::ls(inner, &rest),
         "mkdir" => super::toybox::mkdir(inner, &rest),
+        "cp" => super::toybox::cp(inner, &rest),
+        "date" => super::toybox::date(inner, &rest),
         "pkill" => super::toybox::pkill(inner, &rest),
+        "whoami" => super::user::whoami(inner),
+        "id" => super::user::id(inner, &rest),
+        "test" | "[" => super::test_builtin::test(inner, name, &rest),
+        "sqlite3" => super::sqlite::sqlite3(inner, &rest, stdin),
         "getprop" => getprop(inner, &rest),
         "uiautomator" => uiautomator_cmd(inner, &rest),
         "screencap" => screencap(inner, &rest),
@@ -72,7 +78,8 @@ pub(super) fn run(
         "dumpsys" => super::system::dumpsys(inner, &rest),
         "ime" => ime(inner, &rest),
         "pm" => super::system::pm(inner, &rest),
-        "content" => super::records::content(inner, &rest).unwrap_or_else(|| content(inner, &rest)),
+        "content" => super::records::content(inner, &rest)
+            .unwrap_or_else(|| super::records::app_data(inner, &rest)),
         "find" => super::records::find(inner, &rest),
         "droidscore-sim" if inner.trajectory.is_none() => control(inner, setups, &rest),
         other => ShellOutput::fail(
@@ -107,6 +114,11 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
     }
     let mut out = Vec::new();
     for f in files {
+        if super::user::denied(inner, f) {
+            let mut r = super::user::permission_denied("cat", f);
+            r.stdout = out;
+            return r;
+        }
         match inner
             .files
             .get(*f)
@@ -125,21 +137,46 @@ fn cat(inner: &Inner, files: &[&str], stdin: &[u8]) -> ShellOutput {
     ShellOutput::ok(out)
 }
 
+/// `rm [-f] [-r|-R] PATH…` (toybox toys/posix/rm.c): each path removed,
+/// a directory only with `-r` (its files and directories with it); an
+/// error for one path (`No such file or directory`, unless `-f`; `Is a
+/// directory`; `Permission denied`) is reported and the rest still go,
+/// status 1.
 fn rm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     let flags: String = args.iter().filter_map(|a| a.strip_prefix('-')).collect();
     let force = flags.contains('f');
     let recursive = flags.contains('r') || flags.contains('R');
+    let mut out = ShellOutput::ok(Vec::new());
+    let mut fail = |path: &str, why: &str| {
+        out.exit = 1;
+        out.stderr
+            .extend_from_slice(format!("rm: {path}: {why}\n").as_bytes());
+    };
     for f in args.iter().filter(|a| !a.starts_with('-')) {
-        if recursive && inner.is_dir(f) {
-            let dir = format!("{}/", f.trim_end_matches('/'));
-            inner.files.retain(|path, _| !path.starts_with(&dir));
-            continue;
-        }
-        if inner.files.remove(*f).is_none() && !force {
-            return ShellOutput::fail(1, format_args!("rm: {f}: No such file or directory"));
+        let path = f.trim_end_matches('/');
+        if super::user::denied(inner, path) {
+            fail(f, "Permission denied");
+        } else if inner.files.contains_key(path) {
+            inner.files.remove(path);
+            inner.modes.remove(path);
+            inner.mtimes.remove(path);
+        } else if inner.is_dir(f) {
+            if !recursive {
+                fail(f, "Is a directory");
+                continue;
+            }
+            let below = format!("{path}/");
+            inner.files.retain(|p, _| !p.starts_with(&below));
+            inner
+                .modes
+                .retain(|p, _| p != path && !p.starts_with(&below));
+            inner.mtimes.retain(|p, _| !p.starts_with(&below));
+            inner.dirs.retain(|d| d != path && !d.starts_with(&below));
+        } else if !force {
+            fail(f, "No such file or directory");
         }
     }
-    ShellOutput::ok(Vec::new())
+    out
 }
 
 /// `grep [-E] PATTERN` over a pipe: the matching lines, status 1 for none.
@@ -179,7 +216,7 @@ fn sleep(args: &[&str]) -> ShellOutput {
 const PROPS: &[(&str, &str)] = &[
     (
         "ro.build.fingerprint",
-        "droidscore/droidscore_sim/droidscore_sim:14/VIRTUAL/1:user/release-keys",
+        "droidscore/droidscore_sim/droidscore_sim:14/VIRTUAL/1:userdebug/dev-keys",
     ),
     ("ro.build.version.release", "14"),
     ("ro.build.version.sdk", "34"),
@@ -188,9 +225,11 @@ const PROPS: &[(&str, &str)] = &[
     ("ro.product.manufacturer", MANUFACTURER),
     ("ro.product.model", MODEL),
     ("ro.product.name", MODEL),
-    // A user build (build/make/core/main.mk sets these for `user`).
+    // A userdebug build, as the emulator image AndroidWorld uses
+    // (build/make/core/main.mk sets these for `userdebug`): `adb root` works.
+    ("ro.build.type", "userdebug"),
     ("ro.secure", "1"),
-    ("ro.debuggable", "0"),
+    ("ro.debuggable", "1"),
 ];
 
 fn getprop(inner: &Inner, args: &[&str]) -> ShellOutput {
@@ -363,6 +402,9 @@ fn am(inner: &mut Inner, args: &[&str]) -> ShellOutput {
         Some(&"force-stop") => match args.get(1) {
             Some(pkg) => {
                 inner.sim.force_stop(pkg);
+                // Stopped, the app reads its database afresh when it next
+                // runs: whatever changed in its directory counts now.
+                super::appdata::reload(inner, pkg);
                 ShellOutput::ok(Vec::new())
             }
             None => ShellOutput::fail(255, "Error: no package specified"),
@@ -413,6 +455,8 @@ fn monkey(inner: &mut Inner, args: &[&str]) -> ShellOutput {
             }
         },
     };
+    // The app starts: it reads its database if that changed meanwhile.
+    super::appdata::launched(inner, package);
     match inner.sim.act(&DeviceAction::Launch {
         package: package.to_string(),
     }) {
@@ -460,93 +504,6 @@ fn ime(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
 }
 
-/// `content query|insert --uri content://droidscore.sim/app …`: the
-/// simulator's app data (decoy switches, the alarm list) as a provider.
-fn content(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let flag = |name: &str| {
-        args.iter()
-            .position(|a| *a == name)
-            .and_then(|i| args.get(i + 1).copied())
-    };
-    let uri = flag("--uri").unwrap_or("");
-    if uri != APP_DATA_URI {
-        return ShellOutput::fail(
-            1,
-            format_args!("Error while accessing provider:{}\njava.lang.IllegalArgumentException: Unknown authority", uri.trim_start_matches("content://").split('/').next().unwrap_or("")),
-        );
-    }
-    match args.first() {
-        Some(&"query") => {
-            let wanted = match flag("--where") {
-                Some(w) => match w.strip_prefix("name='").and_then(|w| w.strip_suffix('\'')) {
-                    Some(name) => Some(name.to_string()),
-                    None => {
-                        return ShellOutput::fail(
-                            1,
-                            "Error: only --where \"name='KEY'\" is supported",
-                        )
-                    }
-                },
-                None => None,
-            };
-            let projection: Vec<&str> = flag("--projection")
-                .map(|p| p.split(':').collect())
-                .unwrap_or_else(|| vec!["name", "value"]);
-            let mut rows = inner.sim.app_keys();
-            rows.sort();
-            rows.dedup();
-            let mut out = String::new();
-            let mut n = 0;
-            for key in rows
-                .iter()
-                .filter(|k| wanted.as_ref().is_none_or(|w| w == *k))
-            {
-                let Ok(Some(value)) = inner.sim.read_app(key) else {
-                    continue;
-                };
-                let cols: Vec<String> = projection
-                    .iter()
-                    .map(|c| match *c {
-                        "name" => format!("name={key}"),
-                        "value" => format!("value={value}"),
-                        other => format!("{other}=NULL"),
-                    })
-                    .collect();
-                out.push_str(&format!("Row: {n} {}\n", cols.join(", ")));
-                n += 1;
-            }
-            if n == 0 {
-                out.push_str("No result found.\n");
-            }
-            ShellOutput::ok(out)
-        }
-        Some(&"insert") | Some(&"update") => {
-            let mut name = None;
-            let mut value = None;
-            for (i, a) in args.iter().enumerate() {
-                if *a != "--bind" {
-                    continue;
-                }
-                let bind = args.get(i + 1).copied().unwrap_or("");
-                if let Some(v) = bind.strip_prefix("name:s:") {
-                    name = Some(v);
-                } else if let Some(v) = bind.strip_prefix("value:s:") {
-                    value = Some(v);
-                }
-            }
-            match (name, value) {
-                (Some(ALARMS_KEY), _) => ShellOutput::fail(1, "Error: app/alarms is read-only"),
-                (Some(n), Some(v)) if n.starts_with("app/") => {
-                    write(inner, n, v);
-                    ShellOutput::ok(Vec::new())
-                }
-                _ => ShellOutput::fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
-            }
-        }
-        _ => ShellOutput::fail(1, "usage: content [query|insert] --uri URI ..."),
-    }
-}
-
 /// `droidscore-sim …`: the virtual phone's own controls (`load TASK VARIANT
 /// EPISODE_SEED [INSTANCE_SEED]`, `flips`, `state`, and the faults).
 fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput {
@@ -563,6 +520,7 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
                 Ok((sim, loaded)) => {
                     inner.sim = sim;
                     inner.loaded = Some(loaded);
+                    super::appdata::reset(inner);
                     ShellOutput::ok(format!("loaded {task}/{variant} episode seed {episode_seed} instance seed {instance_seed}\n"))
                 }
                 Err(e) => ShellOutput::fail(1, format_args!("droidscore-sim: {e}")),
@@ -600,6 +558,14 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
             inner.pose_as_phone = *on == "on";
             ShellOutput::ok(Vec::new())
         }
+        // A person's own phone: adbd as a `user` build runs it, never root.
+        ["production", on] => {
+            inner.production = *on == "on";
+            if inner.production {
+                inner.root = false;
+            }
+            ShellOutput::ok(Vec::new())
+        }
         ["ignore-writes", key] => {
             inner.ignored_writes.insert(key.to_string());
             ShellOutput::ok(Vec::new())
@@ -607,7 +573,7 @@ fn control(inner: &mut Inner, setups: &dyn Setups, args: &[&str]) -> ShellOutput
         ["jobs"] => ShellOutput::ok(serde_json::to_string(&inner.jobs).unwrap_or_default() + "\n"),
         _ => ShellOutput::fail(
             2,
-            "usage: droidscore-sim load TASK VARIANT EPISODE_SEED [INSTANCE_SEED] | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | ignore-writes KEY | jobs",
+            "usage: droidscore-sim load TASK VARIANT EPISODE_SEED [INSTANCE_SEED] | flips | state | fail-dumps N [idle|null] | adbkeyboard on|off | pose-as-phone on|off | production on|off | ignore-writes KEY | jobs",
         ),
     }
 }
@@ -665,6 +631,11 @@ fn am_start(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     }
     let described = described.join(" ");
     let starting = format!("Starting: Intent {{ {described} }}\n");
+    // The app starts: it reads its database if that changed meanwhile.
+    if let Some(pkg) = package.or_else(|| component.and_then(|c| c.split_once('/')).map(|(p, _)| p))
+    {
+        super::appdata::launched(inner, pkg);
+    }
     // Error lines on stderr, status 0, as Android 14 exits.
     let error = |lines: String| ShellOutput {
         stdout: starting.clone().into_bytes(),

@@ -145,10 +145,11 @@ fn monkey_wants_its_event_count_and_echoes_its_arguments() {
 }
 
 #[test]
-fn getprop_answers_a_user_builds_security_properties_and_the_panels_density() {
+fn getprop_answers_a_userdebug_builds_security_properties_and_the_panels_density() {
     let phone = phone();
     assert_eq!(out(&phone, "getprop ro.secure").1, "1\n");
-    assert_eq!(out(&phone, "getprop ro.debuggable").1, "0\n");
+    assert_eq!(out(&phone, "getprop ro.debuggable").1, "1\n");
+    assert_eq!(out(&phone, "getprop ro.build.type").1, "userdebug\n");
     let physical = out(&phone, "wm density").1;
     let density = out(&phone, "getprop ro.sf.lcd_density").1;
     assert_eq!(physical, format!("Physical density: {density}"));

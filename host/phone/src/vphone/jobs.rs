@@ -1,5 +1,6 @@
 //! Background jobs on the virtual phone, and the file commands deploying a
-//! server uses: `cd`, `chmod`, `sha256sum`, `kill` and `/proc/PID/cmdline`
+//! server uses: `cd`, `chmod` (octal or symbolic, `-R`), `sha256sum`,
+//! `kill` and `/proc/PID/cmdline`
 //! (its `tail` is toybox's, in `toybox`).
 //!
 //! `nohup ./server ARGS > log 2>&1 < /dev/null &` is recorded as a [`Job`]
@@ -195,27 +196,141 @@ pub(super) fn proc_cmdline(inner: &Inner, path: &str) -> Option<Vec<u8>> {
     )
 }
 
-/// `chmod MODE FILE…` (octal modes only).
+/// `chmod [-R] MODE PATH…` (toybox toys/posix/chmod.c): MODE octal
+/// (`777`) or symbolic (`u+x`, `a=rw`, `go-w`, comma-separated); `-R` goes
+/// through a directory's files and directories. A missing path, or one the
+/// shell's user may not reach, is reported and the rest still change.
 pub(super) fn chmod(inner: &mut Inner, args: &[&str]) -> ShellOutput {
-    let Some((mode, files)) = args.split_first() else {
-        return ShellOutput::fail(1, "usage: chmod MODE FILE...");
+    let recursive = args.contains(&"-R");
+    let operands: Vec<&str> = args.iter().copied().filter(|a| *a != "-R").collect();
+    let Some((mode, paths)) = operands.split_first().filter(|(_, p)| !p.is_empty()) else {
+        return ShellOutput::fail(1, "chmod: Needs 2 arguments");
     };
-    let Ok(mode) = u32::from_str_radix(mode, 8) else {
+    let Some(change) = ModeChange::parse(mode) else {
         return ShellOutput::fail(1, format_args!("chmod: bad mode '{mode}'"));
     };
-    for f in files {
-        if !inner.files.contains_key(*f) {
-            return ShellOutput::fail(1, format_args!("chmod: {f}: No such file or directory"));
+    let mut out = ShellOutput::ok(Vec::new());
+    for path in paths {
+        let path = path.trim_end_matches('/');
+        let why = if super::user::denied(inner, path) {
+            Some("Permission denied")
+        } else if inner.stat(path).is_none() {
+            Some("No such file or directory")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            out.exit = 1;
+            out.stderr
+                .extend_from_slice(format!("chmod: {path}: {why}\n").as_bytes());
+            continue;
         }
-        inner.modes.insert(f.to_string(), mode);
+        let mut targets = std::collections::BTreeSet::from([path.to_string()]);
+        if recursive && inner.is_dir(path) {
+            // Every file and directory below, those that exist only as a
+            // file's parents too.
+            let below = format!("{path}/");
+            for p in inner.files.keys().chain(inner.dirs.iter()) {
+                let mut at = p.as_str();
+                while at.starts_with(&below) && targets.insert(at.to_string()) {
+                    at = at.rsplit_once('/').map_or("", |(up, _)| up);
+                }
+            }
+        }
+        for target in targets {
+            let Some((old, _, _)) = inner.stat(&target) else {
+                continue;
+            };
+            let new = change.apply(old & 0o7777, old & 0o170000 == 0o040000);
+            inner.modes.insert(target, new);
+        }
     }
-    ShellOutput::ok(Vec::new())
+    out
+}
+
+/// A parsed chmod MODE.
+enum ModeChange {
+    Octal(u32),
+    /// `[ugoa]*[+-=][rwxXst]*`, each clause in turn.
+    Symbolic(Vec<(u32, char, String)>),
+}
+
+impl ModeChange {
+    fn parse(mode: &str) -> Option<ModeChange> {
+        if mode.chars().all(|c| c.is_digit(8)) {
+            return u32::from_str_radix(mode, 8)
+                .ok()
+                .filter(|m| *m <= 0o7777)
+                .map(ModeChange::Octal);
+        }
+        let mut clauses = Vec::new();
+        for clause in mode.split(',') {
+            let at = clause.find(['+', '-', '='])?;
+            let (who, rest) = clause.split_at(at);
+            let mut who_mask = 0;
+            for c in who.chars() {
+                who_mask |= match c {
+                    'u' => 0o4700,
+                    'g' => 0o2070,
+                    'o' => 0o1007,
+                    'a' => 0o7777,
+                    _ => return None,
+                };
+            }
+            let op = rest.chars().next()?;
+            let perms = &rest[1..];
+            if !perms.chars().all(|c| "rwxXst".contains(c)) {
+                return None;
+            }
+            clauses.push((
+                if who_mask == 0 { 0o7777 } else { who_mask },
+                op,
+                perms.to_string(),
+            ));
+        }
+        Some(ModeChange::Symbolic(clauses))
+    }
+
+    fn apply(&self, mode: u32, is_dir: bool) -> u32 {
+        let clauses = match self {
+            ModeChange::Octal(m) => return *m,
+            ModeChange::Symbolic(clauses) => clauses,
+        };
+        let mut mode = mode;
+        for (who, op, perms) in clauses {
+            let mut bits = 0;
+            for c in perms.chars() {
+                bits |= match c {
+                    'r' => 0o444,
+                    'w' => 0o222,
+                    'x' => 0o111,
+                    'X' if is_dir || mode & 0o111 != 0 => 0o111,
+                    's' => 0o6000,
+                    't' => 0o1000,
+                    _ => 0,
+                };
+            }
+            let bits = bits & who;
+            mode = match op {
+                '+' => mode | bits,
+                '-' => mode & !bits,
+                _ => (mode & !(who & 0o777)) | bits,
+            };
+        }
+        mode
+    }
 }
 
 /// `sha256sum FILE…`: `HEX  FILE` lines, as toybox prints them.
 pub(super) fn sha256sum(inner: &Inner, files: &[&str]) -> ShellOutput {
     let mut out = ShellOutput::ok(Vec::new());
     for f in files {
+        if super::user::denied(inner, f) {
+            out.exit = 1;
+            out.stderr
+                .extend_from_slice(format!("sha256sum: {f}: Permission denied\n").as_bytes());
+            continue;
+        }
         match inner.files.get(*f) {
             Some(data) => out
                 .stdout

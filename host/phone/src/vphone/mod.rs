@@ -12,10 +12,21 @@
 //! JSON, `droidscore-sim fail-dumps N [idle|null]` makes the next N dumps fail
 //! as uiautomator does, `droidscore-sim adbkeyboard on|off` installs or
 //! removes ADBKeyBoard, `droidscore-sim state` prints every state key,
+//! `droidscore-sim production on|off` makes it a production build whose
+//! adbd refuses `adb root` (and drops root it had),
 //! `droidscore-sim pose-as-phone on|off` makes `getprop` name another maker
 //! (so the adb backend treats it as a real phone), `droidscore-sim
 //! ignore-writes KEY` makes writes to KEY succeed without effect, and
 //! `droidscore-sim jobs` prints the background jobs as JSON.
+//!
+//! The phone is a userdebug emulator's, as AndroidWorld's image is: adbd
+//! starts as `shell` and `adb root` restarts it as root (`user`), which
+//! opens the apps' private data under `/data/data`. There, each app with a
+//! database of its own (Pro Expense, Joplin, Tasks.org) keeps it as a real
+//! file in step with the simulator's records (`appdata`), which `adb pull`,
+//! `adb push` and `sqlite3` (`sqlite`) read and change, and the app reads
+//! again when it restarts. The shell takes `if … then … else … fi`, `[ … ]`
+//! (`test_builtin`) and globs (`glob`).
 //!
 //! A background command (`nohup ./server … > log 2>&1 &`) is recorded as a
 //! job with a pid and never run: `kill`, `kill -0` and `/proc/PID/cmdline`
@@ -24,25 +35,30 @@
 //! reaches) connects to PORT on this machine's loopback — the virtual
 //! phone's loopback is the host's — so a test can play the phone's server.
 
+mod appdata;
 mod commands;
 mod display;
+mod glob;
 mod input;
 mod jobs;
 mod records;
 pub mod script;
+mod sqlite;
 mod state;
 mod system;
+mod test_builtin;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod toybox;
 pub mod trajectory;
+mod user;
 
 pub use state::{DumpFailure, Job, Loaded, MODEL};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::adbd::{Device, DirEntry, ShellOutput, SyncFail};
+use crate::adbd::{Device, DirEntry, Restart, ShellOutput, SyncFail};
 use crate::apps::{PhoneSetup, SetupError};
 use crate::sim::SimPhone;
 use state::{instance_phone, Inner};
@@ -59,7 +75,7 @@ impl VirtualPhone {
     /// A phone in the simulator's default state, with the task variants of
     /// `setups` available to `droidscore-sim load`.
     pub fn new(setups: impl Setups + 'static) -> Result<VirtualPhone, SetupError> {
-        Ok(VirtualPhone {
+        let phone = VirtualPhone {
             setups: Box::new(setups),
             inner: Mutex::new(Inner {
                 sim: SimPhone::new(PhoneSetup::default())?,
@@ -79,8 +95,13 @@ impl VirtualPhone {
                 trajectory: None,
                 dirs: Default::default(),
                 ime: state::LATIN_IME.into(),
+                root: false,
+                production: false,
+                appdata: Default::default(),
             }),
-        })
+        };
+        appdata::reset(&mut phone.lock());
+        Ok(phone)
     }
 
     /// Put the phone in a task variant's initial state (the task as
@@ -90,12 +111,15 @@ impl VirtualPhone {
         let mut inner = self.lock();
         inner.sim = sim;
         inner.loaded = Some(loaded);
+        appdata::reset(&mut inner);
         Ok(())
     }
 
     /// Put the phone in a prepared simulator's state (any instance seed,
     /// any condition), as a fresh phone: the files, background jobs and
-    /// switches of the last episode go, and so does its trajectory.
+    /// switches of the last episode go, and so does its trajectory. adbd
+    /// stays as it runs (root after `adb root`), as an emulator's does
+    /// from one task to the next.
     pub fn install(&self, sim: SimPhone, loaded: Loaded) {
         let mut inner = self.lock();
         inner.sim = sim;
@@ -110,6 +134,7 @@ impl VirtualPhone {
         inner.trajectory = None;
         inner.dirs.clear();
         inner.ime = state::LATIN_IME.into();
+        appdata::reset(&mut inner);
     }
 
     /// The simulator behind the phone, to score it in-process.
@@ -162,70 +187,146 @@ impl VirtualPhone {
                 }
             }
         };
-        // The phone's lock is taken per command, never across the line: a
-        // `sleep` (or any command that waits) on one connection must not hold
-        // the phone for every other (issue 30: `echo ok` waited 7.5 s behind
-        // `sleep 4; sleep 4`). Commands from two shells interleave, as on a phone.
-        let mut out = ShellOutput::default();
-        let mut status = 0u8;
         // `adb shell` starts in `/`.
-        let mut cwd = String::from("/");
-        let mut last_background = None;
-        for (join, pipeline) in list {
+        let mut shell = Shell {
+            out: ShellOutput::default(),
+            status: 0,
+            cwd: String::from("/"),
+            last_background: None,
+            exited: false,
+        };
+        self.run_list(&list, &mut shell);
+        let mut out = shell.out;
+        out.exit = shell.status;
+        out
+    }
+
+    /// Run a list's commands in order, each as its join says.
+    fn run_list(&self, list: &script::List, shell: &mut Shell) {
+        for (join, node) in list {
+            if shell.exited {
+                return;
+            }
             let run = match join {
                 script::Join::Always => true,
-                script::Join::And => status == 0,
-                script::Join::Or => status != 0,
+                script::Join::And => shell.status == 0,
+                script::Join::Or => shell.status != 0,
             };
             if !run {
                 continue;
             }
-            if pipeline.background {
-                let expand = |w: &script::Word| w.expand(status, last_background);
-                let argv: Vec<String> = pipeline.commands[0].iter().map(expand).collect();
-                last_background = Some(jobs::start(
-                    &mut self.lock(),
-                    &cwd,
-                    argv,
-                    &pipeline.redirects,
-                    expand,
-                ));
-                status = 0;
-                continue;
-            }
-            let mut stdin = Vec::new();
-            for words in &pipeline.commands {
-                let args: Vec<String> = words
-                    .iter()
-                    .map(|w| w.expand(status, last_background))
-                    .collect();
-                if args.first().map(String::as_str) == Some("exit") {
-                    let code = args.get(1).and_then(|c| c.parse().ok()).unwrap_or(status);
-                    out.exit = code;
-                    return out;
-                }
-                let result = if args.first().map(String::as_str) == Some("cd") {
-                    jobs::cd(&self.lock(), &mut cwd, args.get(1).map(String::as_str))
-                } else if let Some(result) = commands::stateless(&args, &stdin) {
-                    result
-                } else {
-                    logged(&mut self.lock(), &args, |inner| {
-                        commands::run(inner, &*self.setups, &args, &stdin)
-                    })
-                };
-                out.stderr.extend(result.stderr);
-                status = result.exit;
-                stdin = result.stdout;
-            }
-            if out.stdout.is_empty() {
-                out.stdout = stdin;
-            } else {
-                out.stdout.extend(stdin);
+            match node {
+                script::Node::Pipeline(pipeline) => self.run_pipeline(pipeline, shell),
+                script::Node::If(node) => self.run_if(node, shell),
             }
         }
-        out.exit = status;
-        out
     }
+
+    /// `if`: the first branch whose condition exits 0 runs its body, else
+    /// the `else` list; with neither, the status is 0 (POSIX 2.9.4.4).
+    fn run_if(&self, node: &script::If, shell: &mut Shell) {
+        for (condition, body) in &node.branches {
+            self.run_list(condition, shell);
+            if shell.exited {
+                return;
+            }
+            if shell.status == 0 {
+                return self.run_list(body, shell);
+            }
+        }
+        match &node.otherwise {
+            Some(otherwise) => self.run_list(otherwise, shell),
+            None => shell.status = 0,
+        }
+    }
+
+    fn run_pipeline(&self, pipeline: &script::Pipeline, shell: &mut Shell) {
+        // The phone's lock is taken per command, never across the line: a
+        // `sleep` (or any command that waits) on one connection must not hold
+        // the phone for every other (issue 30: `echo ok` waited 7.5 s behind
+        // `sleep 4; sleep 4`). Commands from two shells interleave, as on a phone.
+        let (status, last_background) = (shell.status, shell.last_background);
+        if pipeline.background {
+            let expand = |w: &script::Word| w.expand(status, last_background);
+            let argv: Vec<String> = pipeline.commands[0].iter().map(expand).collect();
+            shell.last_background = Some(jobs::start(
+                &mut self.lock(),
+                &shell.cwd,
+                argv,
+                &pipeline.redirects,
+                expand,
+            ));
+            shell.status = 0;
+            return;
+        }
+        let mut stdin = Vec::new();
+        for words in &pipeline.commands {
+            let args = self.expand(words, shell);
+            if args.first().map(String::as_str) == Some("exit") {
+                let code = args
+                    .get(1)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(shell.status);
+                shell.status = code;
+                shell.exited = true;
+                return;
+            }
+            let result = if args.first().map(String::as_str) == Some("cd") {
+                jobs::cd(
+                    &self.lock(),
+                    &mut shell.cwd,
+                    args.get(1).map(String::as_str),
+                )
+            } else if let Some(result) = commands::stateless(&args, &stdin) {
+                result
+            } else {
+                logged(&mut self.lock(), &args, |inner| {
+                    commands::run(inner, &*self.setups, &args, &stdin)
+                })
+            };
+            shell.out.stderr.extend(result.stderr);
+            shell.status = result.exit;
+            stdin = result.stdout;
+        }
+        shell.out.stdout.extend(stdin);
+    }
+
+    /// A command's words as it gets them: `$?` and `$!` expanded, and each
+    /// glob replaced by the paths it matches (kept as written when none
+    /// does, as sh keeps it).
+    fn expand(&self, words: &[script::Word], shell: &Shell) -> Vec<String> {
+        let (status, last_background) = (shell.status, shell.last_background);
+        let mut args = Vec::with_capacity(words.len());
+        for word in words {
+            let text = word.expand(status, last_background);
+            let matches = match word.glob(status, last_background) {
+                Some(pattern) => {
+                    let mut inner = self.lock();
+                    // The apps write their databases before a glob reads.
+                    appdata::sync(&mut inner);
+                    glob::matches(&inner, &shell.cwd, &text, &pattern)
+                }
+                None => Vec::new(),
+            };
+            if matches.is_empty() {
+                args.push(text);
+            } else {
+                args.extend(matches);
+            }
+        }
+        args
+    }
+}
+
+/// One command line's run: what it printed so far, the last status, and
+/// the shell's state between commands.
+struct Shell {
+    out: ShellOutput,
+    status: u8,
+    cwd: String,
+    last_background: Option<u32>,
+    /// `exit` ran: nothing more does.
+    exited: bool,
 }
 
 /// Run one command through `run`, logged when a trajectory is recorded
@@ -317,6 +418,11 @@ impl Device for VirtualPhone {
 
     fn push(&self, path: &str, mode: u32, mtime: u32, data: Vec<u8>) -> Result<(), SyncFail> {
         let mut inner = self.lock();
+        appdata::sync(&mut inner);
+        if user::denied(&inner, path) {
+            // file_sync_service.cpp, handle_send_file: open(2) refused.
+            return Err("couldn't create file: Permission denied".into());
+        }
         if inner.is_dir(path) {
             // adbd's open(2) of a directory for writing.
             return Err("couldn't create file: Is a directory".into());
@@ -328,7 +434,12 @@ impl Device for VirtualPhone {
     }
 
     fn pull(&self, path: &str) -> Result<Vec<u8>, SyncFail> {
-        self.lock()
+        let mut inner = self.lock();
+        appdata::sync(&mut inner);
+        if user::denied(&inner, path) {
+            return Err("Permission denied".into());
+        }
+        inner
             .files
             .get(path)
             .cloned()
@@ -336,11 +447,51 @@ impl Device for VirtualPhone {
     }
 
     fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
-        self.lock().stat(path)
+        let mut inner = self.lock();
+        appdata::sync(&mut inner);
+        if user::denied(&inner, path) {
+            return None;
+        }
+        inner.stat(path)
+    }
+
+    fn stat_errno(&self, path: &str) -> u32 {
+        // EACCES where the shell user may not look, else ENOENT.
+        if user::denied(&self.lock(), path) {
+            13
+        } else {
+            2
+        }
+    }
+
+    /// adbd on a userdebug build: `adb root` restarts it as root, `adb
+    /// unroot` as shell; each restart drops the connection.
+    fn restart_adbd(&self, root: bool) -> Restart {
+        let mut inner = self.lock();
+        match (root, inner.root) {
+            (true, false) if inner.production => {
+                Restart::stays("adbd cannot run as root in production builds\n")
+            }
+            (true, true) => Restart::stays("adbd is already running as root\n"),
+            (false, false) => Restart::stays("adbd not running as root\n"),
+            (true, false) => {
+                inner.root = true;
+                Restart::restarts("restarting adbd as root\n")
+            }
+            (false, true) => {
+                inner.root = false;
+                Restart::restarts("restarting adbd as non root\n")
+            }
+        }
     }
 
     fn list(&self, path: &str) -> Vec<DirEntry> {
-        let inner = self.lock();
+        let mut inner = self.lock();
+        appdata::sync(&mut inner);
+        if user::unlistable(&inner, path) {
+            // do_list: opendir(3) failed; adbd answers DONE alone.
+            return Vec::new();
+        }
         let dir = path.trim_end_matches('/');
         let Some(names) = inner.entries(path) else {
             return Vec::new();
@@ -409,6 +560,18 @@ impl crate::adb::Transport for InProcess {
             .map_err(|SyncFail(why)| crate::adb::AdbError::Server(why))
     }
 
+    fn pull(&mut self, remote: &str) -> Result<Vec<u8>, crate::adb::AdbError> {
+        Device::pull(&*self.phone, remote)
+            .map_err(|SyncFail(why)| crate::adb::AdbError::Server(format!("pull {remote}: {why}")))
+    }
+
+    /// adbd restarts as root, as `adb root` has it; in process there is no
+    /// connection to drop.
+    fn root(&mut self) -> Result<(), crate::adb::AdbError> {
+        Device::restart_adbd(&*self.phone, true);
+        Ok(())
+    }
+
     fn forward(&mut self, local: &str, _remote: &str) -> Result<(), crate::adb::AdbError> {
         Err(crate::adb::AdbError::Server(format!(
             "cannot forward {local}: an in-process phone has no adb server"
@@ -423,6 +586,8 @@ impl crate::adb::Transport for InProcess {
     }
 }
 
+#[cfg(test)]
+mod androidworld_tests;
 #[cfg(test)]
 mod display_tests;
 #[cfg(test)]

@@ -4,14 +4,20 @@
 //! `content` command prints them), and `find … -type f [-exec stat -c FMT {} +]`
 //! over shared storage. Writes from the shell record no flip: no control
 //! was operated. As on a real phone, an SMS insert from the shell is
-//! accepted and ignored (the provider's app-op refuses the shell).
+//! accepted and ignored (the provider's app-op refuses the shell). Beside
+//! them, the virtual phone's own app-data provider
+//! (`content://droidscore.sim/app`); any other authority is one no
+//! provider has, answered as `content` answers it.
 
 use std::collections::BTreeMap;
 
-use super::state::Inner;
+use super::state::{write, Inner};
+use crate::adb::APP_DATA_URI;
 use crate::adbd::ShellOutput;
+use crate::apps::ALARMS_KEY;
 use crate::records::content;
 use crate::records::{project, view_for_uri, Record, Table, View, STORAGE};
+use crate::Phone;
 
 /// `Error while accessing provider:AUTHORITY` and the exception, on stderr,
 /// status 0: what `content` prints when the provider throws.
@@ -276,4 +282,113 @@ fn is_root(dir: &str) -> bool {
     ]
     .iter()
     .any(|d| dir == format!("{STORAGE}/{d}"))
+}
+
+/// `content query|insert --uri content://droidscore.sim/app …`: the
+/// simulator's app data (decoy switches, the alarm list) as a provider.
+pub(super) fn app_data(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| *a == name)
+            .and_then(|i| args.get(i + 1).copied())
+    };
+    let uri = flag("--uri").unwrap_or("");
+    if uri != APP_DATA_URI {
+        return no_provider(uri);
+    }
+    match args.first() {
+        Some(&"query") => {
+            let wanted = match flag("--where") {
+                Some(w) => match w.strip_prefix("name='").and_then(|w| w.strip_suffix('\'')) {
+                    Some(name) => Some(name.to_string()),
+                    None => {
+                        return ShellOutput::fail(
+                            1,
+                            "Error: only --where \"name='KEY'\" is supported",
+                        )
+                    }
+                },
+                None => None,
+            };
+            let projection: Vec<&str> = flag("--projection")
+                .map(|p| p.split(':').collect())
+                .unwrap_or_else(|| vec!["name", "value"]);
+            let mut rows = inner.sim.app_keys();
+            rows.sort();
+            rows.dedup();
+            let mut out = String::new();
+            let mut n = 0;
+            for key in rows
+                .iter()
+                .filter(|k| wanted.as_ref().is_none_or(|w| w == *k))
+            {
+                let Ok(Some(value)) = inner.sim.read_app(key) else {
+                    continue;
+                };
+                let cols: Vec<String> = projection
+                    .iter()
+                    .map(|c| match *c {
+                        "name" => format!("name={key}"),
+                        "value" => format!("value={value}"),
+                        other => format!("{other}=NULL"),
+                    })
+                    .collect();
+                out.push_str(&format!("Row: {n} {}\n", cols.join(", ")));
+                n += 1;
+            }
+            if n == 0 {
+                out.push_str("No result found.\n");
+            }
+            ShellOutput::ok(out)
+        }
+        Some(&"insert") | Some(&"update") => {
+            let mut name = None;
+            let mut value = None;
+            for (i, a) in args.iter().enumerate() {
+                if *a != "--bind" {
+                    continue;
+                }
+                let bind = args.get(i + 1).copied().unwrap_or("");
+                if let Some(v) = bind.strip_prefix("name:s:") {
+                    name = Some(v);
+                } else if let Some(v) = bind.strip_prefix("value:s:") {
+                    value = Some(v);
+                }
+            }
+            match (name, value) {
+                (Some(ALARMS_KEY), _) => ShellOutput::fail(1, "Error: app/alarms is read-only"),
+                (Some(n), Some(v)) if n.starts_with("app/") => {
+                    write(inner, n, v);
+                    ShellOutput::ok(Vec::new())
+                }
+                _ => ShellOutput::fail(1, "Error: bind name:s:app/KEY and value:s:VALUE"),
+            }
+        }
+        _ => ShellOutput::fail(1, "usage: content [query|insert] --uri URI ..."),
+    }
+}
+
+/// A URI whose authority no provider on the phone has: Content.java's
+/// `Command.execute()` (frameworks/base cmds/content) throws
+/// `IllegalStateException("Could not find provider: " + authority)` when
+/// ActivityManager's `getContentProviderExternal` finds none, prints
+/// `Error while accessing provider:` and the stack trace on stderr, and
+/// exits 0. The trace's frames are the command's own two; their line
+/// numbers vary by build and are left out, as Java prints a frame without
+/// line information.
+fn no_provider(uri: &str) -> ShellOutput {
+    let authority = uri
+        .strip_prefix("content://")
+        .unwrap_or(uri)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    ShellOutput {
+        stdout: Vec::new(),
+        stderr: format!(
+            "Error while accessing provider:{authority}\njava.lang.IllegalStateException: Could not find provider: {authority}\n\tat com.android.commands.content.Content$Command.execute(Content.java)\n\tat com.android.commands.content.Content.main(Content.java)\n"
+        )
+        .into_bytes(),
+        exit: 0,
+    }
 }

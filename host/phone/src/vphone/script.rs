@@ -1,13 +1,16 @@
-//! The virtual phone's command language: the part of `sh` that the adb
-//! backend and a person at `adb shell` actually use — words with single and
-//! double quotes and backslashes, `$?`, pipelines, and lists joined by `;`,
-//! `&&`, `||` and newlines — and the one background form deploying a server
-//! uses: a single command ended by `&`, its redirections (`> FILE`, `>>`,
-//! `2>&1`, `< FILE`) and `$!`. A background command is recorded, never run.
-//! Anything else a shell would expand or redirect (`$(…)`, backticks, `$VAR`,
-//! redirection in the foreground, `a && b &`, `a | b &`) is refused with an
-//! error rather than guessed at, so nothing on this side ever runs a host
-//! command.
+//! The virtual phone's command language: the part of `sh` (Android's mksh)
+//! that the adb backend, AndroidWorld and a person at `adb shell` actually
+//! use — words with single and double quotes and backslashes, `$?`, the
+//! globs `*` and `?` (expanded against the phone's files when the command
+//! runs), pipelines, lists joined by `;`, `&&`, `||` and newlines, `#`
+//! comments, and `if LIST; then LIST; [elif LIST; then LIST;] [else LIST;]
+//! fi` — and the one background form deploying a server uses: a single
+//! command ended by `&`, its redirections (`> FILE`, `>>`, `2>&1`, `< FILE`)
+//! and `$!`. A background command is recorded, never run. Anything else a
+//! shell would expand or redirect (`$(…)`, backticks, `$VAR`, redirection
+//! in the foreground, `a && b &`, `a | b &`, loops, `case`) is refused with
+//! an error rather than guessed at, so nothing on this side ever runs a
+//! host command.
 
 /// One piece of a word: literal text, `$?` or `$!` (expanded when the command runs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +19,8 @@ pub enum Piece {
     Status,
     /// `$!`: the pid of the last background command (empty before one).
     LastBackground,
+    /// An unquoted `*` or `?`: a glob, matched against the phone's files.
+    Glob(char),
 }
 
 /// A shell word, its pieces concatenated at run time.
@@ -31,8 +36,29 @@ impl Word {
                 Piece::Text(t) => t.clone(),
                 Piece::Status => status.to_string(),
                 Piece::LastBackground => last_background.map_or(String::new(), |p| p.to_string()),
+                Piece::Glob(c) => c.to_string(),
             })
             .collect()
+    }
+
+    /// With a glob in it: the regex a path must match in full (`*` any
+    /// run of characters but `/`, `?` one), `$?` and `$!` expanded.
+    pub(crate) fn glob(&self, status: u8, last_background: Option<u32>) -> Option<String> {
+        if !self.0.iter().any(|p| matches!(p, Piece::Glob(_))) {
+            return None;
+        }
+        let mut re = String::from("^");
+        for piece in &self.0 {
+            match piece {
+                Piece::Glob('*') => re.push_str("[^/]*"),
+                Piece::Glob(_) => re.push_str("[^/]"),
+                other => re.push_str(&regex::escape(
+                    &Word(vec![other.clone()]).expand(status, last_background),
+                )),
+            }
+        }
+        re.push('$');
+        Some(re)
     }
 
     /// Only digits, unquoted: the `2` of `2>&1`.
@@ -92,6 +118,77 @@ pub struct Pipeline {
     pub redirects: Vec<Redirect>,
 }
 
+/// A reserved word at the start of a command (mksh's `if`, `then`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keyword {
+    If,
+    Then,
+    Elif,
+    Else,
+    Fi,
+}
+
+impl Keyword {
+    fn of(word: &str) -> Option<Keyword> {
+        Some(match word {
+            "if" => Keyword::If,
+            "then" => Keyword::Then,
+            "elif" => Keyword::Elif,
+            "else" => Keyword::Else,
+            "fi" => Keyword::Fi,
+            _ => return None,
+        })
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Keyword::If => "if",
+            Keyword::Then => "then",
+            Keyword::Elif => "elif",
+            Keyword::Else => "else",
+            Keyword::Fi => "fi",
+        }
+    }
+}
+
+/// Reserved words of the compound commands the virtual phone does not run.
+const REFUSED_WORDS: [&str; 11] = [
+    "while", "until", "for", "case", "select", "function", "do", "done", "esac", "{", "}",
+];
+
+/// One command of a list: a pipeline, or an `if` compound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Pipeline(Pipeline),
+    If(If),
+}
+
+impl Node {
+    /// The pipeline, if this is one.
+    pub fn pipeline(&self) -> Option<&Pipeline> {
+        match self {
+            Node::Pipeline(p) => Some(p),
+            Node::If(_) => None,
+        }
+    }
+}
+
+/// `if C1; then B1; elif C2; then B2; else E; fi`: the first body whose
+/// condition exits 0 runs, else the `else` list (status 0 when none runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct If {
+    /// Each condition with its body, in order (`if`, then each `elif`).
+    pub branches: Vec<(List, List)>,
+    pub otherwise: Option<List>,
+}
+
+/// What the lexing pass gives the tree builder.
+#[derive(Debug)]
+enum Item {
+    Pipeline(Join, Pipeline),
+    Keyword(Join, Keyword),
+}
+
 /// A redirection whose file word has not been read yet.
 #[derive(Debug, Clone, Copy)]
 enum Pending {
@@ -107,6 +204,9 @@ pub enum SyntaxError {
     Unterminated,
     #[error("syntax error: unexpected '{0}'")]
     Unexpected(char),
+    /// A word where the grammar has no place for it (mksh's wording).
+    #[error("syntax error: '{0}' unexpected")]
+    UnexpectedWord(String),
     #[error("syntax error: unexpected end of file")]
     UnexpectedEnd,
     #[error("syntax error: bad fd after >&")]
@@ -116,52 +216,118 @@ pub enum SyntaxError {
     Unsupported(&'static str),
 }
 
-/// A parsed command line: pipelines, each with how it joins the one before.
-pub type List = Vec<(Join, Pipeline)>;
+/// A parsed command line: commands, each with how it joins the one before.
+pub type List = Vec<(Join, Node)>;
 
 /// Parse a command line. The error is the message `sh` would print after
 /// `/system/bin/sh: `.
 pub fn parse(line: &str) -> Result<List, SyntaxError> {
-    let mut list: List = Vec::new();
+    let mut items = lex(line)?.into_iter().peekable();
+    let (list, end) = build(&mut items, &[])?;
+    match end {
+        None => Ok(list),
+        Some(k) => Err(SyntaxError::UnexpectedWord(k.word().into())),
+    }
+}
+
+/// The lexing pass: words, redirections and separators into pipelines,
+/// and reserved words at a command's start into keywords.
+fn lex(line: &str) -> Result<Vec<Item>, SyntaxError> {
+    let mut items: Vec<Item> = Vec::new();
     let mut join = Join::Always;
     let mut pipeline = Pipeline::default();
     let mut command: Vec<Word> = Vec::new();
     let mut word: Option<Word> = None;
+    // Some of the word was quoted or escaped: it is no reserved word.
+    let mut quoted = false;
     let mut chars = line.chars().peekable();
     // A `|` waits for the command after it.
     let mut open_pipe = false;
     // A redirection waits for its file word.
     let mut pending: Option<Pending> = None;
+    // `fi` ended a compound: only a separator may follow.
+    let mut after_fi = false;
 
+    /// The word just ended: a redirection's file, a command's word, or a
+    /// reserved word at a command's start.
+    #[allow(clippy::too_many_arguments)]
     fn end_word(
         word: &mut Option<Word>,
+        quoted: &mut bool,
         command: &mut Vec<Word>,
         pending: &mut Option<Pending>,
-        redirects: &mut Vec<Redirect>,
-    ) {
-        if let Some(w) = word.take() {
-            match pending.take() {
-                Some(Pending::Out { fd, append }) => redirects.push(Redirect::Out {
+        pipeline: &mut Pipeline,
+        items: &mut Vec<Item>,
+        join: &mut Join,
+        after_fi: &mut bool,
+    ) -> Result<(), SyntaxError> {
+        let was_quoted = std::mem::take(quoted);
+        let Some(w) = word.take() else {
+            return Ok(());
+        };
+        match pending.take() {
+            Some(Pending::Out { fd, append }) => {
+                pipeline.redirects.push(Redirect::Out {
                     fd,
                     file: w,
                     append,
-                }),
-                Some(Pending::In { fd }) => redirects.push(Redirect::In { fd, file: w }),
-                None => command.push(w),
+                });
+                return Ok(());
+            }
+            Some(Pending::In { fd }) => {
+                pipeline.redirects.push(Redirect::In { fd, file: w });
+                return Ok(());
+            }
+            None => {}
+        }
+        let text = match &w.0[..] {
+            [Piece::Text(t)] if !was_quoted => Some(t.as_str()),
+            _ => None,
+        };
+        if *after_fi {
+            return Err(SyntaxError::UnexpectedWord(w.expand(0, None)));
+        }
+        if command.is_empty() {
+            if let Some(keyword) = text.and_then(Keyword::of) {
+                if !pipeline.commands.is_empty() {
+                    return Err(SyntaxError::Unsupported("a compound command in a pipeline"));
+                }
+                if !pipeline.redirects.is_empty() {
+                    return Err(SyntaxError::Unsupported("redirection in the foreground"));
+                }
+                items.push(Item::Keyword(*join, keyword));
+                *join = Join::Always;
+                *after_fi = keyword == Keyword::Fi;
+                return Ok(());
+            }
+            if text.is_some_and(|t| REFUSED_WORDS.contains(&t)) {
+                return Err(SyntaxError::Unsupported("loops, case and functions"));
             }
         }
+        command.push(w);
+        Ok(())
+    }
+    macro_rules! end_word {
+        () => {
+            end_word(
+                &mut word,
+                &mut quoted,
+                &mut command,
+                &mut pending,
+                &mut pipeline,
+                &mut items,
+                &mut join,
+                &mut after_fi,
+            )?
+        };
     }
     let unsupported = |what: &'static str| Err(SyntaxError::Unsupported(what));
 
     while let Some(c) = chars.next() {
         match c {
-            ' ' | '\t' => end_word(
-                &mut word,
-                &mut command,
-                &mut pending,
-                &mut pipeline.redirects,
-            ),
+            ' ' | '\t' => end_word!(),
             '\'' => {
+                quoted = true;
                 let w = word.get_or_insert_with(Word::default);
                 w.open_quote();
                 loop {
@@ -173,6 +339,7 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                 }
             }
             '"' => {
+                quoted = true;
                 let w = word.get_or_insert_with(Word::default);
                 w.open_quote();
                 loop {
@@ -210,7 +377,10 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
             }
             '\\' => match chars.next() {
                 Some('\n') => {}
-                Some(c) => word.get_or_insert_with(Word::default).push_char(c),
+                Some(c) => {
+                    quoted = true;
+                    word.get_or_insert_with(Word::default).push_char(c)
+                }
                 None => word.get_or_insert_with(Word::default).push_char('\\'),
             },
             '$' => match chars.peek() {
@@ -231,22 +401,21 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                 _ => word.get_or_insert_with(Word::default).push_char('$'),
             },
             '`' => return unsupported("command substitution"),
+            '*' | '?' => word
+                .get_or_insert_with(Word::default)
+                .0
+                .push(Piece::Glob(c)),
             '>' | '<' => {
                 if pending.is_some() {
                     return Err(SyntaxError::Unexpected(c));
                 }
                 let fd = match word.as_ref().and_then(Word::fd_number) {
-                    Some(fd) => {
+                    Some(fd) if !quoted => {
                         word = None;
                         fd
                     }
-                    None => {
-                        end_word(
-                            &mut word,
-                            &mut command,
-                            &mut pending,
-                            &mut pipeline.redirects,
-                        );
+                    _ => {
+                        end_word!();
                         u8::from(c == '>')
                     }
                 };
@@ -269,14 +438,10 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                     _ => pending = Some(Pending::In { fd }),
                 }
             }
-            '#' if word.is_none() => break,
+            // A comment runs to the end of its line.
+            '#' if word.is_none() => while chars.next_if(|c| *c != '\n').is_some() {},
             ';' | '\n' | '&' | '|' => {
-                end_word(
-                    &mut word,
-                    &mut command,
-                    &mut pending,
-                    &mut pipeline.redirects,
-                );
+                end_word!();
                 if pending.is_some() {
                     return Err(SyntaxError::Unexpected(c));
                 }
@@ -293,6 +458,9 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                         // `&` ends the whole and-or list, and backgrounds
                         // all of it (a subshell whose pid `$!` is): only the
                         // single-command form is answered.
+                        if after_fi {
+                            return unsupported("running a compound command in the background");
+                        }
                         if join != Join::Always || !pipeline.commands.is_empty() {
                             return unsupported(
                                 "running an and-or list or a pipeline in the background",
@@ -304,6 +472,15 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                     ('|', _) => None,
                     _ => Some(Join::Always),
                 };
+                if after_fi && command.is_empty() {
+                    // `fi` then a separator: what follows joins as it says.
+                    after_fi = false;
+                    match next {
+                        Some(next_join) => join = next_join,
+                        None => return unsupported("a compound command in a pipeline"),
+                    }
+                    continue;
+                }
                 if command.is_empty() {
                     // `;` after nothing is fine at the start or after a newline; an
                     // empty command before `|`, `&&` or `||` is a syntax error.
@@ -321,19 +498,14 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
                     if !pipeline.background && !pipeline.redirects.is_empty() {
                         return unsupported("redirection in the foreground");
                     }
-                    list.push((join, std::mem::take(&mut pipeline)));
+                    items.push(Item::Pipeline(join, std::mem::take(&mut pipeline)));
                     join = next_join;
                 }
             }
             c => word.get_or_insert_with(Word::default).push_char(c),
         }
     }
-    end_word(
-        &mut word,
-        &mut command,
-        &mut pending,
-        &mut pipeline.redirects,
-    );
+    end_word!();
     if pending.is_some() {
         return Err(SyntaxError::UnexpectedEnd);
     }
@@ -347,9 +519,68 @@ pub fn parse(line: &str) -> Result<List, SyntaxError> {
         pipeline.commands.push(command);
     }
     if !pipeline.commands.is_empty() {
-        list.push((join, pipeline));
+        items.push(Item::Pipeline(join, pipeline));
     }
-    Ok(list)
+    Ok(items)
+}
+
+/// The tree builder: a list up to one of the keywords in `until` (which it
+/// returns, consumed), or to the end (None).
+fn build(
+    items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>,
+    until: &[Keyword],
+) -> Result<(List, Option<Keyword>), SyntaxError> {
+    let mut list = List::new();
+    while let Some(item) = items.next() {
+        match item {
+            Item::Pipeline(join, pipeline) => list.push((join, Node::Pipeline(pipeline))),
+            Item::Keyword(join, Keyword::If) => list.push((join, Node::If(build_if(items)?))),
+            Item::Keyword(_, k) if until.contains(&k) => return Ok((list, Some(k))),
+            Item::Keyword(_, k) => return Err(SyntaxError::UnexpectedWord(k.word().into())),
+        }
+    }
+    Ok((list, None))
+}
+
+/// After `if`: its branches up to `fi`. An empty condition or body is a
+/// syntax error, as in mksh.
+fn build_if(items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>) -> Result<If, SyntaxError> {
+    let mut branches = Vec::new();
+    loop {
+        let (condition, end) = build(items, &[Keyword::Then])?;
+        match end {
+            Some(Keyword::Then) if !condition.is_empty() => {}
+            Some(k) => return Err(SyntaxError::UnexpectedWord(k.word().into())),
+            None => return Err(SyntaxError::UnexpectedEnd),
+        }
+        let (body, end) = build(items, &[Keyword::Elif, Keyword::Else, Keyword::Fi])?;
+        let Some(end) = end else {
+            return Err(SyntaxError::UnexpectedEnd);
+        };
+        if body.is_empty() {
+            return Err(SyntaxError::UnexpectedWord(end.word().into()));
+        }
+        branches.push((condition, body));
+        match end {
+            Keyword::Elif => continue,
+            Keyword::Fi => {
+                return Ok(If {
+                    branches,
+                    otherwise: None,
+                })
+            }
+            _ => {}
+        }
+        let (otherwise, end) = build(items, &[Keyword::Fi])?;
+        return match end {
+            Some(Keyword::Fi) if !otherwise.is_empty() => Ok(If {
+                branches,
+                otherwise: Some(otherwise),
+            }),
+            Some(k) => Err(SyntaxError::UnexpectedWord(k.word().into())),
+            None => Err(SyntaxError::UnexpectedEnd),
+        };
+    }
 }
 
 #[cfg(test)]
@@ -360,13 +591,19 @@ mod tests {
         parse(line)
             .unwrap()
             .into_iter()
-            .map(|(_, p)| {
-                p.commands
+            .map(|(_, node)| {
+                node.pipeline()
+                    .expect("a pipeline")
+                    .commands
                     .iter()
                     .map(|c| c.iter().map(|w| w.expand(7, None)).collect())
                     .collect()
             })
             .collect()
+    }
+
+    fn pipeline(node: &Node) -> &Pipeline {
+        node.pipeline().expect("a pipeline")
     }
 
     #[test]
@@ -398,8 +635,8 @@ mod tests {
                 Join::Always
             ]
         );
-        assert_eq!(list[2].1.commands.len(), 2);
-        assert_eq!(list[1].1.commands[0][1].expand(1, None), "s=1");
+        assert_eq!(pipeline(&list[2].1).commands.len(), 2);
+        assert_eq!(pipeline(&list[1].1).commands[0][1].expand(1, None), "s=1");
     }
 
     #[test]
@@ -415,6 +652,9 @@ mod tests {
             "sleep 1 > &",
             "a |",
             "&& b",
+            "while true; do echo; done",
+            "for f in a; do echo; done",
+            "case a in esac",
         ] {
             assert!(parse(line).is_err(), "{line:?} parsed");
         }
@@ -428,7 +668,7 @@ mod tests {
     fn a_single_background_command_keeps_its_redirections_and_dollar_bang() {
         let list = parse("cd /d; nohup ./a 'b c' > log 2>&1 < /dev/null & echo \"$!\"").unwrap();
         assert_eq!(list.len(), 3);
-        let (join, bg) = &list[1];
+        let (join, bg) = (&list[1].0, pipeline(&list[1].1));
         assert_eq!(*join, Join::Always);
         assert!(bg.background);
         let argv: Vec<String> = bg.commands[0].iter().map(|w| w.expand(0, None)).collect();
@@ -447,9 +687,87 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(!list[2].1.background);
-        assert_eq!(list[2].1.commands[0][1].expand(0, Some(42)), "42");
+        let after = pipeline(&list[2].1);
+        assert!(!after.background);
+        assert_eq!(after.commands[0][1].expand(0, Some(42)), "42");
         // Without a background job `$!` is empty, as in sh.
-        assert_eq!(list[2].1.commands[0][1].expand(0, None), "");
+        assert_eq!(after.commands[0][1].expand(0, None), "");
+    }
+
+    /// The script AndroidWorld's `check_file_exists` sends (file_utils.py),
+    /// newlines and indentation as it writes them.
+    #[test]
+    fn androidworlds_if_then_else_fi_parses_into_one_if() {
+        let script = "\n  if [ -d \"/sdcard/Download\" ]; then\n      echo \"Exists\"\n  else\n      echo \"Does not exist\"\n  fi\n  ";
+        let list = parse(script).unwrap();
+        assert_eq!(list.len(), 1);
+        let Node::If(node) = &list[0].1 else {
+            panic!("{list:?}")
+        };
+        let text = |l: &List| -> Vec<Vec<String>> {
+            l.iter()
+                .flat_map(|(_, n)| pipeline(n).commands.clone())
+                .map(|c| c.iter().map(|w| w.expand(0, None)).collect())
+                .collect()
+        };
+        assert_eq!(node.branches.len(), 1);
+        assert_eq!(
+            text(&node.branches[0].0),
+            [["[", "-d", "/sdcard/Download", "]"]]
+        );
+        assert_eq!(text(&node.branches[0].1), [["echo", "Exists"]]);
+        assert_eq!(
+            text(node.otherwise.as_ref().unwrap()),
+            [["echo", "Does not exist"]]
+        );
+    }
+
+    #[test]
+    fn elif_and_what_follows_fi_join_as_written() {
+        let list = parse("if a; then b; elif c; then d; fi && e; f").unwrap();
+        assert_eq!(list.len(), 3);
+        let Node::If(node) = &list[0].1 else {
+            panic!("{list:?}")
+        };
+        assert_eq!(node.branches.len(), 2);
+        assert!(node.otherwise.is_none());
+        assert_eq!((list[1].0, list[2].0), (Join::And, Join::Always));
+        // Reserved words only count at a command's start, and unquoted.
+        assert_eq!(words("echo if then fi"), [[["echo", "if", "then", "fi"]]]);
+        assert_eq!(words("'if' x"), [[["if", "x"]]]);
+    }
+
+    #[test]
+    fn a_broken_if_is_a_syntax_error_as_mksh_words_it() {
+        for (line, error) in [
+            ("if a; then b", SyntaxError::UnexpectedEnd),
+            ("if a; fi", SyntaxError::UnexpectedWord("fi".into())),
+            ("if; then b; fi", SyntaxError::UnexpectedWord("then".into())),
+            ("if a; then fi", SyntaxError::UnexpectedWord("fi".into())),
+            ("then b", SyntaxError::UnexpectedWord("then".into())),
+            (
+                "if a; then b; fi c",
+                SyntaxError::UnexpectedWord("c".into()),
+            ),
+        ] {
+            assert_eq!(parse(line), Err(error), "{line}");
+        }
+        assert!(parse("if a; then b; fi | c").is_err());
+        assert!(parse("a | if b; then c; fi").is_err());
+    }
+
+    #[test]
+    fn unquoted_stars_and_question_marks_are_globs_and_quoted_ones_are_not() {
+        let list = parse("rm -r /d/* '/e/*' /f/a?c").unwrap();
+        let argv = &pipeline(&list[0].1).commands[0];
+        assert_eq!(argv[2].glob(0, None).as_deref(), Some("^/d/[^/]*$"));
+        assert_eq!(argv[3].glob(0, None), None);
+        assert_eq!(argv[4].glob(0, None).as_deref(), Some("^/f/a[^/]c$"));
+        assert_eq!(argv[2].expand(0, None), "/d/*");
+    }
+
+    #[test]
+    fn a_comment_ends_at_its_line() {
+        assert_eq!(words("a # b\nc"), [[["a"]], [["c"]]]);
     }
 }

@@ -62,6 +62,15 @@ pub(super) struct Inner {
     /// The current input method's id (`ime set`); ADBKeyBoard types only
     /// while it is the current one, as its receiver lives in the IME.
     pub(super) ime: String,
+    /// adbd runs as root (`adb root`); it starts as `shell`, as an
+    /// emulator's does.
+    pub(super) root: bool,
+    /// A production (`user`) build, as a person's own phone is
+    /// (`droidscore-sim production on`): adbd refuses `adb root`, and there
+    /// is no `su`.
+    pub(super) production: bool,
+    /// What the apps last wrote to their own databases (`appdata`).
+    pub(super) appdata: AppData,
 }
 
 /// The keyboard a phone comes with.
@@ -99,14 +108,20 @@ impl Inner {
             || self.files.keys().any(|f| f.starts_with(&format!("{dir}/")))
     }
 
-    /// A file's (mode, size, mtime) as sync STAT gives it, or a directory's.
+    /// A file's (mode, size, mtime) as sync STAT gives it, or a directory's
+    /// (its mode as `chmod` set it, if it did).
     pub(super) fn stat(&self, path: &str) -> Option<(u32, u32, u32)> {
         if let Some(data) = self.files.get(path) {
             let mode = self.modes.get(path).copied().unwrap_or(0o644);
             let mtime = self.mtimes.get(path).copied().unwrap_or(self.booted);
             return Some((0o100000 | mode, data.len() as u32, mtime));
         }
-        self.is_dir(path).then_some((DIR_MODE, 4096, self.booted))
+        let dir = path.trim_end_matches('/');
+        let mode = self
+            .modes
+            .get(dir)
+            .map_or(DIR_MODE, |m| 0o040000 | (m & 0o7777));
+        self.is_dir(path).then_some((mode, 4096, self.booted))
     }
 
     /// The names directly in directory `path` (files and directories),
@@ -138,7 +153,7 @@ impl Inner {
 
 /// The directories that exist with nothing in them: the usual push targets
 /// and their parents ("" is `/`).
-const FIXED_DIRS: [&str; 5] = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""];
+pub(super) const FIXED_DIRS: [&str; 5] = ["/sdcard", "/data/local/tmp", "/data/local", "/data", ""];
 /// A directory's st_mode (`drwxrwx--x`, as /sdcard is on a phone).
 const DIR_MODE: u32 = 0o040771;
 
@@ -185,4 +200,18 @@ pub(super) fn instance_phone(
         episode_seed,
     };
     Ok((sim, loaded))
+}
+
+/// What each app last left in its `databases/` directory.
+#[derive(Debug, Default)]
+pub(super) struct AppData {
+    pub(super) written: BTreeMap<crate::appdb::AppDb, Written>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Written {
+    /// The app's records (and clock) when it last wrote.
+    pub(super) fingerprint: u64,
+    /// Its `databases/` directory just after: file name → bytes.
+    pub(super) files: BTreeMap<String, Vec<u8>>,
 }

@@ -32,7 +32,8 @@
 //! - `pm list packages [-f] [-3|-s] [-d|-e] [-U] [FILTER]` and `pm path PKG`:
 //!   PackageManagerShellCommand's `runListPackages` (`package:`, then with
 //!   `-f` the APK path and `=`, then the name; ` uid:N` with `-U`) and
-//!   `runPath`.
+//!   `runPath`; `pm clear PKG` (`runClear`: `Success`, or `Failed`) and
+//!   `pm grant|revoke PKG PERMISSION` (`runGrantRevokePermission`: silent).
 //!
 //! The virtual phone has no APKs: the paths are where a Pixel keeps these
 //! apps, named for the app, and the version and times are fixed.
@@ -78,6 +79,18 @@ fn packages(inner: &Inner) -> Vec<Package> {
             uid: 10_101 + i as u32,
         });
     }
+    // The apps whose own databases the phone keeps are installed (their
+    // data is under /data/data), like the launcher's apps.
+    for (i, app) in crate::appdb::AppDb::ALL.iter().enumerate() {
+        if !list.iter().any(|p| p.name == app.package()) {
+            list.push(Package {
+                name: app.package(),
+                path: format!("/product/app/{0}/{0}.apk", app.package()),
+                system: true,
+                uid: 10_150 + i as u32,
+            });
+        }
+    }
     if inner.adbkeyboard {
         list.push(Package {
             name: ADBKEYBOARD,
@@ -89,9 +102,19 @@ fn packages(inner: &Inner) -> Vec<Package> {
     list
 }
 
-pub(super) fn pm(inner: &Inner, args: &[&str]) -> ShellOutput {
+/// The app uid of an installed package (10000 and up), if installed.
+pub(super) fn uid(inner: &Inner, package: &str) -> Option<u32> {
+    packages(inner)
+        .into_iter()
+        .find(|p| p.name == package)
+        .map(|p| p.uid)
+}
+
+pub(super) fn pm(inner: &mut Inner, args: &[&str]) -> ShellOutput {
     match args {
         ["list", "packages", rest @ ..] => list_packages(inner, rest),
+        ["clear", rest @ ..] => clear(inner, rest),
+        ["grant" | "revoke", rest @ ..] => grant(rest),
         ["path", name, ..] => match packages(inner).iter().find(|p| p.name == *name) {
             Some(p) => ShellOutput::ok(format!("package:{}\n", p.path)),
             // runPath prints nothing for a package it does not know.
@@ -103,9 +126,55 @@ pub(super) fn pm(inner: &Inner, args: &[&str]) -> ShellOutput {
         },
         _ => ShellOutput::fail(
             255,
-            "usage: pm list packages [-f] [-d] [-e] [-s] [-3] [-U] [FILTER] | pm path PACKAGE",
+            "usage: pm list packages [-f] [-d] [-e] [-s] [-3] [-U] [FILTER] | pm path PACKAGE | pm clear PACKAGE | pm grant PACKAGE PERMISSION",
         ),
     }
+}
+
+/// `pm clear [--user U] PACKAGE` (PackageManagerShellCommand `runClear`):
+/// `Success`, or `Failed` on stderr with status 1 for a package that is
+/// not installed (ActivityManagerService.clearApplicationUserData reports
+/// it to the observer as a failure). The app stops and its data goes.
+fn clear(inner: &mut Inner, args: &[&str]) -> ShellOutput {
+    let Some(package) = operands(args).first().copied() else {
+        return ShellOutput::fail(1, "Error: no package specified");
+    };
+    if uid(inner, package).is_none() {
+        return ShellOutput::fail(1, "Failed");
+    }
+    inner.sim.force_stop(package);
+    super::appdata::clear(inner, package);
+    ShellOutput::ok("Success\n")
+}
+
+/// `pm grant|revoke [--user U] PACKAGE PERMISSION`
+/// (PackageManagerShellCommand `runGrantRevokePermission`): silent, status
+/// 0. On Android 14 an unknown package is silent too: PermissionManager
+/// ServiceImpl.grantRuntimePermissionInternal logs `Unknown package` and
+/// returns. The virtual phone has no permission model, so every
+/// permission is taken.
+fn grant(args: &[&str]) -> ShellOutput {
+    match operands(args)[..] {
+        [] => ShellOutput::fail(1, "Error: no package specified"),
+        [_] => ShellOutput::fail(1, "Error: no permission specified"),
+        _ => ShellOutput::ok(Vec::new()),
+    }
+}
+
+/// The arguments after the options (`--user U` takes a value).
+fn operands<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--user" => {
+                it.next();
+            }
+            opt if opt.starts_with('-') => {}
+            operand => out.push(operand),
+        }
+    }
+    out
 }
 
 fn list_packages(inner: &Inner, args: &[&str]) -> ShellOutput {

@@ -6,7 +6,9 @@
 //! latency` (`cli`), and `device deploy|stop` and `run --on-device`
 //! (`device_deploy`), each action type on both backends (`actions`), and
 //! two PyPI adb clients, adbutils and adb-shell, each call their READMEs
-//! show (`pyclients`). `rig` starts the server and the phone they share.
+//! show (`pyclients`), and the virtual phone as a userdebug emulator:
+//! `adb root`, the apps' databases pulled, pushed and read back (`rooted`).
+//! `rig` starts the server and the phone they share.
 
 mod actions;
 mod adbd;
@@ -17,3 +19,4 @@ mod device_deploy;
 mod faults;
 mod pyclients;
 mod rig;
+mod rooted;
