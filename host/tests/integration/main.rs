@@ -10,6 +10,7 @@
 
 mod adb;
 mod adb_backend;
+mod appdb;
 mod bench;
 mod bench_probes;
 mod cli;

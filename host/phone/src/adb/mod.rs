@@ -4,8 +4,11 @@
 //! forwards ports and runs background processes (`DeployTarget`);
 //! `private_server` runs adb's server on a port of its own for tests. `shell` quotes for the phone's `sh -c` and recovers exit codes
 //! from an echoed marker; `screencap` parses raw screenshots;
-//! `virtual_phone` names what a virtual phone answers to.
+//! `virtual_phone` names what a virtual phone answers to; `appdata` reads
+//! and writes the apps' own databases on a rooted phone.
 
+mod access;
+mod appdata;
 mod deploy;
 mod phone;
 mod private_server;
@@ -14,6 +17,7 @@ mod shell;
 mod transport;
 mod virtual_phone;
 
+pub use access::Access;
 pub use deploy::Background;
 pub use phone::{AdbOptions, AdbPhone};
 pub use private_server::{free_port, AdbServerError, PrivateAdbServer, EMULATOR_PORTS};

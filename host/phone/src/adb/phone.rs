@@ -52,7 +52,7 @@ impl Default for AdbOptions {
 
 /// A phone driven over adb.
 pub struct AdbPhone {
-    transport: Box<dyn Transport>,
+    pub(super) transport: Box<dyn Transport>,
     options: AdbOptions,
     /// `ro.product.manufacturer` is droidscore: a virtual phone, which can be
     /// put in any task variant's state.
@@ -61,6 +61,8 @@ pub struct AdbPhone {
     adbkeyboard: Option<bool>,
     /// App-data keys the phone's provider lists, read when an episode is prepared.
     app_keys: Vec<String>,
+    /// How the shell reaches apps' private files (`appdata`), asked once.
+    pub(super) app_access: Option<super::access::Access>,
     /// The last transport failure that means the phone is gone, until it is
     /// back ([`AdbPhone::wait_for_device`]); see [`Phone::lost`].
     lost: Option<String>,
@@ -94,6 +96,7 @@ impl AdbPhone {
             virtual_phone: false,
             adbkeyboard: None,
             app_keys: Vec::new(),
+            app_access: None,
             lost: None,
         };
         let maker = phone.shell_ok("getprop ro.product.manufacturer")?;
@@ -150,7 +153,7 @@ impl AdbPhone {
     }
 
     /// Pass a transport's answer on, remembering a lost phone.
-    fn noting_loss<R>(&mut self, answer: Result<R, AdbError>) -> Result<R, AdbError> {
+    pub(super) fn noting_loss<R>(&mut self, answer: Result<R, AdbError>) -> Result<R, AdbError> {
         if let Err(e @ (AdbError::Lost { .. } | AdbError::Timeout { .. })) = &answer {
             self.lost = Some(e.to_string());
         }
@@ -584,6 +587,9 @@ impl Phone for AdbPhone {
         &mut self,
         table: crate::records::Table,
     ) -> Result<Vec<crate::records::Record>, PhoneError> {
+        if crate::appdb::AppDb::for_table(table).is_some() {
+            return self.read_app_records(table);
+        }
         let Some(source) = table.source() else {
             let out = self.shell(&crate::records::list_command())?;
             return Ok(crate::records::files_from_stat(&out.stdout_text()));

@@ -109,6 +109,21 @@ pub trait Transport: Send {
             .map_err(|e| AdbError::Server(format!("push {remote}: reading the local file: {e}")))?;
         self.push(&bytes, remote)
     }
+    /// `adb pull`: the bytes of `remote`.
+    fn pull(&mut self, remote: &str) -> Result<Vec<u8>, AdbError> {
+        Err(AdbError::Server(format!(
+            "cannot pull {remote}: this transport has no file service"
+        )))
+    }
+    /// `adb root`: ask adbd to restart as root. A userdebug build (an
+    /// emulator's image) does and drops the connection; a production build
+    /// answers that it cannot and stays as it was. Either way the caller
+    /// asks `whoami` again to know.
+    fn root(&mut self) -> Result<(), AdbError> {
+        Err(AdbError::Server(
+            "cannot ask adbd for root: this transport has no adb server".into(),
+        ))
+    }
     /// `adb forward LOCAL REMOTE`, e.g. `tcp:8080 tcp:8080`.
     fn forward(&mut self, local: &str, remote: &str) -> Result<(), AdbError>;
     /// `adb forward --remove LOCAL`.
@@ -409,6 +424,23 @@ impl Transport for ServerTransport {
             device
                 .push(&mut data, &path)
                 .map_err(|e| format!("push {path}: {e}"))
+        })
+    }
+
+    fn pull(&mut self, remote: &str) -> Result<Vec<u8>, AdbError> {
+        let path = remote.to_string();
+        self.within("pull", self.deadlines.transfer, move |device| {
+            let mut bytes = Vec::new();
+            device
+                .pull(&path, &mut bytes)
+                .map_err(|e| format!("pull {path}: {e}"))?;
+            Ok(bytes)
+        })
+    }
+
+    fn root(&mut self) -> Result<(), AdbError> {
+        self.within("root", self.deadlines.shell, |device| {
+            device.root().map_err(|e| format!("root: {e}"))
         })
     }
 

@@ -1,7 +1,11 @@
 //! Putting an adb phone in a task variant's initial state before an episode,
 //! or saying plainly why it cannot be: a variant that changes the app's UI
 //! (renamed, reordered, decoy rows) exists only on the simulator and the
-//! virtual phone; alarms cannot be written without root; an oracle that
+//! virtual phone; alarms cannot be written without root; the records an
+//! app keeps in its own database (Pro Expense, Joplin, Tasks.org) are
+//! written into that file on a phone whose shell can become root, and
+//! skipped with what each way of becoming root answered on one that
+//! cannot; an oracle that
 //! needs flip history cannot be scored from a phone's final state. Skipped
 //! episodes carry that reason; none is scored from a state it did not set.
 //!
@@ -12,6 +16,7 @@
 use std::time::Duration;
 
 use droidscore_phone::adb::{quote, AdbPhone};
+use droidscore_phone::appdb::AppDb;
 use droidscore_phone::{read_key, Condition, DeviceAction, Key, Phone, PhoneError};
 
 use super::{Backend, Prepared};
@@ -152,14 +157,41 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
         ));
     }
     let setup = instance.setup(0);
-    let reads_records = !instance.oracle.tables().is_empty() || instance.oracle.wants_answer();
-    if reads_records || !setup.records.is_empty() {
-        return Some("the task's records (the simulated world's contacts, messages, calls, events and files, and its own) are set up only on the simulator and the virtual phone: writing them over adb is not built yet, and SMS cannot be written from the shell at all (the provider ignores it)".into());
+    let mut tables = instance.oracle.tables();
+    tables.extend(setup.records.iter().map(|r| r.table));
+    tables.sort();
+    tables.dedup();
+    let elsewhere: Vec<String> = tables
+        .iter()
+        .filter(|t| AppDb::for_table(**t).is_none())
+        .map(|t| t.to_string())
+        .collect();
+    let answers_elsewhere = instance.oracle.wants_answer() && app_databases(instance).is_empty();
+    if !elsewhere.is_empty() || answers_elsewhere {
+        let which = if elsewhere.is_empty() {
+            "the records the answer is read from".to_string()
+        } else {
+            format!("its {} records", elsewhere.join(", "))
+        };
+        return Some(format!("the task needs {which} (the simulated world's contacts, messages, calls, events and files) set up, which only the simulator and the virtual phone do: writing them over adb is not built yet, and SMS cannot be written from the shell at all (the provider ignores it)"));
     }
     if !setup.alarms.is_empty() {
         return Some("the initial alarm list cannot be written over adb without root (DeskClock's provider is not exported)".into());
     }
     None
+}
+
+/// The apps whose own databases the instance starts from or is scored on:
+/// those keeping a table its oracle reads or its records fill, and the
+/// task's app when it is one of them (an answer read off its screen).
+fn app_databases(instance: &Instance) -> Vec<AppDb> {
+    let mut tables = instance.oracle.tables();
+    tables.extend(instance.setup(0).records.iter().map(|r| r.table));
+    let mut apps: Vec<AppDb> = tables.into_iter().filter_map(AppDb::for_table).collect();
+    apps.extend(AppDb::for_package(&instance.app));
+    apps.sort();
+    apps.dedup();
+    apps
 }
 
 /// Reset `phone` to `instance`'s initial state for one episode.
@@ -210,6 +242,24 @@ pub fn prepare_adb_phone(
             // A phone gone mid-read is the phone failing, not the task.
             Err(e) if phone.lost().is_some() => return Err(e),
             Err(e) => return Ok(Prepared::Skip(format!("cannot read back {key}: {e}"))),
+        }
+    }
+    if !phone.is_virtual() {
+        // The apps' own databases, as AndroidWorld writes them on its
+        // emulator: root, pull, rows replaced, push, force-stop.
+        let apps = app_databases(instance);
+        for app in &apps {
+            if let Some(why) = phone.app_data_refused(*app)? {
+                return Ok(Prepared::Skip(why));
+            }
+        }
+        if !apps.is_empty() {
+            let records = config
+                .records()
+                .map_err(|e| PhoneError::Device(format!("the task's records: {e}")))?;
+            for app in apps {
+                phone.write_app_records(app, &records, &config.clock())?;
+            }
         }
     }
     phone.refresh_app_keys()?;
