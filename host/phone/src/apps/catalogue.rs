@@ -9,18 +9,19 @@ pub(crate) const CLOCK: &str = "com.google.android.deskclock";
 pub(crate) const LAUNCHER: &str = "com.google.android.apps.nexuslauncher";
 
 /// Launcher icons: label, package. Settings and Clock are simulated in Rust,
-/// Phone, Messages, Contacts, Calendar, Files, Gallery, Joplin, Tasks, Pro
-/// Expense and Audio Recorder from `fixtures/sim/apps/`;
+/// Phone, Messages, Contacts, Calendar, Simple Calendar Pro, Files, Gallery,
+/// Joplin, Tasks, Pro Expense and Audio Recorder from `fixtures/sim/apps/`;
 /// on a real phone these are the packages `open_app` launches.
 pub const APPS: &[(&str, &str)] = &[
     ("Phone", "com.google.android.dialer"),
     ("Messages", "com.google.android.apps.messaging"),
     ("Contacts", "com.google.android.contacts"),
     ("Calendar", "com.google.android.calendar"),
+    ("Simple Calendar Pro", "com.simplemobiletools.calendar.pro"),
     ("Files", "com.google.android.documentsui"),
     ("Gallery", "com.simplemobiletools.gallery.pro"),
     ("Joplin", "net.cozic.joplin"),
-    ("Tasks", "com.google.android.apps.tasks"),
+    ("Tasks", "org.tasks"),
     ("Pro Expense", "com.arduia.expense"),
     ("Audio Recorder", "com.dimowner.audiorecorder"),
     ("Chrome", "com.android.chrome"),

@@ -422,6 +422,10 @@ const BUNDLED: &[(&str, &str)] = &[
         "recorder",
         include_str!("../../../../fixtures/sim/apps/recorder.toml"),
     ),
+    (
+        "simple_calendar",
+        include_str!("../../../../fixtures/sim/apps/simple_calendar.toml"),
+    ),
 ];
 
 /// Every bundled app, validated (a broken fixture fails this module's test).
@@ -686,8 +690,17 @@ mod tests {
         assert_eq!(
             names,
             [
-                "contacts", "phone", "messages", "calendar", "files", "notes", "tasks", "expense",
-                "gallery", "recorder"
+                "contacts",
+                "phone",
+                "messages",
+                "calendar",
+                "files",
+                "notes",
+                "tasks",
+                "expense",
+                "gallery",
+                "recorder",
+                "simple_calendar"
             ]
         );
     }

@@ -454,7 +454,12 @@ fn resolve(
             .map(|ms| ms.to_string())
             .map_err(|_| "Enter a valid date and time".to_string());
     }
-    Ok(value.to_string())
+    // What the app's own database keeps (an amount in cents reads back as
+    // `12.50`); a value it cannot hold is refused on the screen.
+    if value.is_empty() {
+        return Ok(String::new());
+    }
+    table.keep(column, value)
 }
 
 fn insert(

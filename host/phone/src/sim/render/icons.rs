@@ -48,6 +48,7 @@ symbols! {
     Bedtime => o::ICON_BEDTIME,
     Bluetooth => o::ICON_BLUETOOTH,
     BrightnessMedium => o::ICON_BRIGHTNESS_MEDIUM,
+    CalendarMonth => o::ICON_CALENDAR_MONTH,
     CalendarToday => o::ICON_CALENDAR_TODAY,
     Call => o::ICON_CALL,
     Cast => o::ICON_CAST,
@@ -55,6 +56,7 @@ symbols! {
     Check => o::ICON_CHECK,
     CheckCircle => o::ICON_CHECK_CIRCLE,
     Close => o::ICON_CLOSE,
+    ContentCopy => o::ICON_CONTENT_COPY,
     DataSaverOn => o::ICON_DATA_SAVER_ON,
     Delete => o::ICON_DELETE,
     DevicesOther => o::ICON_DEVICES_OTHER,
@@ -163,6 +165,10 @@ pub(super) fn art_of(view: &View, ancestors: &[&View]) -> Option<Art> {
     if node.resource_id.ends_with(":id/avatar") {
         return nearby_text(ancestors).map(|name| Art::Avatar(name.to_string()));
     }
+    // Tasks.org's round check box before each task, which has no content-desc.
+    if node.resource_id == "org.tasks:id/completeBox" {
+        return Some(Art::Symbol(Symbol::RadioButtonUnchecked));
+    }
     if !node.content_desc.is_empty() {
         return by_desc(&node.content_desc).map(Art::Symbol);
     }
@@ -196,7 +202,8 @@ fn app_icon(package: &str) -> Option<(Symbol, Rgb)> {
         "com.google.android.GoogleCamera" => (Symbol::PhotoCamera, [0x5f, 0x63, 0x68]),
         "com.google.android.gm" => (Symbol::Mail, [0xea, 0x43, 0x35]),
         "net.cozic.joplin" => (Symbol::EditNote, [0x1d, 0x4f, 0x91]),
-        "com.google.android.apps.tasks" => (Symbol::TaskAlt, [0x1a, 0x73, 0xe8]),
+        "org.tasks" => (Symbol::TaskAlt, [0x1a, 0x73, 0xe8]),
+        "com.simplemobiletools.calendar.pro" => (Symbol::CalendarMonth, [0x6b, 0x5b, 0x95]),
         "com.arduia.expense" => (Symbol::Payments, [0x00, 0x89, 0x7b]),
         "com.simplemobiletools.gallery.pro" => (Symbol::PhotoLibrary, [0xf5, 0x7c, 0x00]),
         "com.dimowner.audiorecorder" => (Symbol::Mic, [0xd3, 0x2f, 0x2f]),
@@ -232,7 +239,8 @@ fn by_desc(desc: &str) -> Option<Symbol> {
         "send sms" | "send" => Symbol::Send,
         "call" => Symbol::Call,
         "edit" | "edit event" => Symbol::Edit,
-        "delete" => Symbol::Delete,
+        "delete" | "delete task" => Symbol::Delete,
+        "duplicate event" => Symbol::ContentCopy,
         "save" => Symbol::Save,
         "new note" => Symbol::EditNote,
         "create new task" | "add expense" => Symbol::Add,
@@ -268,8 +276,6 @@ fn by_desc(desc: &str) -> Option<Symbol> {
         _ if d.starts_with("messages notification:") => Symbol::Chat,
         _ if d.starts_with("phone notification:") => Symbol::PhoneMissed,
         _ if d.contains(" notification: ") => Symbol::Notifications,
-        _ if d.starts_with("mark as complete") => Symbol::RadioButtonUnchecked,
-        _ if d.starts_with("mark as not complete") => Symbol::CheckCircle,
         _ => return None,
     })
 }

@@ -232,8 +232,8 @@ fn every_node_with_text_or_a_content_desc_shows_inside_its_bounds() {
 const PNG_SHA256: [(&str, &str, &str); 6] = [
     (
         "launcher",
-        "9d5206486886b47b77039b7dbba546ce0bbf5d01179085cbbf27d6c611e6b175",
-        "7105860b9fa375e22005368d24cf90ee8dd483a199816037c2c42c44e23a51da",
+        "1fb91968460efbfb8e95c2503557b78ef664519d2ada54d427f3fa8ff5f83355",
+        "ac28fabe6e652a97169edb16acfe39259654fcd4882cc922e5432ced716af182",
     ),
     (
         "settings",
