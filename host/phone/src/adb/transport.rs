@@ -109,7 +109,7 @@ pub trait Transport: Send {
             .map_err(|e| AdbError::Server(format!("push {remote}: reading the local file: {e}")))?;
         self.push(&bytes, remote)
     }
-    /// `adb pull`: the bytes of `remote`.
+    /// `adb pull`: the bytes of `remote`, a small file (an app's database).
     fn pull(&mut self, remote: &str) -> Result<Vec<u8>, AdbError> {
         Err(AdbError::Server(format!(
             "cannot pull {remote}: this transport has no file service"
@@ -427,9 +427,13 @@ impl Transport for ServerTransport {
         })
     }
 
+    /// Under the command deadline, not a transfer's: what is pulled is an
+    /// app's database (kilobytes to a few MB), read before and after every
+    /// episode, and a stalled phone must not hold a run for a transfer's
+    /// 20× (`adb::faults`' stalled phone).
     fn pull(&mut self, remote: &str) -> Result<Vec<u8>, AdbError> {
         let path = remote.to_string();
-        self.within("pull", self.deadlines.transfer, move |device| {
+        self.within("pull", self.deadlines.shell, move |device| {
             let mut bytes = Vec::new();
             device
                 .pull(&path, &mut bytes)
