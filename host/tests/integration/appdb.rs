@@ -199,9 +199,15 @@ fn every_app_data_template_scores_the_same_three_ways_under_the_reference_and_do
     let tasks = tasks();
     let (_vp, mut phone) = phone(&tasks, false);
     let (mut templates, mut episodes) = (std::collections::BTreeSet::new(), 0);
+    let mut flip_history = std::collections::BTreeSet::new();
     for inst in tasks.iter().flat_map(|t| &t.variants) {
         let apps = apps_of(inst);
-        if apps.is_empty() || inst.oracle.needs_flip_history() {
+        if apps.is_empty() {
+            continue;
+        }
+        if inst.oracle.needs_flip_history() {
+            // Scored from flip history, in process only (adb_backend.rs).
+            flip_history.insert(inst.task.clone());
             continue;
         }
 
@@ -249,8 +255,9 @@ fn every_app_data_template_scores_the_same_three_ways_under_the_reference_and_do
         templates.len()
     );
     eprintln!(
-        "{} app-data templates, {episodes} episodes, equal three ways",
-        templates.len()
+        "{} app-data templates, {episodes} episodes, equal three ways; {} more need flip history: {flip_history:?}",
+        templates.len(),
+        flip_history.len()
     );
 }
 
