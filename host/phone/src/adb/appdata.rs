@@ -79,7 +79,7 @@ impl AdbPhone {
             }
             // A phone that does not answer is gone, not unrootable.
             Err(e @ (AdbError::Lost { .. } | AdbError::Timeout { .. })) => {
-                return Err(self.noting_loss(Err::<(), _>(e)).unwrap_err().into())
+                self.noting_loss(Err::<(), _>(e))?
             }
             Err(e) => said.push(format!("`adb root` failed: {e}")),
         }

@@ -19,7 +19,7 @@ pub(super) fn fresh(app: AppDb) -> Result<Connection, AppDbError> {
 }
 
 /// The app's schema: its tables, indices and the version it checks.
-pub(crate) fn schema(app: AppDb) -> &'static str {
+fn schema(app: AppDb) -> &'static str {
     match app {
         AppDb::ProExpense => super::expense::SCHEMA,
         AppDb::Joplin => super::joplin::SCHEMA,

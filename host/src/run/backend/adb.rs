@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use droidscore_phone::adb::{quote, AdbPhone};
 use droidscore_phone::appdb::AppDb;
+use droidscore_phone::records::Table;
 use droidscore_phone::{read_key, Condition, DeviceAction, Key, Phone, PhoneError};
 
 use super::{Backend, Prepared};
@@ -157,16 +158,14 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
         ));
     }
     let setup = instance.setup(0);
-    let mut tables = instance.oracle.tables();
-    tables.extend(setup.records.iter().map(|r| r.table));
-    tables.sort();
-    tables.dedup();
+    let tables = record_tables(instance, &setup);
     let elsewhere: Vec<String> = tables
         .iter()
         .filter(|t| AppDb::for_table(**t).is_none())
         .map(|t| t.to_string())
         .collect();
-    let answers_elsewhere = instance.oracle.wants_answer() && app_databases(instance).is_empty();
+    let answers_elsewhere =
+        instance.oracle.wants_answer() && app_databases(instance, &tables).is_empty();
     if !elsewhere.is_empty() || answers_elsewhere {
         let which = if elsewhere.is_empty() {
             "the records the answer is read from".to_string()
@@ -181,13 +180,25 @@ fn needs_simulator(instance: &Instance) -> Option<String> {
     None
 }
 
+/// The record tables the instance's oracle reads or its own records fill
+/// (`setup`, its phone setup), each once.
+fn record_tables(instance: &Instance, setup: &droidscore_phone::apps::PhoneSetup) -> Vec<Table> {
+    let mut tables = instance.oracle.tables();
+    tables.extend(setup.records.iter().map(|r| r.table));
+    tables.sort();
+    tables.dedup();
+    tables
+}
+
 /// The apps whose own databases the instance starts from or is scored on:
 /// those keeping a table its oracle reads or its records fill, and the
 /// task's app when it is one of them (an answer read off its screen).
-fn app_databases(instance: &Instance) -> Vec<AppDb> {
-    let mut tables = instance.oracle.tables();
-    tables.extend(instance.setup(0).records.iter().map(|r| r.table));
-    let mut apps: Vec<AppDb> = tables.into_iter().filter_map(AppDb::for_table).collect();
+fn app_databases(instance: &Instance, tables: &[Table]) -> Vec<AppDb> {
+    let mut apps: Vec<AppDb> = tables
+        .iter()
+        .copied()
+        .filter_map(AppDb::for_table)
+        .collect();
     apps.extend(AppDb::for_package(&instance.app));
     apps.sort();
     apps.dedup();
@@ -247,7 +258,7 @@ pub fn prepare_adb_phone(
     if !phone.is_virtual() {
         // The apps' own databases, as AndroidWorld writes them on its
         // emulator: root, pull, rows replaced, push, force-stop.
-        let apps = app_databases(instance);
+        let apps = app_databases(instance, &record_tables(instance, &config));
         for app in &apps {
             if let Some(why) = phone.app_data_refused(*app)? {
                 return Ok(Prepared::Skip(why));
