@@ -33,6 +33,12 @@ pub struct ReportArgs {
     /// directory merges every `*.sqlite` store in it, in name order.
     #[arg(long, value_name = "STORE|DIR")]
     pub merge: Vec<PathBuf>,
+    /// Offline runs: judge the stored steps again under these matchers
+    /// (`all` for every current version, or names with or without their
+    /// versions: `aitw@1,aitw@2`) instead of reading the verdicts recorded
+    /// when the run was made.
+    #[arg(long, value_name = "NAMES")]
+    pub matchers: Option<String>,
 }
 
 pub fn report(args: ReportArgs) -> Result<(), CliError> {
@@ -103,7 +109,18 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
     };
     if offline(&a)? || other.as_deref().map(offline).transpose()? == Some(true) {
         let b = other.as_ref().map(|runs| runs[0].id.as_str());
-        return super::steps::report(&store, &a[0].id, b, args.format);
+        let matchers = args
+            .matchers
+            .as_deref()
+            .map(crate::offline::matchers::by_names)
+            .transpose()
+            .map_err(|e| CliError::BadInput(format!("--matchers: {e}")))?;
+        return super::steps::report(&store, (&a[0].id, b), matchers.as_deref(), args.format);
+    }
+    if args.matchers.is_some() {
+        return Err(CliError::BadInput(
+            "--matchers judges the steps of offline runs (`droidscore steps`); an online run is scored from the phone's state".into(),
+        ));
     }
     // A run's record and its episodes; for the pieces a pattern matched, the
     // record they are read under (named by the pattern) and all their

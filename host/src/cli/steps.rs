@@ -4,24 +4,52 @@
 //! replayed on the simulator and the agent scored at each of its steps
 //! (`offline`). The run goes to the store (`report` shows it and compares
 //! two); its numbers per matcher go to stdout, as a table or JSON.
+//! `steps judge FILE` judges steps read from a file (`offline::judge`).
 
-use clap::Args;
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
 
 use super::error::CliError;
 use super::run::{RunArgs, Terminal};
 use super::shared::{json, load, out};
+use crate::offline::matchers::Matcher;
 use crate::offline::{self, OfflineError, OfflineOptions};
 use crate::report::format::Format;
 use crate::report::steps::{disagreements, offline_comparison, offline_table};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct StepsArgs {
+    #[command(subcommand)]
+    pub command: Option<StepsCommand>,
     #[command(flatten)]
     pub run: RunArgs,
-    /// The matchers to score under: comma-separated names, each with or
-    /// without its version (`aitw`, `androidcontrol@1`, `qwen-box`,
-    /// `gui-odyssey`, `droidscore`), or `all`.
+    /// The matchers to score under: comma-separated names, each with its
+    /// version or bare for the current one (`aitw`, `androidcontrol@1`,
+    /// `qwen-box`, `gui-odyssey@2`, `droidscore`), or `all` (every current
+    /// version).
+    #[arg(long, default_value = "all")]
+    pub matchers: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StepsCommand {
+    /// Judge steps read from a file under any matchers and versions: a JSON
+    /// array or JSON lines of `{"id": …, "answer": <Act>, "reference":
+    /// <Reference>}` (the form the store keeps a step's answer and
+    /// reference in); one JSON line of verdicts per item on stdout.
+    Judge(JudgeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// The file of steps (`-`: standard input).
+    pub file: PathBuf,
+    /// The matchers, as `steps --matchers` names them (default: every
+    /// current version).
     #[arg(long, default_value = "all")]
     pub matchers: String,
 }
@@ -38,8 +66,32 @@ impl From<OfflineError> for CliError {
     }
 }
 
+/// `droidscore steps judge`: every item's verdicts, one JSON line each.
+fn judge(args: JudgeArgs) -> Result<(), CliError> {
+    let matchers = offline::matchers::by_names(&args.matchers)
+        .map_err(|e| CliError::BadInput(format!("--matchers: {e}")))?;
+    let name = args.file.display().to_string();
+    let mut text = String::new();
+    let read = match name.as_str() {
+        "-" => std::io::stdin().read_to_string(&mut text).map(drop),
+        _ => std::fs::read_to_string(&args.file).map(|t| text = t),
+    };
+    read.map_err(|e| CliError::BadInput(format!("{name}: {e}")))?;
+    let items =
+        offline::judge::parse(&text).map_err(|e| CliError::BadInput(format!("{name}: {e}")))?;
+    let mut lines = String::new();
+    for item in &items {
+        lines += &offline::judge::judge(item, &matchers).to_string();
+        lines.push('\n');
+    }
+    out(&lines)
+}
+
 /// `droidscore steps`: the offline run, its numbers on stdout.
 pub fn steps(args: StepsArgs) -> Result<(), CliError> {
+    if let Some(StepsCommand::Judge(args)) = args.command {
+        return judge(args);
+    }
     let tasks = load(&args.run.suite)?;
     let (json_out, store) = (args.run.json, args.run.store.clone());
     let offline = OfflineOptions {
@@ -76,11 +128,11 @@ pub fn steps(args: StepsArgs) -> Result<(), CliError> {
 }
 
 /// `droidscore report` of an offline run (`other`: a second one to
-/// compare with).
+/// compare with); `matchers`: judge the stored steps again under these.
 pub(super) fn report(
     store: &Store,
-    a: &str,
-    other: Option<&str>,
+    (a, other): (&str, Option<&str>),
+    matchers: Option<&[Box<dyn Matcher>]>,
     format: Format,
 ) -> Result<(), CliError> {
     // A run's episodes, with the agent and instruction level it recorded.
@@ -90,7 +142,10 @@ pub(super) fn report(
                 "run {id} is not an offline run (`droidscore steps`): compare offline runs with offline runs"
             )));
         }
-        let episodes = store.offline_episodes(id)?;
+        let mut episodes = store.offline_episodes(id)?;
+        if let Some(matchers) = matchers {
+            offline::rejudge(&mut episodes, matchers);
+        }
         let config = store.run(id)?.map(|r| r.config).unwrap_or_default();
         let text = |k: &str| {
             config
@@ -121,6 +176,9 @@ pub(super) fn report(
             }))
         } else {
             out(&offline_table(a, &agent, &instructions, &sa))?;
+            if let Some(line) = older_versions(&sa) {
+                out(&line)?;
+            }
             out("\nsteps on which the matchers disagree, by pattern (3 of each):\n")?;
             out(&disagreements(&episodes, 3))
         };
@@ -136,8 +194,59 @@ pub(super) fn report(
         }));
     }
     out(&offline_comparison((a, &sa), (b, &sb)))?;
-    match common.line() {
-        Some(line) => out(&line),
-        None => Ok(()),
+    if let Some(line) = common.line() {
+        out(&line)?;
     }
+    let names = |s: &offline::OfflineSummary| -> Vec<String> {
+        s.scores.iter().map(|m| m.matcher.clone()).collect()
+    };
+    let (na, nb) = (names(&sa), names(&sb));
+    let only = |x: &[String], y: &[String]| -> Vec<String> {
+        x.iter().filter(|n| !y.contains(n)).cloned().collect()
+    };
+    let (only_a, only_b) = (only(&na, &nb), only(&nb, &na));
+    if !only_a.is_empty() || !only_b.is_empty() {
+        out(&format!(
+            "not compared: matchers only A's steps were judged under: {}; only B's: {} \
+             (`--matchers` judges both runs' stored steps under the same rules)\n",
+            list_or_none(&only_a),
+            list_or_none(&only_b)
+        ))?;
+    }
+    for s in [&sa, &sb] {
+        if let Some(line) = older_versions(s) {
+            return out(&line);
+        }
+    }
+    Ok(())
+}
+
+fn list_or_none(names: &[String]) -> String {
+    match names.is_empty() {
+        true => "none".into(),
+        false => names.join(", "),
+    }
+}
+
+/// The line that says a run's verdicts are under earlier versions of
+/// matchers than the current ones, and how to judge its steps again.
+fn older_versions(summary: &offline::OfflineSummary) -> Option<String> {
+    let current: Vec<&str> = offline::matchers::all().iter().map(|m| m.name()).collect();
+    let rule = |name: &str| name.split('@').next().unwrap_or(name).to_owned();
+    let older: Vec<String> = summary
+        .scores
+        .iter()
+        .map(|m| m.matcher.as_str())
+        .filter(|m| !current.contains(m))
+        .filter_map(|m| {
+            let now = current.iter().find(|c| rule(c) == rule(m))?;
+            Some(format!("{m} (now {now})"))
+        })
+        .collect();
+    (!older.is_empty()).then(|| {
+        format!(
+            "verdicts recorded under earlier matcher versions: {}; `report --matchers all` judges the stored steps under the current ones\n",
+            older.join(", ")
+        )
+    })
 }

@@ -8,9 +8,11 @@
 //!
 //! `step` reduces answers and reference steps to what matchers compare,
 //! `matchers` holds the rules (one file each), `replay` runs one episode,
-//! `metrics` sums a run up per matcher, `run` sets a run up from `run`'s own
+//! `metrics` sums a run up per matcher, `judge` scores steps read from a
+//! file (`steps judge`), `run` sets a run up from `run`'s own
 //! options (the same agents and model server) and records it in the store.
 
+pub mod judge;
 pub mod matchers;
 pub mod metrics;
 pub mod replay;
@@ -20,5 +22,5 @@ mod run;
 pub mod step;
 
 pub use metrics::{matcher_names, summarize, MatcherScore, OfflineSummary};
-pub use replay::{goal_with, replay, End, OfflineEpisode, StepResult};
+pub use replay::{goal_with, rejudge, replay, End, OfflineEpisode, StepResult};
 pub use run::{run_offline, OfflineError, OfflineOptions, OfflineRun};

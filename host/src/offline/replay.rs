@@ -61,6 +61,27 @@ pub struct StepResult {
     pub request: Option<serde_json::Value>,
 }
 
+/// Every matcher's verdict on `answer`, by name.
+fn judged(
+    matchers: &[Box<dyn Matcher>],
+    answer: &Act,
+    reference: &Reference,
+) -> Vec<(String, Verdict)> {
+    matchers
+        .iter()
+        .map(|m| (m.name().to_owned(), m.judge(answer, reference)))
+        .collect()
+}
+
+/// Judge every step of `episodes` again under `matchers`, in place of the
+/// verdicts recorded (`report --matchers`): a step keeps its answer and
+/// its reference, so any rule and version can score it.
+pub fn rejudge(episodes: &mut [OfflineEpisode], matchers: &[Box<dyn Matcher>]) {
+    for step in episodes.iter_mut().flat_map(|e| e.steps.iter_mut()) {
+        step.verdicts = judged(matchers, &step.answer, &step.reference);
+    }
+}
+
 impl StepResult {
     /// `matcher`'s verdict on the step.
     pub fn verdict(&self, matcher: &str) -> Option<Verdict> {
@@ -161,10 +182,7 @@ pub fn replay(
         let invalid_reason = own.as_ref().and_then(|r| r.invalid_reason.clone());
         let answer = Act::of(&decision, invalid_reason.is_some())
             .expect("an answer that is not an endpoint failure is an act");
-        let verdicts = matchers
-            .iter()
-            .map(|m| (m.name().to_owned(), m.judge(&answer, &reference)))
-            .collect();
+        let verdicts = judged(matchers, &answer, &reference);
         steps.push(StepResult {
             index: steps.len() as u32,
             reference,

@@ -410,3 +410,193 @@ fn every_vision_format_recalls_the_reference_not_its_answers() {
         );
     }
 }
+
+/// `steps judge` on the file of the pairs where a port parted from its
+/// peer (`fixtures/steps/peer-quirks.jsonl`, the cases of
+/// `offline/matchers/peers_tests.rs`): one line per item, in order, with
+/// every matcher asked; each peer's current version says what the peer's
+/// code says, and its first version does not on the quirks.
+#[test]
+fn steps_judge_gives_each_peers_verdict_on_the_quirks() {
+    let env = TestEnv::new("steps-judge");
+    let file = "fixtures/steps/peer-quirks.jsonl";
+    let out = env
+        .droidscore()
+        .args(["steps", "judge", file, "--matchers"])
+        .arg("aitw@1,aitw@2,androidcontrol@1,androidcontrol@2,gui-odyssey@1,gui-odyssey@2")
+        .ok();
+    let items: Vec<Value> = std::fs::read_to_string(crate::support::root().join(file))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), items.len());
+    let mut parted = 0;
+    for (item, line) in items.iter().zip(&lines) {
+        assert_eq!(line["id"], item["id"]);
+        assert_eq!(line["verdicts"].as_object().unwrap().len(), 6);
+        let peer = item["peer"].as_str().unwrap();
+        let says = |v: u8| line["verdicts"][format!("{peer}@{v}")]["correct"].clone();
+        assert_eq!(says(2), item["peer_verdict"], "{}", item["id"]);
+        parted += usize::from(says(1) != item["peer_verdict"]);
+    }
+    assert!(
+        parted >= 3,
+        "the first versions part from the peers somewhere"
+    );
+    // The same file from standard input, under the default matchers.
+    let stdin = std::fs::File::open(crate::support::root().join(file)).unwrap();
+    let out = env
+        .droidscore()
+        .args(["steps", "judge", "-"])
+        .stdin(stdin.into())
+        .ok();
+    let first: Value =
+        serde_json::from_slice(out.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let names: Vec<&String> = first["verdicts"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        names,
+        [
+            "droidscore@1",
+            "aitw@2",
+            "androidcontrol@2",
+            "qwen-box@1",
+            "gui-odyssey@2"
+        ]
+    );
+}
+
+/// Bad input to `steps judge` names the file, the item and the field, and
+/// nothing is judged.
+#[test]
+fn steps_judge_names_the_bad_item_and_field() {
+    let env = TestEnv::new("steps-judge-bad");
+    let good = r#"{"id": 1, "answer": {"kind": "back"}, "reference": {"act": {"kind": "back"}, "screen": [1080, 2400], "solution_step": 0, "search": false}}"#;
+    let bad = good
+        .replace(r#""id": 1"#, r#""id": 2"#)
+        .replace("[1080, 2400]", "[1080]");
+    let path = env.write("steps.jsonl", format!("{good}\n{bad}\n"));
+    let out = env
+        .droidscore()
+        .args(["steps", "judge"])
+        .arg(&path)
+        .code(droidscore::exit::BAD_INPUT);
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("steps.jsonl: 1 of 2 items are bad"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("line 2 (id 2): reference.screen: invalid length 1"),
+        "{stderr}"
+    );
+}
+
+/// `report --matchers` judges a run's stored steps again: under the
+/// versions it was recorded with it gives the recorded numbers back; under
+/// others, their names; a run recorded under earlier versions says so.
+#[test]
+fn report_judges_the_stored_steps_again_under_any_matcher_version() {
+    let env = TestEnv::new("offline-rejudge");
+    let path = env.join("s.sqlite");
+    let store = path.to_str().unwrap();
+    let steps = |id: &str, matchers: &str| {
+        env.droidscore()
+            .args(["steps", "--agent", "random", "--tasks", "*o*"])
+            .args(["--variants", "base", "--matchers", matchers])
+            .args(["--store", store, "--run-id", id])
+            .ok();
+    };
+    steps("old", "aitw@1,gui-odyssey@1");
+    steps("new", "all");
+    let report = |args: &[&str]| {
+        let out = env
+            .droidscore()
+            .arg("report")
+            .args(args)
+            .args(["--store", store])
+            .ok();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let summary = |args: &[&str]| -> Value {
+        let json: Value = serde_json::from_str(&report(args)).unwrap();
+        json["summary"]["scores"].clone()
+    };
+    let recorded = summary(&["old", "--format", "json"]);
+    let again = summary(&[
+        "old",
+        "--format",
+        "json",
+        "--matchers",
+        "aitw@1,gui-odyssey@1",
+    ]);
+    assert_eq!(recorded, again, "the same rules give the recorded numbers");
+    let names = |scores: &Value| -> Vec<String> {
+        scores
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["matcher"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&recorded), ["aitw@1", "gui-odyssey@1"]);
+    let current = summary(&["old", "--format", "json", "--matchers", "all"]);
+    assert_eq!(
+        names(&current),
+        [
+            "droidscore@1",
+            "aitw@2",
+            "androidcontrol@2",
+            "qwen-box@1",
+            "gui-odyssey@2"
+        ]
+    );
+    let table = report(&["old"]);
+    assert!(
+        table.contains(
+            "verdicts recorded under earlier matcher versions: aitw@1 (now aitw@2), \
+             gui-odyssey@1 (now gui-odyssey@2)"
+        ),
+        "{table}"
+    );
+    assert!(!report(&["new"]).contains("earlier matcher versions"));
+    // Two runs judged under different rules compare only the rules both
+    // have, and say so; `--matchers` puts both under the same ones.
+    let two = report(&["old", "new"]);
+    assert!(two.contains("not compared: matchers only A's steps were judged under: aitw@1, gui-odyssey@1; only B's: droidscore@1, aitw@2"), "{two}");
+    let same = report(&["old", "new", "--matchers", "aitw@1,aitw@2"]);
+    assert!(!same.contains("not compared"), "{same}");
+    assert!(
+        same.lines().any(|l| l.starts_with("aitw@1"))
+            && same.lines().any(|l| l.starts_with("aitw@2")),
+        "{same}"
+    );
+    // An online run has no steps to judge.
+    env.droidscore()
+        .args([
+            "run",
+            "--agent",
+            "noop",
+            "--tasks",
+            "wifi_off",
+            "--variants",
+            "base",
+        ])
+        .args(["--store", store, "--run-id", "online"])
+        .ok();
+    let refused = env
+        .droidscore()
+        .args(["report", "online", "--matchers", "all", "--store", store])
+        .fails();
+    let refused = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.contains("--matchers judges the steps of offline runs"),
+        "{refused}"
+    );
+}

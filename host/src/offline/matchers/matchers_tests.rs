@@ -1,9 +1,9 @@
 //! Each rule pinned on the cases where the rules disagree: one answer, one
-//! reference step, and what every matcher says of it. The table is the one
-//! docs/offline.md shows.
+//! reference step, and what every matcher says of it. The tables are the
+//! ones docs/offline.md shows (this one, and `peers_tests`' quirks).
 
 use super::rule::{Matcher, Verdict};
-use super::{aitw, all, by_names};
+use super::{aitw, all, by_names, every_version, peers_tests};
 use crate::offline::step::{Act, Kind, Reference};
 use droidscore_phone::uiautomator::Bounds;
 
@@ -73,7 +73,8 @@ fn reference(act: Act) -> Reference {
 }
 
 /// One case: what it shows, the answer, the reference, and the verdicts
-/// in [`all`]'s order: droidscore, aitw, androidcontrol, qwen-box, gui-odyssey.
+/// of the current versions in [`all`]'s order: droidscore, aitw,
+/// androidcontrol, qwen-box, gui-odyssey.
 pub(crate) struct Case {
     pub what: &'static str,
     pub answer: Act,
@@ -134,7 +135,7 @@ pub(crate) fn cases() -> Vec<Case> {
             what: "type \"station road\" for \"Station\"",
             answer: typed("station road"),
             reference: reference(typed("Station")),
-            want: [false, true, true, true, true],
+            want: [false, true, false, true, true],
         },
         Case {
             what: "type \"ok\" for \"OK.\"",
@@ -165,10 +166,10 @@ fn the_rules_disagree_where_their_sources_say() {
         names,
         [
             "droidscore@1",
-            "aitw@1",
-            "androidcontrol@1",
+            "aitw@2",
+            "androidcontrol@2",
             "qwen-box@1",
-            "gui-odyssey@1"
+            "gui-odyssey@2"
         ]
     );
     for case in cases() {
@@ -192,7 +193,7 @@ fn the_same_action_matches_under_every_rule() {
         reference(act(Kind::Back)),
         reference(act(Kind::Complete)),
     ];
-    for m in all() {
+    for m in every_version() {
         for r in &refs {
             let v = m.judge(&r.act, r);
             assert!(v.correct && v.type_match, "{} on {:?}", m.name(), r.act);
@@ -204,7 +205,7 @@ fn the_same_action_matches_under_every_rule() {
 #[test]
 fn a_wrong_type_is_wrong_and_ungrounded_under_every_rule() {
     let r = reference(tap_at(Kind::Tap, 540, 800));
-    for m in all() {
+    for m in every_version() {
         for answer in [act(Kind::Back), act(Kind::Invalid), act(Kind::Complete)] {
             assert_eq!(m.judge(&answer, &r), Verdict::WRONG_TYPE, "{}", m.name());
         }
@@ -215,22 +216,41 @@ fn a_wrong_type_is_wrong_and_ungrounded_under_every_rule() {
 fn aitw_tells_a_tap_from_a_swipe_by_its_length() {
     let r = reference(tap_at(Kind::Tap, 540, 800));
     let swipe = scroll("down", (540, 1800), (540, 600));
-    assert_eq!(aitw::Aitw.judge(&swipe, &r), Verdict::WRONG_TYPE);
+    assert_eq!(aitw::Aitw1.judge(&swipe, &r), Verdict::WRONG_TYPE);
+    assert_eq!(aitw::Aitw2.judge(&swipe, &r), Verdict::WRONG_TYPE);
 }
 
 #[test]
 fn matchers_are_named_with_or_without_their_version() {
     let names =
         |s: &str| -> Vec<&'static str> { by_names(s).unwrap().iter().map(|m| m.name()).collect() };
-    assert_eq!(names("aitw,gui-odyssey@1"), ["aitw@1", "gui-odyssey@1"]);
+    // A bare name is the current version; an earlier one by its full name.
+    assert_eq!(names("aitw,gui-odyssey@1"), ["aitw@2", "gui-odyssey@1"]);
+    assert_eq!(
+        names("androidcontrol@1, androidcontrol@2"),
+        ["androidcontrol@1", "androidcontrol@2"]
+    );
     assert_eq!(names("all").len(), 5);
-    let err = by_names("aitw@2").unwrap_err();
-    assert!(err.contains("unknown matcher \"aitw@2\""), "{err}");
+    let err = by_names("aitw@9").unwrap_err();
+    assert!(err.contains("unknown matcher \"aitw@9\""), "{err}");
+    assert!(err.contains("aitw@1, androidcontrol@1"), "{err}");
 }
 
-/// The table docs/offline.md shows, as markdown.
+/// Every version, each rule's versions side by side, in [`all`]'s order.
+fn columns() -> Vec<Box<dyn Matcher>> {
+    let mut matchers = every_version();
+    let rule = |m: &dyn Matcher| m.name().split('@').next().map(str::to_owned);
+    let order: Vec<_> = all().iter().map(|m| rule(m.as_ref())).collect();
+    matchers.sort_by_key(|m| {
+        let place = order.iter().position(|r| *r == rule(m.as_ref()));
+        (place, m.name())
+    });
+    matchers
+}
+
+/// The table docs/offline.md shows, as markdown: every version's verdict.
 pub(crate) fn table() -> String {
-    let matchers = all();
+    let matchers = columns();
     let mut out = String::from("| case | answer | reference |");
     for m in &matchers {
         out += &format!(" {} |", m.name());
@@ -254,12 +274,48 @@ pub(crate) fn table() -> String {
     out
 }
 
+/// An act for the quirks table: a swipe with its points.
+fn shown(act: &Act) -> String {
+    match (act.kind, act.point, act.end) {
+        (Kind::Scroll, Some((x1, y1)), Some((x2, y2))) => {
+            format!("swipe ({x1}, {y1}) → ({x2}, {y2})")
+        }
+        _ => act.describe(),
+    }
+}
+
+/// The peers' quirks as docs/offline.md shows them: each case, the
+/// peer's verdict, and each version's.
+pub(crate) fn quirks_table() -> String {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let mut out = String::from("| peer | case | answer | reference | peer's code | @1 | @2 |\n");
+    out += "|---|---|---|---|---|---|---|\n";
+    for case in peers_tests::cases() {
+        let verdict = |v: u8| {
+            let m = super::by_name(&format!("{}@{v}", case.peer)).expect("a version");
+            yes(m.judge(&case.answer, &case.reference).correct)
+        };
+        out += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            case.peer,
+            case.what,
+            shown(&case.answer),
+            shown(&case.reference.act),
+            yes(case.verdict),
+            verdict(1),
+            verdict(2),
+        );
+    }
+    out
+}
+
 #[test]
-fn the_disagreement_table_is_the_one_in_the_docs() {
+fn the_disagreement_tables_are_the_ones_in_the_docs() {
     let docs = include_str!("../../../../docs/offline.md");
-    let table = table();
-    assert!(
-        docs.contains(&table),
-        "docs/offline.md lacks the current disagreement table:\n{table}"
-    );
+    for table in [table(), quirks_table()] {
+        assert!(
+            docs.contains(&table),
+            "docs/offline.md lacks the current table:\n{table}"
+        );
+    }
 }
