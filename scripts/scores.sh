@@ -9,7 +9,10 @@
 #           (not in the default: about 5 hours here) runs the offline runs over
 #           the whole suite, SmolLM2-135M on every variant and the 0.5B model on
 #           every base variant, both levels, beside the baselines; each resumes
-#           where a stopped one left off, so run it again to go on
+#           where a stopped one left off, so run it again to go on. "rescore"
+#           runs nothing: it judges every offline run the store holds again
+#           under both versions of each peer rule (issue 49) and compares the
+#           pairs docs/scores.md ranks under both
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${STORE:-scores.sqlite}
@@ -102,5 +105,26 @@ suite)
     done
     "$bin" report --store "$store" off-qwen-base-steps off-qwen-base-goal
     "$bin" report --store "$store" off-qwen-base-goal off-smol-all-steps ;;
-*) echo "scores.sh: unknown part $part (floor smol online reason qwen suite)" >&2; exit 2 ;;
+rescore)
+    both=droidscore@1,aitw@1,aitw@2,androidcontrol@1,androidcontrol@2,qwen-box@1,gui-odyssey@1,gui-odyssey@2
+    offline_runs=$(python3 -c 'import sqlite3, sys, json
+for (i, c) in sqlite3.connect(sys.argv[1]).execute("select id, config from runs order by id"):
+    if json.loads(c or "{}").get("mode") == "steps": print(i)' "$store")
+    for id in $offline_runs; do
+        echo "\$ droidscore report $id --matchers $both"
+        "$bin" report --store "$store" "$id" --matchers "$both" | sed -n 1,13p
+        "$bin" report --store "$store" "$id" --matchers "$both" --format json | python3 scripts/matcher-flips.py; echo
+    done
+    for pair in "off-lexical-s4-goal off-random-s4" "off-lexical-s4-goal off-smol-s4-goal" \
+        "off-smol-s4-steps off-smol-s4-goal" "off-random-s4 off-smol-s4-steps" \
+        "off-qwen-base-goal rand-all-goal" "off-qwen-base-steps rand-all-goal" \
+        "off-qwen-base-steps off-qwen-base-goal" "lex-all-goal rand-all-goal" \
+        "off-qwen-s12-goal off-smol-s12-goal" "off-qwen-s12-steps off-smol-s12-steps"; do
+        set -- $pair
+        if "$bin" report --store "$store" "$1" >/dev/null 2>&1 && "$bin" report --store "$store" "$2" >/dev/null 2>&1; then
+            echo "\$ droidscore report $1 $2 --matchers $both"
+            "$bin" report --store "$store" "$1" "$2" --matchers "$both"; echo
+        fi
+    done ;;
+*) echo "scores.sh: unknown part $part (floor smol online reason qwen suite rescore)" >&2; exit 2 ;;
 esac; done
