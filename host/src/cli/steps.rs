@@ -176,8 +176,8 @@ pub(super) fn report(
             }))
         } else {
             out(&offline_table(a, &agent, &instructions, &sa))?;
-            if let Some(line) = older_versions(&sa) {
-                out(&line)?;
+            if let Some(line) = older_versions(&sa).filter(|_| matchers.is_none()) {
+                out(&format!("{line}\n"))?;
             }
             out("\nsteps on which the matchers disagree, by pattern (3 of each):\n")?;
             out(&disagreements(&episodes, 3))
@@ -207,15 +207,17 @@ pub(super) fn report(
     let (only_a, only_b) = (only(&na, &nb), only(&nb, &na));
     if !only_a.is_empty() || !only_b.is_empty() {
         out(&format!(
-            "not compared: matchers only A's steps were judged under: {}; only B's: {} \
+            "not compared: A's steps alone were judged under {}, B's alone under {} \
              (`--matchers` judges both runs' stored steps under the same rules)\n",
             list_or_none(&only_a),
             list_or_none(&only_b)
         ))?;
     }
-    for s in [&sa, &sb] {
-        if let Some(line) = older_versions(s) {
-            return out(&line);
+    if matchers.is_none() {
+        for (side, s) in [("A", &sa), ("B", &sb)] {
+            if let Some(line) = older_versions(s) {
+                out(&format!("{side}: {line}\n"))?;
+            }
         }
     }
     Ok(())
@@ -223,12 +225,12 @@ pub(super) fn report(
 
 fn list_or_none(names: &[String]) -> String {
     match names.is_empty() {
-        true => "none".into(),
+        true => "no matcher".into(),
         false => names.join(", "),
     }
 }
 
-/// The line that says a run's verdicts are under earlier versions of
+/// What says a run's recorded verdicts are under earlier versions of
 /// matchers than the current ones, and how to judge its steps again.
 fn older_versions(summary: &offline::OfflineSummary) -> Option<String> {
     let current: Vec<&str> = offline::matchers::all().iter().map(|m| m.name()).collect();
@@ -245,7 +247,7 @@ fn older_versions(summary: &offline::OfflineSummary) -> Option<String> {
         .collect();
     (!older.is_empty()).then(|| {
         format!(
-            "verdicts recorded under earlier matcher versions: {}; `report --matchers all` judges the stored steps under the current ones\n",
+            "verdicts recorded under earlier matcher versions: {}; `report --matchers all` judges the stored steps under the current ones",
             older.join(", ")
         )
     })

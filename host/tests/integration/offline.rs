@@ -557,6 +557,8 @@ fn report_judges_the_stored_steps_again_under_any_matcher_version() {
             "gui-odyssey@2"
         ]
     );
+    let rejudged = report(&["old", "--matchers", "aitw@1"]);
+    assert!(!rejudged.contains("earlier matcher versions"), "{rejudged}");
     let table = report(&["old"]);
     assert!(
         table.contains(
@@ -569,9 +571,14 @@ fn report_judges_the_stored_steps_again_under_any_matcher_version() {
     // Two runs judged under different rules compare only the rules both
     // have, and say so; `--matchers` puts both under the same ones.
     let two = report(&["old", "new"]);
-    assert!(two.contains("not compared: matchers only A's steps were judged under: aitw@1, gui-odyssey@1; only B's: droidscore@1, aitw@2"), "{two}");
+    assert!(two.contains("not compared: A's steps alone were judged under aitw@1, gui-odyssey@1, B's alone under droidscore@1, aitw@2"), "{two}");
+    assert!(
+        two.contains("A: verdicts recorded under earlier matcher versions: aitw@1 (now aitw@2)"),
+        "{two}"
+    );
     let same = report(&["old", "new", "--matchers", "aitw@1,aitw@2"]);
     assert!(!same.contains("not compared"), "{same}");
+    assert!(!same.contains("earlier matcher versions"), "{same}");
     assert!(
         same.lines().any(|l| l.starts_with("aitw@1"))
             && same.lines().any(|l| l.starts_with("aitw@2")),
