@@ -366,10 +366,11 @@ fn judge(version: u8, case: &PeerCase) -> bool {
 
 #[test]
 fn version_2_says_what_the_peers_code_says() {
+    let version = 2;
     let wrong: Vec<String> = cases()
         .iter()
-        .filter(|c| judge(2, c) != c.verdict)
-        .map(|c| format!("{}@2: {} (peer: {})", c.peer, c.what, c.verdict))
+        .filter(|c| judge(version, c) != c.verdict)
+        .map(|c| format!("{}@{version}: {} (peer: {})", c.peer, c.what, c.verdict))
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
