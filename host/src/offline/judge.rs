@@ -167,12 +167,8 @@ mod tests {
         assert_eq!(line["verdicts"]["droidscore@1"]["correct"], json!(false));
         // A typed answer against a tap: a type mismatch, grounding null.
         items[0].answer = Act {
-            kind: crate::offline::step::Kind::Type,
-            point: None,
-            end: None,
             text: Some("hi".into()),
-            direction: None,
-            app: None,
+            ..Act::kind(crate::offline::step::Kind::Type)
         };
         let line = judge(&items[0], &matchers);
         assert_eq!(

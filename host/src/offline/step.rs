@@ -71,7 +71,8 @@ pub struct Act {
 }
 
 impl Act {
-    fn kind(kind: Kind) -> Act {
+    /// An act of `kind` with nothing else set.
+    pub(crate) fn kind(kind: Kind) -> Act {
         Act {
             kind,
             point: None,

@@ -9,15 +9,8 @@ use droidscore_phone::uiautomator::Bounds;
 
 const SCREEN: (i32, i32) = (1080, 2400);
 
-fn act(kind: Kind) -> Act {
-    Act {
-        kind,
-        point: None,
-        end: None,
-        text: None,
-        direction: None,
-        app: None,
-    }
+pub(super) fn act(kind: Kind) -> Act {
+    Act::kind(kind)
 }
 
 fn tap_at(kind: Kind, x: i32, y: i32) -> Act {
@@ -27,7 +20,7 @@ fn tap_at(kind: Kind, x: i32, y: i32) -> Act {
     }
 }
 
-fn typed(text: &str) -> Act {
+pub(super) fn typed(text: &str) -> Act {
     Act {
         text: Some(text.into()),
         ..act(Kind::Type)
@@ -43,7 +36,7 @@ fn scroll(direction: &str, from: (i32, i32), to: (i32, i32)) -> Act {
     }
 }
 
-fn open(package: &str) -> Act {
+pub(super) fn open(package: &str) -> Act {
     Act {
         app: Some(package.into()),
         ..act(Kind::OpenApp)
