@@ -9,7 +9,7 @@ use droidscore_phone::uiautomator::Bounds;
 
 const SCREEN: (i32, i32) = (1080, 2400);
 
-pub(super) fn act(kind: Kind) -> Act {
+fn act(kind: Kind) -> Act {
     Act::kind(kind)
 }
 
@@ -20,7 +20,7 @@ fn tap_at(kind: Kind, x: i32, y: i32) -> Act {
     }
 }
 
-pub(super) fn typed(text: &str) -> Act {
+fn typed(text: &str) -> Act {
     Act {
         text: Some(text.into()),
         ..act(Kind::Type)
@@ -36,7 +36,7 @@ fn scroll(direction: &str, from: (i32, i32), to: (i32, i32)) -> Act {
     }
 }
 
-pub(super) fn open(package: &str) -> Act {
+fn open(package: &str) -> Act {
     Act {
         app: Some(package.into()),
         ..act(Kind::OpenApp)

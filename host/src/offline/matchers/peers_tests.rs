@@ -10,7 +10,6 @@
 //! rest (the neighbours, where the two versions must not part).
 
 use super::by_name;
-use super::matchers_tests::{act, open, typed};
 use crate::offline::step::{Act, Kind, Reference};
 use droidscore_phone::uiautomator::Bounds;
 
@@ -18,6 +17,24 @@ const PORTRAIT: (i32, i32) = (1080, 2400);
 
 /// A row at y 700..900 across the screen (the target of a tap).
 const ROW: Bounds = Bounds::new(0, 700, 1080, 900);
+
+fn act(kind: Kind) -> Act {
+    Act::kind(kind)
+}
+
+fn typed(text: &str) -> Act {
+    Act {
+        text: Some(text.into()),
+        ..act(Kind::Type)
+    }
+}
+
+fn open(app: &str) -> Act {
+    Act {
+        app: Some(app.into()),
+        ..act(Kind::OpenApp)
+    }
+}
 
 fn tap(x: i32, y: i32) -> Act {
     Act {
