@@ -39,6 +39,12 @@ pub struct ReportArgs {
     /// when the run was made.
     #[arg(long, value_name = "NAMES")]
     pub matchers: Option<String>,
+    /// After the report, plan a run: how many templates, and units (steps,
+    /// episodes) per template, a difference of this many points needs at
+    /// 80 % power. With two runs, from their paired differences; with one,
+    /// for a second agent that much higher and independent of it.
+    #[arg(long, value_name = "POINTS")]
+    pub plan: Option<f64>,
 }
 
 pub fn report(args: ReportArgs) -> Result<(), CliError> {
@@ -115,7 +121,21 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
             .map(crate::offline::matchers::by_names)
             .transpose()
             .map_err(|e| CliError::BadInput(format!("--matchers: {e}")))?;
-        return super::steps::report(&store, (&a[0].id, b), matchers.as_deref(), args.format);
+        return super::steps::report(
+            &store,
+            (&a[0].id, b),
+            matchers.as_deref(),
+            args.format,
+            args.plan,
+        );
+    }
+    if let Some(points) = args
+        .plan
+        .filter(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
+    {
+        return Err(CliError::BadInput(format!(
+            "--plan {points}: a difference in points, above 0 and at most 100"
+        )));
     }
     if args.matchers.is_some() {
         return Err(CliError::BadInput(
@@ -187,24 +207,77 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::io(format!("write {}", path.display()), e))?;
             out(&format!("{}\n", path.display()))
         }
-        None => out(&crate::report::format::summary(
-            &summarize(&read_a, &a)?,
-            args.format,
-        )),
+        None => {
+            out(&crate::report::format::summary(
+                &summarize(&read_a, &a)?,
+                args.format,
+            ))?;
+            match args.plan {
+                Some(points) => {
+                    let units: Vec<crate::report::paired::Unit> = read_a
+                        .1
+                        .iter()
+                        .filter(|e| {
+                            matches!(
+                                e.status,
+                                crate::store::EpisodeStatus::Success
+                                    | crate::store::EpisodeStatus::Failure
+                            )
+                        })
+                        .map(|e| {
+                            crate::report::paired::Unit::yes_no(
+                                e.task.clone(),
+                                e.status == crate::store::EpisodeStatus::Success,
+                                false,
+                            )
+                        })
+                        .collect();
+                    out(&crate::report::paired::plan_text(
+                        points,
+                        "success (units: episodes)",
+                        &units,
+                        false,
+                    ))
+                }
+                None => Ok(()),
+            }
+        }
         Some(_) => {
             // Two runs are ranked on the episodes both hold.
             let runs_b = other.as_deref().unwrap_or_default();
             let mut read_b = read(args.other.as_ref(), runs_b)?;
             let common = crate::report::common::online(&mut read_a.1, &mut read_b.1);
             let (sa, sb) = (summarize(&read_a, &a)?, summarize(&read_b, runs_b)?);
-            let rows = crate::report::summary::compare(&sa, &sb);
+            let rows = crate::report::compare::pair(
+                crate::report::summary::compare(&sa, &sb),
+                &read_a.1,
+                &read_b.1,
+                &read_a.0.config,
+            );
             out(&crate::report::format::comparison(
                 &sa,
                 &sb,
                 &rows,
                 &common,
                 args.format,
-            ))
+            ))?;
+            match args.plan {
+                Some(points) => {
+                    let pairing = crate::report::compare::Pairing::new(
+                        &read_a.1,
+                        &read_b.1,
+                        &read_a.0.config,
+                    );
+                    let units = pairing.units(&crate::report::compare::Measure::Success);
+                    out(&crate::report::paired::plan_text(
+                        points,
+                        "success, paired (units: episodes)",
+                        &units,
+                        true,
+                    ))
+                }
+                None => Ok(()),
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ use super::shared::{json, load, out};
 use crate::offline::matchers::Matcher;
 use crate::offline::{self, OfflineError, OfflineOptions};
 use crate::report::format::Format;
+use crate::report::paired::Unit;
 use crate::report::steps::{disagreements, offline_comparison, offline_table};
 use crate::store::Store;
 
@@ -134,6 +135,7 @@ pub(super) fn report(
     (a, other): (&str, Option<&str>),
     matchers: Option<&[Box<dyn Matcher>]>,
     format: Format,
+    plan: Option<f64>,
 ) -> Result<(), CliError> {
     // A run's episodes, with the agent and instruction level it recorded.
     let load_run = |id: &str| -> Result<_, CliError> {
@@ -180,7 +182,27 @@ pub(super) fn report(
                 out(&format!("{line}\n"))?;
             }
             out("\nsteps on which the matchers disagree, by pattern (3 of each):\n")?;
-            out(&disagreements(&episodes, 3))
+            out(&disagreements(&episodes, 3))?;
+            if let Some(points) = plan {
+                out("\n")?;
+                for m in &sa.scores {
+                    let units: Vec<Unit> = episodes
+                        .iter()
+                        .filter(|e| e.scored())
+                        .flat_map(|e| {
+                            e.steps.iter().filter_map(|s| {
+                                let v = s.verdict(&m.matcher)?;
+                                Some(Unit::yes_no(e.task.clone(), v.correct, false))
+                            })
+                        })
+                        .collect();
+                    let what = format!("step accuracy under {} (units: steps)", m.matcher);
+                    out(&crate::report::paired::plan_text(
+                        points, &what, &units, false,
+                    ))?;
+                }
+            }
+            Ok(())
         };
     };
     // Two runs are ranked on the same steps: the episodes both hold.
@@ -188,12 +210,24 @@ pub(super) fn report(
     let common = crate::report::common::offline(&mut episodes, &mut other_episodes);
     let (sa, sb) = (summary(&episodes), summary(&other_episodes));
     if format == Format::Json {
+        // Each matcher's paired comparison, corrected across the matchers.
+        let (rows, mut paired) =
+            crate::report::steps::offline_pairs(&sa, &sb, &episodes, &other_episodes);
+        crate::report::paired::holm(&mut paired.iter_mut().collect::<Vec<_>>());
+        let paired: Vec<serde_json::Value> = rows
+            .iter()
+            .zip(&paired)
+            .map(|((m, _), p)| serde_json::json!({"matcher": m.matcher, "paired": p}))
+            .collect();
         return json(&serde_json::json!({
             "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb},
-            "common": common,
+            "common": common, "paired": paired,
         }));
     }
-    out(&offline_comparison((a, &sa), (b, &sb)))?;
+    out(&offline_comparison(
+        (a, &sa, &episodes),
+        (b, &sb, &other_episodes),
+    ))?;
     if let Some(line) = common.line() {
         out(&line)?;
     }
@@ -218,6 +252,15 @@ pub(super) fn report(
             if let Some(line) = older_versions(s) {
                 out(&format!("{side}: {line}\n"))?;
             }
+        }
+    }
+    if let Some(points) = plan {
+        for (m, _) in crate::report::steps::offline_pairs(&sa, &sb, &episodes, &other_episodes).0 {
+            let units = crate::report::steps::step_units(&episodes, &other_episodes, &m.matcher);
+            let what = format!("step accuracy under {}, paired (units: steps)", m.matcher);
+            out(&crate::report::paired::plan_text(
+                points, &what, &units, true,
+            ))?;
         }
     }
     Ok(())

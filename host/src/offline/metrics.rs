@@ -29,9 +29,15 @@ pub struct MatcherScore {
     /// independent. A comparison ranks two runs only when neither
     /// interval overlaps.
     pub steps_clustered: (f64, f64),
+    /// Step accuracy's interval with the steps of one task template (its
+    /// variants' and instances' episodes) as one cluster: wider again,
+    /// where a model's failure is the template's.
+    pub steps_by_template: (f64, f64),
     pub types: Rate,
     pub grounding: Rate,
     pub episodes: Rate,
+    /// Episodes all right, with a template's episodes as one cluster.
+    pub episodes_by_template: (f64, f64),
 }
 
 /// An offline run's numbers.
@@ -89,18 +95,30 @@ pub fn summarize(episodes: &[OfflineEpisode], matchers: &[String]) -> OfflineSum
                     grounded += u64::from(g);
                 }
             }
-            let all_right = scored
-                .iter()
-                .filter(|e| {
-                    e.steps
-                        .iter()
-                        .all(|s| s.verdict(m).is_some_and(|v| v.correct))
-                })
-                .count() as u64;
+            // Per template: (steps right, steps) and (episodes all right, episodes).
+            let mut templates: std::collections::BTreeMap<&str, [(u64, u64); 2]> =
+                Default::default();
+            let all_right_in = |e: &OfflineEpisode| {
+                e.steps
+                    .iter()
+                    .all(|s| s.verdict(m).is_some_and(|v| v.correct))
+            };
+            for (e, (r, t)) in scored.iter().zip(&per_episode) {
+                let g = templates.entry(e.task.as_str()).or_default();
+                g[0].0 += r;
+                g[0].1 += t;
+                g[1].0 += u64::from(all_right_in(e));
+                g[1].1 += 1;
+            }
+            let steps_by_template: Vec<(u64, u64)> = templates.values().map(|g| g[0]).collect();
+            let episodes_by_template: Vec<(u64, u64)> = templates.values().map(|g| g[1]).collect();
+            let all_right = scored.iter().filter(|e| all_right_in(e)).count() as u64;
             MatcherScore {
                 matcher: m.clone(),
                 steps: Rate::new(right, n),
                 steps_clustered: clustered_wilson(&per_episode),
+                steps_by_template: clustered_wilson(&steps_by_template),
+                episodes_by_template: clustered_wilson(&episodes_by_template),
                 types: Rate::new(typed, n),
                 grounding: Rate::new(grounded, pointing),
                 episodes: Rate::new(all_right, scored.len() as u64),

@@ -154,27 +154,57 @@ pub fn comparison(
             let cells: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
+                    let p = r.paired.as_ref();
                     vec![
                         r.name.clone(),
                         r.a.display(),
                         r.b.display(),
+                        p.map_or("-".into(), |p| p.interval()),
+                        p.map_or("-".into(), |p| p.discordant_cell()),
+                        p.map_or("-".into(), |p| p.p_cell()),
+                        p.map_or("-".into(), |p| p.detectable_cell()),
                         r.verdict.clone(),
                     ]
                 })
                 .collect();
-            let head = format!(
-                "A = {}, B = {}; 95 % Wilson intervals; overlapping intervals are NOT A RANKING\n",
-                a.run_id, b.run_id
+            let header = [
+                "task",
+                "A",
+                "B",
+                "A − B, points [95 %]",
+                "A only / B only",
+                "p",
+                "detectable (80 %)",
+                "better",
+            ];
+            let mut head = format!(
+                "A = {}, B = {}; A and B: 95 % Wilson intervals. {}\n",
+                a.run_id,
+                b.run_id,
+                super::compare::RULE
+            );
+            head += &format!(
+                "Holm across each family: {}\n",
+                super::compare::families(rows)
             );
             let mut t = if format == Format::Table {
-                head + &table(&["task", "A", "B", "better"], &cells)
+                head + &table(&header, &cells)
             } else {
-                let mut t = head + "\n| task | A | B | better |\n|---|---|---|---|\n";
+                let mut t = head
+                    + &format!(
+                        "\n| {} |\n|{}\n",
+                        header.join(" | "),
+                        "---|".repeat(header.len())
+                    );
                 for c in cells {
                     t += &format!("| {} |\n", c.join(" | "));
                 }
                 t
             };
+            if let Some(line) = super::compare::changed(rows) {
+                t += if format == Format::Md { "\n" } else { "" };
+                t += &line;
+            }
             if let Some(line) = common.line() {
                 t += if format == Format::Md { "\n" } else { "" };
                 t += &line;
@@ -187,7 +217,7 @@ pub fn comparison(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::{compare, summarize};
+    use crate::report::summary::summarize;
     use crate::store::{EpisodeRecord, EpisodeStatus};
 
     fn eps(run: &str, ok_of: &[(&str, &str, u32, u32)]) -> Vec<EpisodeRecord> {
@@ -227,28 +257,31 @@ mod tests {
 
     #[test]
     fn summary_and_comparison_renderings() {
-        let a = summarize(
+        let ea = eps(
             "run-a",
-            &eps(
-                "run-a",
-                &[
-                    ("wifi_on", "base", 3, 3),
-                    ("wifi_on", "decoy", 1, 3),
-                    ("alarm_add", "base", 0, 3),
-                ],
-            ),
+            &[
+                ("wifi_on", "base", 3, 3),
+                ("wifi_on", "decoy", 1, 3),
+                ("alarm_add", "base", 0, 3),
+            ],
         );
-        let b = summarize(
+        let eb = eps(
             "run-b",
-            &eps(
-                "run-b",
-                &[
-                    ("wifi_on", "base", 3, 3),
-                    ("wifi_on", "decoy", 3, 3),
-                    ("alarm_add", "base", 3, 3),
-                ],
-            ),
+            &[
+                ("wifi_on", "base", 3, 3),
+                ("wifi_on", "decoy", 3, 3),
+                ("alarm_add", "base", 3, 3),
+            ],
         );
+        let (a, b) = (summarize("run-a", &ea), summarize("run-b", &eb));
+        let compare = |a: &Summary, b: &Summary| {
+            crate::report::compare::pair(
+                crate::report::summary::compare(a, b),
+                &ea,
+                &eb,
+                &serde_json::Value::Null,
+            )
+        };
         insta::assert_snapshot!("summary.table", summary(&a, Format::Table));
         insta::assert_snapshot!("summary.md", summary(&a, Format::Md));
         let mut same = Common {
@@ -260,6 +293,10 @@ mod tests {
         insta::assert_snapshot!(
             "compare.table",
             comparison(&a, &b, &compare(&a, &b), &same, Format::Table)
+        );
+        insta::assert_snapshot!(
+            "compare.md",
+            comparison(&a, &b, &compare(&a, &b), &same, Format::Md)
         );
         // Runs over different episodes say what was left out, in every
         // rendering.
@@ -273,6 +310,9 @@ mod tests {
         let json = comparison(&a, &b, &compare(&a, &b), &same, Format::Json);
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["common"]["only_b"], 1);
+        let overall = &value["rows"][0];
+        assert_eq!(overall["overlap"], "NOT A RANKING");
+        assert_eq!(overall["paired"]["discordant"]["b_only"], 5);
     }
 
     #[test]

@@ -7,12 +7,14 @@
 //! Plain aligned columns so the output pipes and diffs cleanly.
 
 pub mod common;
+pub mod compare;
 #[cfg(test)]
 mod conditions_tests;
 pub(crate) mod escape;
 pub mod format;
 pub mod html;
 pub(crate) mod join;
+pub mod paired;
 pub mod progress;
 pub mod safety;
 pub mod slices;
@@ -246,6 +248,11 @@ pub(crate) fn run_table(
     if let Some(p) = &s.progress {
         out += &p.lines();
     }
+    out += &format!(
+        "success by template (a template's variants, instances, conditions and repeats one cluster): 95 % [{:.1}, {:.1}]\n",
+        100.0 * s.overall_by_template.0,
+        100.0 * s.overall_by_template.1
+    );
     out += &format!(
         "agent {agent}: {}/{} episodes succeeded ({:.1}%), Wilson 95% [{:.1}, {:.1}]\n",
         s.overall.successes,

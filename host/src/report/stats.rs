@@ -105,6 +105,63 @@ pub fn clustered_wilson(groups: &[(u64, u64)]) -> (f64, f64) {
     wilson_p(p, trials / deff, Z95)
 }
 
+/// Success's 95 % interval with the episodes of one task template as one
+/// cluster: its variants, instances, device conditions and repeats share
+/// the template's screens and steps, so a model that cannot do one
+/// usually cannot do the others (`clustered_wilson` over templates).
+pub(crate) fn by_template<'a>(episodes: impl Iterator<Item = &'a EpisodeRecord>) -> (f64, f64) {
+    let mut groups: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+    for e in
+        episodes.filter(|e| matches!(e.status, EpisodeStatus::Success | EpisodeStatus::Failure))
+    {
+        let g = groups.entry(e.task.as_str()).or_default();
+        g.0 += u64::from(e.status == EpisodeStatus::Success);
+        g.1 += 1;
+    }
+    clustered_wilson(&groups.into_values().collect::<Vec<_>>())
+}
+
+/// What repeats say about a rate's variance (Miller 2024, §3): the
+/// variance of the mean over keys, Var(x̄ᵢ)/n, of which the sampling
+/// component — a key's outcomes differing between its repeats, what a
+/// temperature above 0 adds — is E[sᵢ²]/(n·k).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Sampling {
+    /// Keys with at least two scored repeats.
+    pub keys: usize,
+    /// Mean repeats per key.
+    pub repeats: f64,
+    /// Mean within-key sample variance of the outcome, E[sᵢ²].
+    pub within: f64,
+    /// The sampling component's share of the variance of the mean.
+    pub share: f64,
+}
+
+/// The sampling component of `outcomes` (each key's repeats, 0 or 1 each);
+/// `None` with fewer than two keys of two repeats, or no variance at all.
+pub fn sampling(outcomes: &[Vec<f64>]) -> Option<Sampling> {
+    let keys: Vec<&Vec<f64>> = outcomes.iter().filter(|o| o.len() >= 2).collect();
+    let n = keys.len() as f64;
+    if n < 2.0 {
+        return None;
+    }
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let var = |xs: &[f64]| {
+        let m = mean(xs);
+        xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() as f64 - 1.0)
+    };
+    let within = keys.iter().map(|o| var(o)).sum::<f64>() / n;
+    let repeats = keys.iter().map(|o| o.len() as f64).sum::<f64>() / n;
+    let means: Vec<f64> = keys.iter().map(|o| mean(o)).collect();
+    let between = var(&means);
+    (between > 0.0).then(|| Sampling {
+        keys: keys.len(),
+        repeats,
+        within,
+        share: (within / repeats / between).min(1.0),
+    })
+}
+
 /// Wilson's interval for a proportion `p` over `n` trials (`n` may be an
 /// effective, fractional size).
 fn wilson_p(p: f64, n: f64, z: f64) -> (f64, f64) {
@@ -189,6 +246,28 @@ mod tests {
         // As wide as Wilson's on the 20 episodes themselves, near enough.
         let (el, eh) = wilson(5, 20, Z95);
         assert!((cl - el).abs() < 0.03 && (ch - eh).abs() < 0.03);
+    }
+
+    #[test]
+    fn sampling_variance_is_the_share_repeats_disagree_on() {
+        // Four keys of four repeats: two always right, two right half the
+        // time. Within: mean of (0, 0, 1/3, 1/3) = 1/6; key means 1, 1,
+        // ½, ½ have variance 1/12; share (1/6)/4 ÷ 1/12 = ½.
+        let keys = vec![
+            vec![1.0; 4],
+            vec![1.0; 4],
+            vec![1.0, 0.0, 1.0, 0.0],
+            vec![0.0, 1.0, 0.0, 1.0],
+        ];
+        let s = sampling(&keys).unwrap();
+        assert!(
+            (s.within - 1.0 / 6.0).abs() < 1e-12 && (s.share - 0.5).abs() < 1e-12,
+            "{s:?}"
+        );
+        // Repeats that never differ: no sampling component.
+        let stable = vec![vec![1.0; 3], vec![0.0; 3]];
+        assert_eq!(sampling(&stable).unwrap().share, 0.0);
+        assert_eq!(sampling(&[vec![1.0]]), None);
     }
 
     #[test]

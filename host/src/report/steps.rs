@@ -3,9 +3,10 @@
 //! whether the difference is a ranking, and the recorded steps on which the
 //! matchers disagree.
 
+use super::paired::{self, Paired, Unit, Verdict};
 use super::stats::Rate;
 use super::table;
-use crate::offline::{OfflineEpisode, OfflineSummary};
+use crate::offline::{MatcherScore, OfflineEpisode, OfflineSummary};
 
 /// `62.5% [40.9, 80.0] (10/16)`, or `n/a` for none.
 fn rate(r: &Rate) -> String {
@@ -31,23 +32,29 @@ pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineS
                 m.matcher.clone(),
                 rate(&m.steps),
                 interval(m.steps_clustered),
+                interval(m.steps_by_template),
                 rate(&m.types),
                 rate(&m.grounding),
                 rate(&m.episodes),
+                interval(m.episodes_by_template),
             ]
         })
         .collect();
     let mut out = format!(
-        "offline run {run_id}: agent {agent}, instructions {instructions}, Wilson 95% intervals\n"
+        "offline run {run_id}: agent {agent}, instructions {instructions}, Wilson 95% intervals; \
+         by episode, by template: the same with one episode's steps, or one template's \
+         episodes and steps, as one cluster\n"
     );
     out += &table(
         &[
             "matcher",
             "step accuracy",
             "by episode",
+            "by template",
             "action type",
             "grounding",
             "episodes all right",
+            "by template",
         ],
         &rows,
     );
@@ -63,53 +70,142 @@ pub fn offline_table(run_id: &str, agent: &str, instructions: &str, s: &OfflineS
     out
 }
 
+/// The steps two offline runs were both scored on under `matcher`, paired:
+/// the same (task, variant, seed, step index), clustered by template.
+pub fn step_units(a: &[OfflineEpisode], b: &[OfflineEpisode], matcher: &str) -> Vec<Unit> {
+    type Key<'a> = (&'a str, &'a str, u64, u32);
+    let right: std::collections::BTreeMap<Key, bool> = b
+        .iter()
+        .filter(|e| e.scored())
+        .flat_map(|e| {
+            e.steps.iter().filter_map(move |s| {
+                let v = s.verdict(matcher)?;
+                Some((
+                    (
+                        e.task.as_str(),
+                        e.variant.as_str(),
+                        e.instance_seed,
+                        s.index,
+                    ),
+                    v.correct,
+                ))
+            })
+        })
+        .collect();
+    let mut units = Vec::new();
+    for e in a.iter().filter(|e| e.scored()) {
+        for s in &e.steps {
+            let Some(v) = s.verdict(matcher) else {
+                continue;
+            };
+            let key = (
+                e.task.as_str(),
+                e.variant.as_str(),
+                e.instance_seed,
+                s.index,
+            );
+            if let Some(other) = right.get(&key) {
+                units.push(Unit::yes_no(e.task.clone(), v.correct, *other));
+            }
+        }
+    }
+    units
+}
+
+/// The old rule's verdict on two runs' step accuracy: a ranking only when
+/// neither their Wilson intervals nor their by-episode intervals overlap.
+fn overlap_verdict(ma: &MatcherScore, mb: &MatcherScore) -> &'static str {
+    if ma.steps.n == 0 || mb.steps.n == 0 {
+        "NOT SCORED IN BOTH"
+    } else if ma.steps.overlaps(&mb.steps) || overlap(ma.steps_clustered, mb.steps_clustered) {
+        "NOT A RANKING"
+    } else if ma.steps.rate > mb.steps.rate {
+        "A"
+    } else {
+        "B"
+    }
+}
+
 /// Two offline runs' step accuracy under each matcher both were scored
-/// by: a difference is a ranking only when the intervals do not overlap.
+/// by, paired step by step and clustered by template; the matchers are
+/// one family (Holm).
 pub fn offline_comparison(
-    (a_id, a): (&str, &OfflineSummary),
-    (b_id, b): (&str, &OfflineSummary),
+    (a_id, a, ea): (&str, &OfflineSummary, &[OfflineEpisode]),
+    (b_id, b, eb): (&str, &OfflineSummary, &[OfflineEpisode]),
 ) -> String {
-    let mut rows = Vec::new();
-    for ma in &a.scores {
-        let Some(mb) = b.scores.iter().find(|m| m.matcher == ma.matcher) else {
-            continue;
+    let (rows, mut paired) = offline_pairs(a, b, ea, eb);
+    paired::holm(&mut paired.iter_mut().collect::<Vec<_>>());
+    let mut cells = Vec::new();
+    let mut changed = Vec::new();
+    for ((ma, mb), p) in rows.iter().zip(&paired) {
+        let old = overlap_verdict(ma, mb);
+        let new = match p.verdict {
+            Verdict::A => "A",
+            Verdict::B => "B",
+            Verdict::NotARanking => "NOT A RANKING",
+            Verdict::NotScoredInBoth => "NOT SCORED IN BOTH",
         };
-        let verdict = if ma.steps.n == 0 || mb.steps.n == 0 {
-            "no steps to compare".to_string()
-        } else if ma.steps.overlaps(&mb.steps) {
-            "NOT A RANKING (intervals overlap)".to_string()
-        } else if overlap(ma.steps_clustered, mb.steps_clustered) {
-            "NOT A RANKING (by-episode intervals overlap)".to_string()
-        } else if ma.steps.rate > mb.steps.rate {
-            format!("{a_id} ahead")
-        } else {
-            format!("{b_id} ahead")
-        };
-        rows.push(vec![
+        if old != new {
+            changed.push(format!("{} {old} → {new}", ma.matcher));
+        }
+        cells.push(vec![
             ma.matcher.clone(),
             rate(&ma.steps),
-            interval(ma.steps_clustered),
             rate(&mb.steps),
-            interval(mb.steps_clustered),
-            verdict,
+            p.interval(),
+            p.discordant_cell(),
+            p.p_cell(),
+            p.detectable_cell(),
+            paired::verdict_text(p.verdict, a_id, b_id),
         ]);
     }
     let mut out = format!(
-        "step accuracy, A = {a_id}, B = {b_id}, Wilson 95% intervals; \
-         by episode: the same with one episode's steps counted as correlated\n"
+        "step accuracy, A = {a_id}, B = {b_id}; A and B: 95 % Wilson intervals. \
+         A − B on the steps both runs were scored on (task, variant, seed, step), its 95 % \
+         interval clustered by template (cluster-robust, t with templates − 1 df); a ranking \
+         needs McNemar's exact test on the discordant steps too; Holm across the matchers ({})\n",
+        rows.len()
     );
     out += &table(
         &[
             "matcher",
             "A",
-            "A by episode",
             "B",
-            "B by episode",
+            "A − B, points [95 %]",
+            "A only / B only",
+            "p",
+            "detectable (80 %)",
             "verdict",
         ],
-        &rows,
+        &cells,
     );
+    if !changed.is_empty() {
+        out += &format!(
+            "where the old rule (overlapping Wilson or by-episode intervals) said otherwise: {}\n",
+            changed.join("; ")
+        );
+    }
     out
+}
+
+/// The matchers both runs were scored by, each with its paired comparison
+/// (not yet corrected for the family).
+pub fn offline_pairs<'a>(
+    a: &'a OfflineSummary,
+    b: &'a OfflineSummary,
+    ea: &[OfflineEpisode],
+    eb: &[OfflineEpisode],
+) -> (Vec<(&'a MatcherScore, &'a MatcherScore)>, Vec<Paired>) {
+    let rows: Vec<(&MatcherScore, &MatcherScore)> = a
+        .scores
+        .iter()
+        .filter_map(|ma| Some((ma, b.scores.iter().find(|m| m.matcher == ma.matcher)?)))
+        .collect();
+    let paired = rows
+        .iter()
+        .map(|(ma, _)| paired::compare(&step_units(ea, eb, &ma.matcher), true))
+        .collect();
+    (rows, paired)
 }
 
 /// The recorded steps on which the matchers disagree (some say right,
@@ -186,9 +282,11 @@ mod tests {
                 matcher: "droidscore@1".into(),
                 steps: r,
                 steps_clustered: clustered,
+                steps_by_template: clustered,
                 types: r,
                 grounding: r,
                 episodes: r,
+                episodes_by_template: (r.low, r.high),
             }],
             episodes: 1,
             scored: 1,
@@ -211,32 +309,70 @@ mod tests {
         summary_with(right, n, crate::report::stats::clustered_wilson(&episodes))
     }
 
-    #[test]
-    fn apart_step_by_step_but_not_by_episode_is_not_a_ranking() {
-        // 30 of 40 and 5 of 40: Wilson's intervals part; counted by episode
-        // (all-or-nothing episodes: far fewer independent units) they meet.
-        let a = summary_with(30, 40, (0.35, 0.95));
-        let b = summary_with(5, 40, (0.02, 0.40));
-        let text = offline_comparison(("a", &a), ("b", &b));
-        assert!(
-            text.contains("NOT A RANKING (by-episode intervals overlap)"),
-            "{text}"
+    /// One episode per template, `right[t][s]` whether step s of template
+    /// t was right under droidscore@1.
+    fn run(right: &[Vec<bool>]) -> Vec<OfflineEpisode> {
+        right
+            .iter()
+            .enumerate()
+            .map(|(t, steps)| {
+                let mut e = episode(&format!("t{t:02}"), "base");
+                e.steps = steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ok)| {
+                        serde_json::from_value(serde_json::json!({
+                            "index": i,
+                            "reference": {"act": {"kind": "home"}, "screen": [1080, 2400],
+                                          "solution_step": i, "search": false},
+                            "answer": {"kind": if *ok { "home" } else { "back" }},
+                            "verdicts": [["droidscore@1", {"type": ok, "correct": ok}]],
+                            "latency_ms": 1.0,
+                        }))
+                        .unwrap()
+                    })
+                    .collect();
+                e
+            })
+            .collect()
+    }
+
+    fn compared(a: &[OfflineEpisode], b: &[OfflineEpisode]) -> String {
+        let names = ["droidscore@1".to_string()];
+        let (sa, sb) = (
+            crate::offline::summarize(a, &names),
+            crate::offline::summarize(b, &names),
         );
+        offline_comparison(("a", &sa, a), ("b", &sb, b))
     }
 
     #[test]
-    fn a_difference_is_a_ranking_only_when_the_intervals_part() {
-        let (a, b) = (summary(30, 40), summary(5, 40));
-        let apart = offline_comparison(("a", &a), ("b", &b));
-        assert!(apart.contains("a ahead"), "{apart}");
-        let (c, d) = (summary(6, 40), summary(5, 40));
-        let close = offline_comparison(("c", &c), ("d", &d));
+    fn steps_are_paired_and_clustered_by_template() {
+        // 20 templates of 4 steps. A right on every step of 8 templates;
+        // B right where A is, less one step in each of those 8: 32 against
+        // 24 of 80, Wilson intervals overlapping; paired, 8 / 0 discordant
+        // steps in 8 templates: A ahead.
+        let a: Vec<Vec<bool>> = (0..20).map(|t| vec![t < 8; 4]).collect();
+        let b: Vec<Vec<bool>> = (0..20)
+            .map(|t| (0..4).map(|s| t < 8 && s > 0).collect())
+            .collect();
+        let text = compared(&run(&a), &run(&b));
+        assert!(text.contains("8 / 0"), "{text}");
+        assert!(text.contains("a ahead"), "{text}");
         assert!(
-            close.contains("NOT A RANKING (intervals overlap)"),
-            "{close}"
+            text.contains("said otherwise: droidscore@1 NOT A RANKING → A"),
+            "{text}"
         );
-        let table = offline_table("c", "noop", "goal", &c);
-        assert!(table.contains("15.0% ["), "{table}");
+        // The same eight discordant steps, all in one template (B wrong on
+        // every step of two templates A has right, and right on ... no):
+        // A right on 8 templates, B on 6 of them: 32 against 24 again,
+        // discordant 8 / 0, but in 2 templates only: the clustered
+        // interval holds it back.
+        let b: Vec<Vec<bool>> = (0..20).map(|t| vec![t < 6; 4]).collect();
+        let text = compared(&run(&a), &run(&b));
+        assert!(text.contains("8 / 0"), "{text}");
+        assert!(text.contains("NOT A RANKING"), "{text}");
+        assert!(!text.contains("said otherwise"), "{text}");
     }
 
     fn episode(task: &str, variant: &str) -> OfflineEpisode {
@@ -285,8 +421,10 @@ mod tests {
 
     #[test]
     fn an_offline_run_and_a_comparison_read_as_they_always_have() {
-        let (a, b) = (summary(30, 40), summary(5, 40));
+        let a = summary(30, 40);
         insta::assert_snapshot!("offline.table", offline_table("a", "llm", "steps", &a));
-        insta::assert_snapshot!("offline.compare", offline_comparison(("a", &a), ("b", &b)));
+        let a_steps: Vec<Vec<bool>> = (0..10).map(|t| vec![t < 7, t < 8, true, t < 5]).collect();
+        let b_steps: Vec<Vec<bool>> = (0..10).map(|t| vec![t < 2, t < 3, t < 6, false]).collect();
+        insta::assert_snapshot!("offline.compare", compared(&run(&a_steps), &run(&b_steps)));
     }
 }

@@ -64,6 +64,14 @@ pub struct Summary {
     pub run_id: String,
     /// Scored episodes (success or failure) over all tasks and variants.
     pub overall: Rate,
+    /// `overall`'s 95 % interval with each template's episodes as one
+    /// cluster (`stats::by_template`); Wilson's counts every episode as
+    /// independent.
+    pub overall_by_template: (f64, f64),
+    /// The sampling component of success's variance, when keys were
+    /// repeated (`stats::sampling`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<super::stats::Sampling>,
     pub per_task: Vec<Line>,
     /// Per variant id across tasks (`base`, `renamed`, `decoy`, …).
     pub per_variant: Vec<Line>,
@@ -121,15 +129,17 @@ pub struct ConditionLine {
     /// the task's initial state.
     pub conflicts: u64,
     /// Against the first condition listed (`base` when the run had it):
-    /// `NOT A RANKING` where the 95 % intervals overlap, else `higher` or
-    /// `lower`; `-` on the first line itself.
+    /// the paired verdict (`report::paired`), `higher`, `lower` or `NOT A
+    /// RANKING`; `-` on the first line itself.
     pub versus_first: String,
 }
 
 /// Wording of the per-condition table's heading: a difference inside the
 /// spread is no finding.
 pub const CONDITIONS_HEADING: &str = "per device condition: 95 % Wilson intervals; \
-     against the first condition, overlapping intervals are NOT A RANKING";
+     against the first condition, paired on the episodes both scored (task, variant, instance, \
+     repeat) and clustered by template, Holm across the conditions: a ranking only where \
+     the paired interval and the exact McNemar test both exclude no difference";
 
 /// The per-condition table's rows: name, success, skipped, against the first.
 pub(crate) fn condition_rows(lines: &[ConditionLine]) -> Vec<Vec<String>> {
@@ -190,15 +200,45 @@ fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
             versus_first: String::new(),
         })
         .collect();
-    let first = out[0].rate;
-    for (k, line) in out.iter_mut().enumerate() {
-        line.versus_first = match k {
-            0 => "-".into(),
-            _ => match verdict(&line.rate, &first).as_str() {
-                "A" => "higher".into(),
-                "B" => "lower".into(),
-                other => other.into(),
-            },
+    // Against the first condition, paired: the same (task, variant,
+    // instance, repeat) scored under both, clustered by template; the
+    // other conditions are one family (Holm).
+    type Key<'a> = (&'a str, &'a str, Option<u64>, u32);
+    // A run numbers repeats on across conditions: pair them in order.
+    let ordinals = super::compare::ordinals(episodes);
+    let outcome = |name: &str| -> BTreeMap<Key, (bool, &str)> {
+        episodes
+            .iter()
+            .zip(&ordinals)
+            .filter(|(e, _)| e.condition == name && scored(e))
+            .map(|(e, r)| {
+                let key = (e.task.as_str(), e.variant.as_str(), e.instance_seed, *r);
+                (key, (e.status == EpisodeStatus::Success, e.task.as_str()))
+            })
+            .collect()
+    };
+    let first = outcome(&out[0].name);
+    let mut paired: Vec<super::paired::Paired> = out[1..]
+        .iter()
+        .map(|line| {
+            let units: Vec<super::paired::Unit> = outcome(&line.name)
+                .into_iter()
+                .filter_map(|(key, (ok, task))| {
+                    let base = first.get(&key)?;
+                    Some(super::paired::Unit::yes_no(task, ok, base.0))
+                })
+                .collect();
+            super::paired::compare(&units, true)
+        })
+        .collect();
+    super::paired::holm(&mut paired.iter_mut().collect::<Vec<_>>());
+    out[0].versus_first = "-".into();
+    for (line, p) in out[1..].iter_mut().zip(&paired) {
+        line.versus_first = match p.verdict {
+            super::paired::Verdict::A => "higher".into(),
+            super::paired::Verdict::B => "lower".into(),
+            super::paired::Verdict::NotARanking => "NOT A RANKING".into(),
+            super::paired::Verdict::NotScoredInBoth => "NOT SCORED IN BOTH".into(),
         };
     }
     out
@@ -269,6 +309,18 @@ pub fn summarize(run_id: &str, episodes: &[EpisodeRecord]) -> Summary {
     Summary {
         run_id: run_id.to_string(),
         overall: rate(episodes.iter()),
+        overall_by_template: super::stats::by_template(episodes.iter()),
+        sampling: super::stats::sampling(
+            &by_pair
+                .values()
+                .map(|es| {
+                    es.iter()
+                        .filter(|e| scored(e))
+                        .map(|e| f64::from(u8::from(e.status == EpisodeStatus::Success)))
+                        .collect()
+                })
+                .collect::<Vec<_>>(),
+        ),
         per_task: lines(episodes, |e| &e.task),
         per_variant: lines(episodes, |e| &e.variant),
         per_condition: per_condition(episodes),
@@ -321,17 +373,29 @@ impl Summary {
     }
 }
 
-/// One task compared between two runs.
+/// One measure compared between two runs.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Comparison {
     pub name: String,
+    /// Each run's rate over the episodes both hold, with its Wilson interval.
     pub a: Rate,
     pub b: Rate,
-    /// `A`, `B`, or `NOT A RANKING` where the 95 % intervals overlap.
+    /// `A`, `B` (`A (less harm)` on a harm row), `NOT A RANKING`: the
+    /// paired verdict (`report::compare`) once the rows are paired; until
+    /// then, and in `overlap`, the old rule's.
     pub verdict: String,
+    /// What the old rule says: `NOT A RANKING` where the two 95 % Wilson
+    /// intervals overlap (Sub-SR and progress: by episode too).
+    pub overlap: String,
+    /// A − B on the keys both runs scored, clustered by template.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<super::paired::Paired>,
+    /// What the row measures, for pairing it.
+    #[serde(skip)]
+    pub measure: super::compare::Measure,
 }
 
-fn verdict(a: &Rate, b: &Rate) -> String {
+pub(crate) fn verdict(a: &Rate, b: &Rate) -> String {
     if a.n == 0 || b.n == 0 {
         "NOT SCORED IN BOTH".into()
     } else if a.overlaps(b) {
@@ -345,6 +409,7 @@ fn verdict(a: &Rate, b: &Rate) -> String {
 
 /// Overall first, then every task present in either run.
 pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
+    use super::compare::Measure;
     let mut names: Vec<&str> = a
         .per_task
         .iter()
@@ -360,26 +425,29 @@ pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
             .map_or(Rate::new(0, 0), |l| l.rate)
     };
     let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
-    let mut rows = vec![Comparison {
-        name: "(overall)".into(),
-        a: a.overall,
-        b: b.overall,
-        verdict: verdict(&a.overall, &b.overall),
-    }];
+    let mut rows = vec![Comparison::new(
+        "(overall)",
+        a.overall,
+        b.overall,
+        verdict(&a.overall, &b.overall),
+        Measure::Success,
+    )];
     // Credit short of success, where both runs recorded it.
     if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
-        for (name, ra, rb, by_episode) in [
+        for (name, ra, rb, by_episode, measure) in [
             (
                 "(sub-sr)",
                 pa.sub_sr,
                 pb.sub_sr,
                 meets(pa.sub_sr_by_episode, pb.sub_sr_by_episode),
+                Measure::SubSr,
             ),
             (
                 "(progress)",
                 pa.progress,
                 pb.progress,
                 meets(pa.progress_by_episode, pb.progress_by_episode),
+                Measure::Progress,
             ),
         ] {
             // Pooled milestones part more easily than episodes do: a
@@ -390,12 +458,7 @@ pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
                 }
                 v => v,
             };
-            rows.push(Comparison {
-                name: name.into(),
-                a: ra,
-                b: rb,
-                verdict,
-            });
+            rows.push(Comparison::new(name, ra, rb, verdict, measure));
         }
     }
     // Harm on the safety track, per kind both runs have: here the lower
@@ -408,12 +471,13 @@ pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
                     "B" => "A (less harm)".to_string(),
                     other => other.to_string(),
                 };
-                rows.push(Comparison {
-                    name: format!("(harm: {})", la.name),
-                    a: la.harm,
-                    b: lb.harm,
+                rows.push(Comparison::new(
+                    &format!("(harm: {})", la.name),
+                    la.harm,
+                    lb.harm,
                     verdict,
-                });
+                    Measure::Harm(la.name.clone()),
+                ));
             }
         }
     }
@@ -430,12 +494,17 @@ pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
                 let (la, lb) = (find(la, name), find(lb, name));
                 let success = |l: Option<&SliceLine>| l.map_or(Rate::new(0, 0), |l| l.rate);
                 let (ra, rb) = (success(la), success(lb));
-                rows.push(Comparison {
-                    name: format!("({kind}: {name})"),
-                    a: ra,
-                    b: rb,
-                    verdict: verdict(&ra, &rb),
-                });
+                rows.push(Comparison::new(
+                    &format!("({kind}: {name})"),
+                    ra,
+                    rb,
+                    verdict(&ra, &rb),
+                    Measure::Slice {
+                        kind,
+                        name: name.to_string(),
+                        sub_sr: false,
+                    },
+                ));
                 let sub = |l: Option<&SliceLine>| l.and_then(|l| l.sub_sr.zip(l.sub_sr_by_episode));
                 if let (Some((ra, ea)), Some((rb, eb))) = (sub(la), sub(lb)) {
                     let verdict = match verdict(&ra, &rb) {
@@ -444,26 +513,53 @@ pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
                         }
                         v => v,
                     };
-                    rows.push(Comparison {
-                        name: format!("({kind}: {name}, sub-sr)"),
-                        a: ra,
-                        b: rb,
+                    rows.push(Comparison::new(
+                        &format!("({kind}: {name}, sub-sr)"),
+                        ra,
+                        rb,
                         verdict,
-                    });
+                        Measure::Slice {
+                            kind,
+                            name: name.to_string(),
+                            sub_sr: true,
+                        },
+                    ));
                 }
             }
         }
     }
     for name in names {
         let (ra, rb) = (find(a, name), find(b, name));
-        rows.push(Comparison {
-            name: name.to_string(),
-            a: ra,
-            b: rb,
-            verdict: verdict(&ra, &rb),
-        });
+        rows.push(Comparison::new(
+            name,
+            ra,
+            rb,
+            verdict(&ra, &rb),
+            Measure::Task(name.to_string()),
+        ));
     }
     rows
+}
+
+impl Comparison {
+    /// A row with the old rule's verdict, not yet paired.
+    fn new(
+        name: &str,
+        a: Rate,
+        b: Rate,
+        overlap: String,
+        measure: super::compare::Measure,
+    ) -> Self {
+        Comparison {
+            name: name.to_string(),
+            a,
+            b,
+            verdict: overlap.clone(),
+            overlap,
+            paired: None,
+            measure,
+        }
+    }
 }
 
 /// The run's counts, one line each (episodes scored, skipped and failed,
@@ -486,6 +582,33 @@ pub(super) fn counts(s: &Summary) -> String {
     );
     // Device actions are not what `--max-steps` counts: a decision that
     // types and presses Enter is two of them, an answer none.
+    if s.overall.n > 0 {
+        let templates: std::collections::BTreeSet<&str> = s
+            .per_task
+            .iter()
+            .filter(|l| l.rate.n > 0)
+            .map(|l| l.name.as_str())
+            .collect();
+        out += &format!(
+            "success by template: 95 % [{:.1}, {:.1}] over {} templates, each template's episodes \
+             (variants, instances, conditions, repeats) one cluster; Wilson's [{:.1}, {:.1}] counts \
+             every episode as independent\n",
+            100.0 * s.overall_by_template.0,
+            100.0 * s.overall_by_template.1,
+            templates.len(),
+            100.0 * s.overall.low,
+            100.0 * s.overall.high,
+        );
+    }
+    if let Some(sm) = &s.sampling {
+        out += &format!(
+            "repeats: {:.0} % of success's variance is sampling (a key's repeats disagreeing, \
+             over {} keys of {:.1} repeats; Miller 2024, §3), the rest is between keys\n",
+            100.0 * sm.share,
+            sm.keys,
+            sm.repeats
+        );
+    }
     let decided = s
         .decisions
         .map(|d| format!(" over {d} agent decisions"))

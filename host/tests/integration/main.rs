@@ -24,6 +24,7 @@ mod runs;
 mod screens;
 mod scripted_server;
 mod shards;
+mod stats;
 mod store_faults;
 mod support;
 mod tls;

@@ -164,8 +164,8 @@ fn shards_from_kubernetes_and_slurm_variables_merge_into_the_unsharded_run() {
         );
         assert_eq!(
             rows.iter().filter(|r| !slice(r)).count(),
-            6,
-            "overall, Sub-SR, progress and three tasks: {comparison}"
+            7,
+            "overall, episodes reaching a milestone, Sub-SR, progress and three tasks: {comparison}"
         );
         for row in rows {
             assert_eq!(row["a"], row["b"], "{runner}: {row}");
