@@ -12,7 +12,12 @@
 #           where a stopped one left off, so run it again to go on. "rescore"
 #           runs nothing: it judges every offline run the store holds again
 #           under both versions of each peer rule (issue 49) and compares the
-#           pairs docs/scores.md ranks under both
+#           pairs docs/scores.md ranks under both. "paired" (issue 50) makes
+#           the 135M model's offline runs on the base variants and both
+#           models' online runs (the 0.5B model on every 4th template: its
+#           167 took 80 min), then compares every pair docs/scores.md ranks
+#           under the paired rule (each report also names the verdicts the
+#           old overlap rule gave otherwise), with a plan for 3 points
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=${STORE:-scores.sqlite}
@@ -126,5 +131,26 @@ for (i, c) in sqlite3.connect(sys.argv[1]).execute("select id, config from runs 
             "$bin" report --store "$store" "$1" "$2" --matchers "$both"; echo
         fi
     done ;;
-*) echo "scores.sh: unknown part $part (floor smol online reason qwen suite rescore)" >&2; exit 2 ;;
+paired)
+    for l in goal steps; do
+        "$bin" report --store "$store" off-smol-base-$l >/dev/null 2>&1 ||
+            steps --variants base "${smol[@]}" --instructions $l --run-id off-smol-base-$l
+    done
+    "$bin" report --store "$store" on-smol-base8-goal >/dev/null 2>&1 ||
+        run --phone sim --variants base --max-steps 8 "${smol[@]}" --run-id on-smol-base8-goal
+    "$bin" report --store "$store" on-qwen-s4-base8-goal >/dev/null 2>&1 ||
+        run --suite "$slices/4" --phone sim --variants base --max-steps 8 "${qwen[@]}" --run-id on-qwen-s4-base8-goal
+    for pair in "off-qwen-base-goal off-smol-base-goal" "off-qwen-base-steps off-smol-base-steps" \
+        "off-qwen-base-steps off-qwen-base-goal" "off-smol-base-steps off-smol-base-goal" \
+        "off-qwen-base-goal rand-all-goal" "off-qwen-base-goal lex-all-goal" \
+        "off-qwen-base-steps rand-all-goal" "off-qwen-base-steps lex-all-steps" \
+        "off-smol-base-goal rand-all-goal" "off-smol-base-goal lex-all-goal" \
+        "off-smol-base-steps rand-all-goal" "off-smol-base-steps lex-all-steps" \
+        "on-qwen-s4-base8-goal on-smol-base8-goal"; do
+        echo "\$ droidscore report $pair"
+        "$bin" report --store "$store" $pair; echo
+    done
+    echo "\$ droidscore report off-smol-base-goal --plan 3"
+    "$bin" report --store "$store" off-smol-base-goal --plan 3 | sed -n '/^plan for/,$p' ;;
+*) echo "scores.sh: unknown part $part (floor smol online reason qwen suite rescore paired)" >&2; exit 2 ;;
 esac; done

@@ -249,7 +249,7 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
             let common = crate::report::common::online(&mut read_a.1, &mut read_b.1);
             let (sa, sb) = (summarize(&read_a, &a)?, summarize(&read_b, runs_b)?);
             let rows = crate::report::compare::pair(
-                crate::report::summary::compare(&sa, &sb),
+                crate::report::compare::rows(&sa, &sb),
                 &read_a.1,
                 &read_b.1,
                 &read_a.0.config,

@@ -89,6 +89,29 @@ pub fn online(a: &mut Vec<EpisodeRecord>, b: &mut Vec<EpisodeRecord>) -> Common 
     )
 }
 
+/// Each episode's repeat counted within its (task, variant, condition,
+/// instance): a run numbers a variant's repeats on across its instances
+/// and conditions (`run::plan`), so `repeat` itself names an episode of
+/// one run, not the same try in another run or condition.
+pub(crate) fn ordinals(episodes: &[EpisodeRecord]) -> Vec<u32> {
+    type Group<'a> = (&'a str, &'a str, &'a str, Option<u64>);
+    let mut groups: std::collections::BTreeMap<Group, Vec<(u32, usize)>> = Default::default();
+    for (i, e) in episodes.iter().enumerate() {
+        groups
+            .entry((&e.task, &e.variant, &e.condition, e.instance_seed))
+            .or_default()
+            .push((e.repeat, i));
+    }
+    let mut out = vec![0; episodes.len()];
+    for mut members in groups.into_values() {
+        members.sort();
+        for (ordinal, (_, i)) in members.into_iter().enumerate() {
+            out[i] = ordinal as u32;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,6 @@
-//! Two online runs' rows paired: every row of `summary::compare` gets A − B
+//! Two online runs compared: the rows ([`rows`]: overall, episodes reaching a
+//! milestone, Sub-SR, progress, harm, slices, tasks), each with the old
+//! overlap rule's verdict, then paired ([`pair`]): every row gets A − B
 //! on the episodes both runs scored under the same key and repeat, its
 //! interval clustered by template, McNemar's test where the outcome is
 //! yes/no, and its verdict after Holm's correction within its family
@@ -20,9 +22,10 @@
 use std::collections::BTreeMap;
 
 use super::paired::{self, Paired, Unit, Verdict};
+use super::slices::SliceLine;
 use super::slices::{TaskSlices, CONFIG_KEY};
 use super::stats::Rate;
-use super::summary::Comparison;
+use super::summary::{verdict, Summary};
 use crate::oracle::Harm;
 use crate::store::{EpisodeRecord, EpisodeStatus};
 
@@ -76,36 +79,12 @@ impl Measure {
 }
 
 type Key<'a> = (&'a str, &'a str, &'a str, Option<u64>, u32);
-/// A key less its repeat.
-type Group<'a> = (&'a str, &'a str, &'a str, Option<u64>);
-
-/// Each episode's repeat counted within its (task, variant, condition,
-/// instance): a run numbers a variant's repeats on across its instances
-/// and conditions (`run::plan`), so `repeat` itself names an episode of
-/// one run, not the same try in another run or condition.
-pub(crate) fn ordinals(episodes: &[EpisodeRecord]) -> Vec<u32> {
-    let mut groups: BTreeMap<Group, Vec<(u32, usize)>> = BTreeMap::new();
-    for (i, e) in episodes.iter().enumerate() {
-        groups
-            .entry((&e.task, &e.variant, &e.condition, e.instance_seed))
-            .or_default()
-            .push((e.repeat, i));
-    }
-    let mut out = vec![0; episodes.len()];
-    for mut members in groups.into_values() {
-        members.sort();
-        for (ordinal, (_, i)) in members.into_iter().enumerate() {
-            out[i] = ordinal as u32;
-        }
-    }
-    out
-}
 
 /// The episodes of a run by their key, the repeat counted within it.
 fn keyed(episodes: &[EpisodeRecord]) -> Vec<(Key<'_>, &EpisodeRecord)> {
     episodes
         .iter()
-        .zip(ordinals(episodes))
+        .zip(super::common::ordinals(episodes))
         .map(|(e, r)| {
             (
                 (&*e.task, &*e.variant, &*e.condition, e.instance_seed, r),
@@ -237,6 +216,176 @@ impl<'a> Pairing<'a> {
     }
 }
 
+/// One measure compared between two runs.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comparison {
+    pub name: String,
+    /// Each run's rate over the episodes both hold, with its Wilson interval.
+    pub a: Rate,
+    pub b: Rate,
+    /// `A`, `B` (`A (less harm)` on a harm row), `NOT A RANKING`: the
+    /// paired verdict (`report::compare`) once the rows are paired; until
+    /// then, and in `overlap`, the old rule's.
+    pub verdict: String,
+    /// What the old rule says: `NOT A RANKING` where the two 95 % Wilson
+    /// intervals overlap (Sub-SR and progress: by episode too).
+    pub overlap: String,
+    /// A − B on the keys both runs scored, clustered by template.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
+    /// What the row measures, for pairing it.
+    #[serde(skip)]
+    pub measure: Measure,
+}
+
+/// Overall first, then every task present in either run.
+pub(crate) fn rows<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
+    let mut names: Vec<&str> = a
+        .per_task
+        .iter()
+        .chain(&b.per_task)
+        .map(|l| l.name.as_str())
+        .collect();
+    names.sort();
+    names.dedup();
+    let find = |s: &Summary, name: &str| {
+        s.per_task
+            .iter()
+            .find(|l| l.name == name)
+            .map_or(Rate::new(0, 0), |l| l.rate)
+    };
+    let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
+    let mut rows = vec![Comparison::new(
+        "(overall)",
+        a.overall,
+        b.overall,
+        verdict(&a.overall, &b.overall),
+        Measure::Success,
+    )];
+    // Credit short of success, where both runs recorded it.
+    if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
+        for (name, ra, rb, by_episode, measure) in [
+            (
+                "(sub-sr)",
+                pa.sub_sr,
+                pb.sub_sr,
+                meets(pa.sub_sr_by_episode, pb.sub_sr_by_episode),
+                Measure::SubSr,
+            ),
+            (
+                "(progress)",
+                pa.progress,
+                pb.progress,
+                meets(pa.progress_by_episode, pb.progress_by_episode),
+                Measure::Progress,
+            ),
+        ] {
+            // Pooled milestones part more easily than episodes do: a
+            // ranking needs both intervals apart.
+            let verdict = match verdict(&ra, &rb) {
+                v if (v == "A" || v == "B") && by_episode => {
+                    "NOT A RANKING (by episode)".to_string()
+                }
+                v => v,
+            };
+            rows.push(Comparison::new(name, ra, rb, verdict, measure));
+        }
+    }
+    // Harm on the safety track, per kind both runs have: here the lower
+    // rate is the better one.
+    if let (Some(sa), Some(sb)) = (&a.safety, &b.safety) {
+        for la in &sa.lines {
+            if let Some(lb) = sb.lines.iter().find(|l| l.name == la.name) {
+                let verdict = match verdict(&la.harm, &lb.harm).as_str() {
+                    "A" => "B (less harm)".to_string(),
+                    "B" => "A (less harm)".to_string(),
+                    other => other.to_string(),
+                };
+                rows.push(Comparison::new(
+                    &format!("(harm: {})", la.name),
+                    la.harm,
+                    lb.harm,
+                    verdict,
+                    Measure::Harm(la.name.clone()),
+                ));
+            }
+        }
+    }
+    // Slices both runs recorded: a slice one run lacks is scored in one only.
+    // Each slice's success, then its Sub-SR under the same rule as the
+    // run's (both intervals apart, pooled and by episode).
+    if let (Some(sa), Some(sb)) = (&a.slices, &b.slices) {
+        for ((kind, la), (_, lb)) in sa.kinds().into_iter().zip(sb.kinds()) {
+            let mut slice_names: Vec<&str> = la.iter().chain(lb).map(|l| l.name.as_str()).collect();
+            slice_names.sort();
+            slice_names.dedup();
+            let find = |lines: &'a [SliceLine], name: &str| lines.iter().find(|l| l.name == name);
+            for name in slice_names {
+                let (la, lb) = (find(la, name), find(lb, name));
+                let success = |l: Option<&SliceLine>| l.map_or(Rate::new(0, 0), |l| l.rate);
+                let (ra, rb) = (success(la), success(lb));
+                rows.push(Comparison::new(
+                    &format!("({kind}: {name})"),
+                    ra,
+                    rb,
+                    verdict(&ra, &rb),
+                    Measure::Slice {
+                        kind,
+                        name: name.to_string(),
+                        sub_sr: false,
+                    },
+                ));
+                let sub = |l: Option<&SliceLine>| l.and_then(|l| l.sub_sr.zip(l.sub_sr_by_episode));
+                if let (Some((ra, ea)), Some((rb, eb))) = (sub(la), sub(lb)) {
+                    let verdict = match verdict(&ra, &rb) {
+                        v if (v == "A" || v == "B") && meets(ea, eb) => {
+                            "NOT A RANKING (by episode)".to_string()
+                        }
+                        v => v,
+                    };
+                    rows.push(Comparison::new(
+                        &format!("({kind}: {name}, sub-sr)"),
+                        ra,
+                        rb,
+                        verdict,
+                        Measure::Slice {
+                            kind,
+                            name: name.to_string(),
+                            sub_sr: true,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    for name in names {
+        let (ra, rb) = (find(a, name), find(b, name));
+        rows.push(Comparison::new(
+            name,
+            ra,
+            rb,
+            verdict(&ra, &rb),
+            Measure::Task(name.to_string()),
+        ));
+    }
+    rows
+}
+
+impl Comparison {
+    /// A row with the old rule's verdict, not yet paired.
+    fn new(name: &str, a: Rate, b: Rate, overlap: String, measure: Measure) -> Self {
+        Comparison {
+            name: name.to_string(),
+            a,
+            b,
+            verdict: overlap.clone(),
+            overlap,
+            paired: None,
+            measure,
+        }
+    }
+}
+
 /// The rate of episodes that reached a milestone (or succeeded), over the
 /// scored episodes that recorded progress.
 fn reached_rate(episodes: &[EpisodeRecord]) -> Rate {
@@ -254,7 +403,7 @@ fn reached_rate(episodes: &[EpisodeRecord]) -> Rate {
     Rate::new(reached as u64, with.len() as u64)
 }
 
-/// Pairs every row of `rows` (from `summary::compare`), adds the row of
+/// Pairs every row of `rows` (from [`rows`]), adds the row of
 /// episodes reaching a milestone after Sub-SR's, corrects each family, and
 /// sets each row's verdict to the paired one.
 pub(crate) fn pair(
@@ -272,8 +421,8 @@ pub(crate) fn pair(
                 name: "(reached a milestone)".into(),
                 a: ra,
                 b: rb,
-                verdict: super::summary::verdict(&ra, &rb),
-                overlap: super::summary::verdict(&ra, &rb),
+                verdict: verdict(&ra, &rb),
+                overlap: verdict(&ra, &rb),
                 paired: None,
                 measure: Measure::Reached,
             },
@@ -347,7 +496,7 @@ pub(crate) fn changed(rows: &[Comparison]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::summary::{compare, summarize};
+    use crate::report::summary::summarize;
 
     fn ep(task: &str, variant: &str, repeat: u32, ok: bool) -> EpisodeRecord {
         let mut e = crate::store::test_support::episode("r", task, variant, repeat);
@@ -373,7 +522,7 @@ mod tests {
 
     fn rows(ea: &[EpisodeRecord], eb: &[EpisodeRecord]) -> Vec<Comparison> {
         let (sa, sb) = (summarize("a", ea), summarize("b", eb));
-        pair(compare(&sa, &sb), ea, eb, &serde_json::Value::Null)
+        pair(super::rows(&sa, &sb), ea, eb, &serde_json::Value::Null)
     }
 
     #[test]
@@ -429,5 +578,21 @@ mod tests {
         let task = r.iter().find(|r| r.name == "t000").unwrap();
         assert_eq!(task.paired.as_ref().unwrap().family, 30);
         assert_eq!(families(&r), "measures (1), tasks (30)");
+    }
+
+    #[test]
+    fn the_old_rule_is_kept_beside_the_paired_verdict() {
+        // Before pairing, a row holds the overlap rule's verdict.
+        let run = |ok: u32, n: u32| {
+            let eps: Vec<EpisodeRecord> = (0..n).map(|i| ep("t", "base", i, i < ok)).collect();
+            summarize("r", &eps)
+        };
+        let rows = super::rows(&run(6, 10), &run(8, 10));
+        assert_eq!(rows[0].overlap, "NOT A RANKING");
+        let rows = super::rows(&run(1, 30), &run(29, 30));
+        assert_eq!(
+            (rows[1].overlap.as_str(), rows[1].verdict.as_str()),
+            ("B", "B")
+        );
     }
 }

@@ -5,9 +5,7 @@ use super::common::Common;
 use super::escape::escape;
 use super::safety::{SAFETY_HEADER, SAFETY_HEADING};
 use super::slices::{SliceLine, SLICES_HEADING, SLICE_COLUMNS};
-use super::summary::{
-    condition_rows, counts, Comparison, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER,
-};
+use super::summary::{condition_rows, counts, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER};
 use super::table;
 
 /// Output formats of `droidscore report`.
@@ -135,7 +133,7 @@ pub fn summary(s: &Summary, format: Format) -> String {
 pub fn comparison(
     a: &Summary,
     b: &Summary,
-    rows: &[Comparison],
+    rows: &[super::compare::Comparison],
     common: &Common,
     format: Format,
 ) -> String {
@@ -276,7 +274,7 @@ mod tests {
         let (a, b) = (summarize("run-a", &ea), summarize("run-b", &eb));
         let compare = |a: &Summary, b: &Summary| {
             crate::report::compare::pair(
-                crate::report::summary::compare(a, b),
+                crate::report::compare::rows(a, b),
                 &ea,
                 &eb,
                 &serde_json::Value::Null,

@@ -1,12 +1,11 @@
 //! A run's summary, computed from its episode records: success overall, per
 //! task and per variant with Wilson 95 % intervals, pass^k over repeats, the
 //! task variants whose verdict flips across repeats, and what was not scored
-//! (skipped, infrastructure). Comparing two runs task by task says NOT A
-//! RANKING wherever the intervals overlap.
+//! (skipped, infrastructure), and success by template. Comparing two runs
+//! is `report::compare`'s.
 
 use std::collections::BTreeMap;
 
-use super::slices::SliceLine;
 pub use super::stats::Line;
 use super::stats::{pass_hat_k, rate, Rate};
 use super::usage::UsageStats;
@@ -205,7 +204,7 @@ fn per_condition(episodes: &[EpisodeRecord]) -> Vec<ConditionLine> {
     // other conditions are one family (Holm).
     type Key<'a> = (&'a str, &'a str, Option<u64>, u32);
     // A run numbers repeats on across conditions: pair them in order.
-    let ordinals = super::compare::ordinals(episodes);
+    let ordinals = super::common::ordinals(episodes);
     let outcome = |name: &str| -> BTreeMap<Key, (bool, &str)> {
         episodes
             .iter()
@@ -373,28 +372,6 @@ impl Summary {
     }
 }
 
-/// One measure compared between two runs.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Comparison {
-    pub name: String,
-    /// Each run's rate over the episodes both hold, with its Wilson interval.
-    pub a: Rate,
-    pub b: Rate,
-    /// `A`, `B` (`A (less harm)` on a harm row), `NOT A RANKING`: the
-    /// paired verdict (`report::compare`) once the rows are paired; until
-    /// then, and in `overlap`, the old rule's.
-    pub verdict: String,
-    /// What the old rule says: `NOT A RANKING` where the two 95 % Wilson
-    /// intervals overlap (Sub-SR and progress: by episode too).
-    pub overlap: String,
-    /// A − B on the keys both runs scored, clustered by template.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub paired: Option<super::paired::Paired>,
-    /// What the row measures, for pairing it.
-    #[serde(skip)]
-    pub measure: super::compare::Measure,
-}
-
 pub(crate) fn verdict(a: &Rate, b: &Rate) -> String {
     if a.n == 0 || b.n == 0 {
         "NOT SCORED IN BOTH".into()
@@ -404,161 +381,6 @@ pub(crate) fn verdict(a: &Rate, b: &Rate) -> String {
         "A".into()
     } else {
         "B".into()
-    }
-}
-
-/// Overall first, then every task present in either run.
-pub(crate) fn compare<'a>(a: &'a Summary, b: &'a Summary) -> Vec<Comparison> {
-    use super::compare::Measure;
-    let mut names: Vec<&str> = a
-        .per_task
-        .iter()
-        .chain(&b.per_task)
-        .map(|l| l.name.as_str())
-        .collect();
-    names.sort();
-    names.dedup();
-    let find = |s: &Summary, name: &str| {
-        s.per_task
-            .iter()
-            .find(|l| l.name == name)
-            .map_or(Rate::new(0, 0), |l| l.rate)
-    };
-    let meets = |x: (f64, f64), y: (f64, f64)| x.0 <= y.1 && y.0 <= x.1;
-    let mut rows = vec![Comparison::new(
-        "(overall)",
-        a.overall,
-        b.overall,
-        verdict(&a.overall, &b.overall),
-        Measure::Success,
-    )];
-    // Credit short of success, where both runs recorded it.
-    if let (Some(pa), Some(pb)) = (&a.progress, &b.progress) {
-        for (name, ra, rb, by_episode, measure) in [
-            (
-                "(sub-sr)",
-                pa.sub_sr,
-                pb.sub_sr,
-                meets(pa.sub_sr_by_episode, pb.sub_sr_by_episode),
-                Measure::SubSr,
-            ),
-            (
-                "(progress)",
-                pa.progress,
-                pb.progress,
-                meets(pa.progress_by_episode, pb.progress_by_episode),
-                Measure::Progress,
-            ),
-        ] {
-            // Pooled milestones part more easily than episodes do: a
-            // ranking needs both intervals apart.
-            let verdict = match verdict(&ra, &rb) {
-                v if (v == "A" || v == "B") && by_episode => {
-                    "NOT A RANKING (by episode)".to_string()
-                }
-                v => v,
-            };
-            rows.push(Comparison::new(name, ra, rb, verdict, measure));
-        }
-    }
-    // Harm on the safety track, per kind both runs have: here the lower
-    // rate is the better one.
-    if let (Some(sa), Some(sb)) = (&a.safety, &b.safety) {
-        for la in &sa.lines {
-            if let Some(lb) = sb.lines.iter().find(|l| l.name == la.name) {
-                let verdict = match verdict(&la.harm, &lb.harm).as_str() {
-                    "A" => "B (less harm)".to_string(),
-                    "B" => "A (less harm)".to_string(),
-                    other => other.to_string(),
-                };
-                rows.push(Comparison::new(
-                    &format!("(harm: {})", la.name),
-                    la.harm,
-                    lb.harm,
-                    verdict,
-                    Measure::Harm(la.name.clone()),
-                ));
-            }
-        }
-    }
-    // Slices both runs recorded: a slice one run lacks is scored in one only.
-    // Each slice's success, then its Sub-SR under the same rule as the
-    // run's (both intervals apart, pooled and by episode).
-    if let (Some(sa), Some(sb)) = (&a.slices, &b.slices) {
-        for ((kind, la), (_, lb)) in sa.kinds().into_iter().zip(sb.kinds()) {
-            let mut slice_names: Vec<&str> = la.iter().chain(lb).map(|l| l.name.as_str()).collect();
-            slice_names.sort();
-            slice_names.dedup();
-            let find = |lines: &'a [SliceLine], name: &str| lines.iter().find(|l| l.name == name);
-            for name in slice_names {
-                let (la, lb) = (find(la, name), find(lb, name));
-                let success = |l: Option<&SliceLine>| l.map_or(Rate::new(0, 0), |l| l.rate);
-                let (ra, rb) = (success(la), success(lb));
-                rows.push(Comparison::new(
-                    &format!("({kind}: {name})"),
-                    ra,
-                    rb,
-                    verdict(&ra, &rb),
-                    Measure::Slice {
-                        kind,
-                        name: name.to_string(),
-                        sub_sr: false,
-                    },
-                ));
-                let sub = |l: Option<&SliceLine>| l.and_then(|l| l.sub_sr.zip(l.sub_sr_by_episode));
-                if let (Some((ra, ea)), Some((rb, eb))) = (sub(la), sub(lb)) {
-                    let verdict = match verdict(&ra, &rb) {
-                        v if (v == "A" || v == "B") && meets(ea, eb) => {
-                            "NOT A RANKING (by episode)".to_string()
-                        }
-                        v => v,
-                    };
-                    rows.push(Comparison::new(
-                        &format!("({kind}: {name}, sub-sr)"),
-                        ra,
-                        rb,
-                        verdict,
-                        Measure::Slice {
-                            kind,
-                            name: name.to_string(),
-                            sub_sr: true,
-                        },
-                    ));
-                }
-            }
-        }
-    }
-    for name in names {
-        let (ra, rb) = (find(a, name), find(b, name));
-        rows.push(Comparison::new(
-            name,
-            ra,
-            rb,
-            verdict(&ra, &rb),
-            Measure::Task(name.to_string()),
-        ));
-    }
-    rows
-}
-
-impl Comparison {
-    /// A row with the old rule's verdict, not yet paired.
-    fn new(
-        name: &str,
-        a: Rate,
-        b: Rate,
-        overlap: String,
-        measure: super::compare::Measure,
-    ) -> Self {
-        Comparison {
-            name: name.to_string(),
-            a,
-            b,
-            verdict: overlap.clone(),
-            overlap,
-            paired: None,
-            measure,
-        }
     }
 }
 
@@ -727,20 +549,5 @@ mod tests {
         let b = s.per_task.iter().find(|l| l.name == "b").unwrap();
         assert_eq!(b.rate.n, 0);
         assert_eq!(s.invalid_steps, 1);
-    }
-
-    #[test]
-    fn overlapping_runs_are_not_a_ranking_and_separated_ones_are() {
-        use EpisodeStatus::*;
-        let run = |ok: u32, n: u32| {
-            let eps: Vec<EpisodeRecord> = (0..n)
-                .map(|i| ep("t", "base", i, if i < ok { Success } else { Failure }))
-                .collect();
-            summarize("r", &eps)
-        };
-        let rows = compare(&run(6, 10), &run(8, 10));
-        assert_eq!(rows[0].verdict, "NOT A RANKING");
-        let rows = compare(&run(1, 30), &run(29, 30));
-        assert_eq!(rows[1].verdict, "B");
     }
 }
