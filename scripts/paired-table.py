@@ -2,7 +2,7 @@
 """Record a paired table from a run store, for tests/stats/ (issue 50).
 
     paired-table.py STORE A B offline MATCHER[,MATCHER...]   > table.json
-    paired-table.py STORE A B online  success|reached|sub-sr > table.json
+    paired-table.py STORE A B online  success,reached,sub-sr   > table.json
 
 Reads the store with sqlite3 alone (a second reading of the pairing, beside
 droidscore's own): offline, the steps both runs were scored on (episodes
@@ -40,7 +40,11 @@ def offline(db, a, b, matchers):
     return rows
 
 
-def online(db, a, b, measure):
+def online(db, a, b, measures):
+    return [row for m in measures for row in online_one(db, a, b, m)]
+
+
+def online_one(db, a, b, measure):
     def episodes(run):
         q = """SELECT task, variant, condition, instance_seed, repeat, status, progress_json
                FROM episodes WHERE run_id = ? AND status IN ('success', 'failure')"""
@@ -72,7 +76,7 @@ def online(db, a, b, measure):
 def main():
     store, a, b, kind, what = sys.argv[1:6]
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    rows = offline(db, a, b, what.split(",")) if kind == "offline" else online(db, a, b, what)
+    rows = (offline if kind == "offline" else online)(db, a, b, what.split(","))
     # Templates by index, to keep the file small: a unit is [index, a, b, trials].
     clusters = sorted({u[0] for r in rows for u in r["units"]})
     at = {c: i for i, c in enumerate(clusters)}

@@ -12,7 +12,8 @@ well-kept implementations:
 - the difference A - B and its cluster-robust interval: a constant
   regressed on the paired differences, WLS with the trials as weights,
   `cov_type="cluster"` by template, `use_t=True` (statsmodels);
-- McNemar's exact test on the discordant units (statsmodels `mcnemar`);
+- McNemar's exact test on the discordant units (statsmodels `mcnemar`),
+  or for other outcomes the sign test on templates (`sign_test`);
 - Holm's correction across the rows of one table (statsmodels
   `multipletests`), and the verdict;
 - the smallest difference detectable at 80 % power, (t + z) * SE (scipy);
@@ -33,6 +34,7 @@ import numpy as np
 import statsmodels.api as sm
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.descriptivestats import sign_test
 from statsmodels.stats.multitest import multipletests
 
 ALPHA = 0.05
@@ -64,6 +66,14 @@ def analytic(units, yes_no):
         "detectable": (stats.t.ppf(1 - ALPHA / 2, clusters - 1) + stats.norm.ppf(0.8)) * fit.bse[0],
     }
     p = fit.pvalues[0]
+    if not yes_no:
+        # The sign test on templates (statsmodels' sign_test on each
+        # template's difference of totals; same trials in both runs).
+        d = [(a[g == k] - b[g == k]).sum() for k in sorted(set(g.astype(int)))]
+        pos, neg = sum(x > 0 for x in d), sum(x < 0 for x in d)
+        st = sign_test(np.array(d), 0)[1] if pos + neg else 1.0
+        out.update(t_a=pos, t_b=neg, sign=st)
+        p = max(p, st)
     if yes_no:
         a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
         mc = mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue
@@ -113,6 +123,10 @@ def main():
                 want["discordant"] = f"{t['a_only']} / {t['b_only']} p {fmt_p(t['mcnemar'])}"
                 d = o["discordant"]
                 got["discordant"] = f"{d['a_only']} / {d['b_only']} p {fmt_p(d['p'])}"
+            else:
+                want["templates"] = f"{t['t_a']} / {t['t_b']} p {fmt_p(t['sign'])}"
+                d = o["templates"]
+                got["templates"] = f"{d['a_only']} / {d['b_only']} p {fmt_p(d['p'])}"
             lo, hi = bootstrap(row["units"], rng)
             boot_ranks = lo > 0 or hi < 0
             ours_ranks = o["low"] > 0 or o["high"] < 0

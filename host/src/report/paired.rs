@@ -29,7 +29,10 @@
 //! only when McNemar's exact test agrees (an intersection-union test, R. L.
 //! Berger, Technometrics 24, 1982: the larger of the two p-values is a valid
 //! p-value): the interval guards against correlated pairs, which McNemar
-//! counts as independent, and the exact test guards small counts.
+//! counts as independent, and the exact test guards small counts. A row of
+//! other outcomes (Sub-SR: milestones over milestones) has the sign test on
+//! its templates as its exact test, the same binomial on the templates
+//! where A's rate is higher and those where B's is.
 
 use serde::Serialize;
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
@@ -110,8 +113,13 @@ pub struct Paired {
     /// Yes/no outcomes only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discordant: Option<Discordant>,
-    /// The row's p-value: the interval's, or the larger of it and
-    /// McNemar's for a yes/no outcome.
+    /// Other outcomes (Sub-SR, progress): the sign test on templates, the
+    /// templates where A's rate is higher and where B's is, with the same
+    /// exact binomial p-value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub templates: Option<Discordant>,
+    /// The row's p-value: the larger of the interval's and the exact
+    /// test's (McNemar's, or the sign test on templates).
     pub p: f64,
     /// After Holm's correction across the row's family.
     pub p_holm: f64,
@@ -181,6 +189,16 @@ pub fn compare(units: &[Unit], yes_no: bool) -> Paired {
             p: mcnemar_exact(a_only, b_only),
         }
     });
+    // The sign test on templates, where pairs are not yes/no.
+    let templates = (!yes_no).then(|| {
+        let a_only = groups.iter().filter(|(a, b, _)| a > b).count() as u64;
+        let b_only = groups.iter().filter(|(a, b, _)| b > a).count() as u64;
+        Discordant {
+            a_only,
+            b_only,
+            p: mcnemar_exact(a_only, b_only),
+        }
+    });
     let df = g - 1.0;
     let (se, low, high, p_interval, detectable) = if g < 2.0 {
         (f64::NAN, f64::NAN, f64::NAN, 1.0, None)
@@ -205,7 +223,8 @@ pub fn compare(units: &[Unit], yes_no: bool) -> Paired {
         );
         (se, low, high, p, detectable)
     };
-    let p = discordant.map_or(p_interval, |d| p_interval.max(d.p));
+    let exact = discordant.or(templates).map_or(1.0, |d| d.p);
+    let p = p_interval.max(exact);
     let mut paired = Paired {
         pairs: units.len(),
         clusters: groups.len(),
@@ -218,6 +237,7 @@ pub fn compare(units: &[Unit], yes_no: bool) -> Paired {
         df,
         p_interval,
         discordant,
+        templates,
         p,
         p_holm: p,
         family: 1,
@@ -285,10 +305,13 @@ impl Paired {
         )
     }
 
-    /// `41 / 7` for a yes/no row, `-` otherwise.
+    /// `41 / 7` for a yes/no row, `3 / 0 templates` for another.
     pub fn discordant_cell(&self) -> String {
-        self.discordant
-            .map_or("-".into(), |d| format!("{} / {}", d.a_only, d.b_only))
+        match (self.discordant, self.templates) {
+            (Some(d), _) => format!("{} / {}", d.a_only, d.b_only),
+            (None, Some(t)) => format!("{} / {} templates", t.a_only, t.b_only),
+            (None, None) => "-".into(),
+        }
     }
 
     /// `0.004 (Holm 0.012)`, the Holm value only in a family of more than one.
@@ -531,6 +554,28 @@ mod tests {
         assert!(c.discordant.unwrap().p < 1e-6);
         assert!(c.p_interval > ALPHA && c.low < 0.0, "{c:?}");
         assert_eq!(c.verdict, Verdict::NotARanking);
+    }
+
+    #[test]
+    fn a_ratio_row_needs_the_sign_test_on_templates() {
+        // Three templates, A reaching all 4 milestones of each, B none:
+        // no spread between templates (SE 0), but three templates one way
+        // are 2/2³ = 0.25 by the sign test.
+        let units: Vec<Unit> = (0..3)
+            .map(|t| Unit {
+                cluster: format!("t{t}"),
+                a: 4.0,
+                b: 0.0,
+                trials: 4.0,
+            })
+            .collect();
+        let c = compare(&units, false);
+        assert_eq!(c.se, 0.0);
+        let t = c.templates.unwrap();
+        assert_eq!((t.a_only, t.b_only), (3, 0));
+        assert!(close(c.p, 0.25, 1e-12));
+        assert_eq!(c.verdict, Verdict::NotARanking);
+        assert_eq!(c.discordant_cell(), "3 / 0 templates");
     }
 
     #[test]

@@ -69,7 +69,7 @@ fn paired_comparisons_equal_statsmodels_on_recorded_tables() {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 3,
+        names.len() >= 4,
         "tables in {}: {names:?}",
         tables.display()
     );
