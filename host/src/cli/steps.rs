@@ -217,7 +217,10 @@ pub(super) fn report(
         let paired: Vec<serde_json::Value> = rows
             .iter()
             .zip(&paired)
-            .map(|((m, _), p)| serde_json::json!({"matcher": m.matcher, "paired": p}))
+            .map(|((m, mb), p)| {
+                let overlap = crate::report::steps::overlap_verdict(m, mb);
+                serde_json::json!({"matcher": m.matcher, "paired": p, "overlap": overlap})
+            })
             .collect();
         return json(&serde_json::json!({
             "a": {"run_id": a, "summary": sa}, "b": {"run_id": b, "summary": sb},

@@ -114,7 +114,7 @@ pub fn step_units(a: &[OfflineEpisode], b: &[OfflineEpisode], matcher: &str) -> 
 
 /// The old rule's verdict on two runs' step accuracy: a ranking only when
 /// neither their Wilson intervals nor their by-episode intervals overlap.
-fn overlap_verdict(ma: &MatcherScore, mb: &MatcherScore) -> &'static str {
+pub(crate) fn overlap_verdict(ma: &MatcherScore, mb: &MatcherScore) -> &'static str {
     if ma.steps.n == 0 || mb.steps.n == 0 {
         "NOT SCORED IN BOTH"
     } else if ma.steps.overlaps(&mb.steps) || overlap(ma.steps_clustered, mb.steps_clustered) {
