@@ -22,7 +22,8 @@ well-kept implementations:
 
 Every figure is compared as droidscore prints it (points to one decimal,
 p-values to three); the bootstrap's verdict must agree on every row, and
-its bounds be within 1 point of the analytic ones. Prints one line per
+its bounds be within 1 point of the analytic ones where at least 10
+templates differ. Prints one line per
 row and exits 1 on any difference.
 Needs numpy==2.4.6 scipy==1.17.1 statsmodels==0.15.0 (scripts/install-pyclients.sh).
 """
@@ -130,7 +131,17 @@ def main():
             lo, hi = bootstrap(row["units"], rng)
             boot_ranks = lo > 0 or hi < 0
             ours_ranks = o["low"] > 0 or o["high"] < 0
-            near = abs(lo - o["low"]) <= 0.01 and abs(hi - o["high"]) <= 0.01
+            # The bounds are held to 1 point only where at least 10
+            # templates differ: below that, both the t interval and the
+            # bootstrap misstate a rare outcome's spread (the bootstrap
+            # cannot go below 0 with no template the other way), which is
+            # why a ranking needs the exact test too. The verdict is held
+            # everywhere.
+            by = {}
+            for u in row["units"]:
+                by[u[0]] = by.get(u[0], 0) + u[1] - u[2]
+            differing = sum(1 for v in by.values() if v != 0)
+            near = differing < 10 or (abs(lo - o["low"]) <= 0.01 and abs(hi - o["high"]) <= 0.01)
             diffs = [k for k in want if want[k] != got[k]]
             ok = not diffs and boot_ranks == ours_ranks and near
             bad += not ok
@@ -141,7 +152,8 @@ def main():
                   f"bootstrap [{pts(lo)}, {pts(hi)}]"
                   + "".join(f"\n    {k}: droidscore {got[k]!r}, statsmodels {want[k]!r}" for k in diffs)
                   + ("" if boot_ranks == ours_ranks else "\n    the bootstrap's verdict differs")
-                  + ("" if near else "\n    the bootstrap's bounds are more than 1 point away"))
+                  + ("" if near else "\n    the bootstrap's bounds are more than 1 point away")
+                  + (f" ({differing} templates differ)" if differing < 10 else ""))
     print(f"checked {checked} rows against statsmodels and a numpy cluster bootstrap: {bad} differ")
     sys.exit(1 if bad or checked == 0 else 0)
 
