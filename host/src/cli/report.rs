@@ -213,32 +213,7 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
                 args.format,
             ))?;
             match args.plan {
-                Some(points) => {
-                    let units: Vec<crate::report::paired::Unit> = read_a
-                        .1
-                        .iter()
-                        .filter(|e| {
-                            matches!(
-                                e.status,
-                                crate::store::EpisodeStatus::Success
-                                    | crate::store::EpisodeStatus::Failure
-                            )
-                        })
-                        .map(|e| {
-                            crate::report::paired::Unit::yes_no(
-                                e.task.clone(),
-                                e.status == crate::store::EpisodeStatus::Success,
-                                false,
-                            )
-                        })
-                        .collect();
-                    out(&crate::report::paired::plan_text(
-                        points,
-                        "success (units: episodes)",
-                        &units,
-                        false,
-                    ))
-                }
+                Some(points) => plan(points, &read_a, None),
                 None => Ok(()),
             }
         }
@@ -262,24 +237,47 @@ pub fn report(args: ReportArgs) -> Result<(), CliError> {
                 args.format,
             ))?;
             match args.plan {
-                Some(points) => {
-                    let pairing = crate::report::compare::Pairing::new(
-                        &read_a.1,
-                        &read_b.1,
-                        &read_a.0.config,
-                    );
-                    let units = pairing.units(&crate::report::compare::Measure::Success);
-                    out(&crate::report::paired::plan_text(
-                        points,
-                        "success, paired (units: episodes)",
-                        &units,
-                        true,
-                    ))
-                }
+                Some(points) => plan(points, &read_a, Some(&read_b)),
                 None => Ok(()),
             }
         }
     }
+}
+
+/// `--plan`: for success and for episodes reaching a milestone, the run
+/// size a difference of `points` needs, from one run or two runs' pairs.
+fn plan(
+    points: f64,
+    (a, ea): &(RunRecord, Vec<EpisodeRecord>),
+    b: Option<&(RunRecord, Vec<EpisodeRecord>)>,
+) -> Result<(), CliError> {
+    use crate::report::compare::{Measure, Pairing};
+    // One run is paired with itself, and its B side set to 0.
+    let eb = b.map_or(ea, |(_, eb)| eb);
+    let pairing = Pairing::new(ea, eb, &a.config);
+    for (measure, what) in [
+        (Measure::Success, "success"),
+        (Measure::Reached, "episodes reaching a milestone"),
+    ] {
+        let mut units = pairing.units(&measure);
+        if b.is_none() {
+            units.iter_mut().for_each(|u| u.b = 0.0);
+        }
+        if units.is_empty() {
+            continue;
+        }
+        let what = match b {
+            Some(_) => format!("{what}, paired (units: episodes)"),
+            None => format!("{what} (units: episodes)"),
+        };
+        out(&crate::report::paired::plan_text(
+            points,
+            &what,
+            &units,
+            b.is_some(),
+        ))?;
+    }
+    Ok(())
 }
 
 /// A run id (or pattern) as part of a file name: `q05-*` gives `q05-_`.

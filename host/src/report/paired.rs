@@ -455,10 +455,17 @@ pub fn plan_text(points: f64, what: &str, units: &[Unit], paired: bool) -> Strin
     }
     let m = n as f64 / g as f64;
     let pl = plan(d, variance, icc, g, m);
+    // With one unit a template ρ cannot be read: 0 is the fewest a plan can need.
+    let unread = if m <= 1.0 {
+        "; ρ cannot be read from one unit a template and is taken as 0, so more units of \
+         the same templates may need more than this says"
+    } else {
+        ""
+    };
     let mut out = format!(
         "plan for {what}: a difference of {points:.1} points at {:.0} % power (two-sided {:.0} %) \
          needs, with per-unit variance {variance:.4} and intra-template correlation ρ = {icc:.3} \
-         ({}; this run: {g} templates × {m:.1} units):\n",
+         ({}; this run: {g} templates × {m:.1} units{unread}):\n",
         100.0 * POWER,
         100.0 * ALPHA,
         if paired {

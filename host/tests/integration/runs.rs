@@ -641,3 +641,49 @@ fn a_pattern_reads_the_pieces_of_a_run_as_one() {
     assert!(err.contains("differ in their config's `agent`"), "{err}");
     assert!(refused("nothing-*").contains("no run matches \"nothing-*\""));
 }
+
+/// `report --plan POINTS` sizes a run from one run, or from two runs'
+/// pairs, for success and for episodes reaching a milestone; a difference
+/// that is no number of points is refused naming the flag.
+#[test]
+fn report_plan_sizes_a_run_from_one_run_or_two_runs_pairs() {
+    let dir = TestEnv::new("plan-run");
+    let store = dir.join("runs.sqlite");
+    let store = store.to_str().unwrap();
+    for (agent, id) in [("reference", "ref"), ("random", "rand")] {
+        dir.droidscore()
+            .args(["run", "--agent", agent, "--tasks", "note_*"])
+            .args(["--variants", "all", "--run-id", id, "--store", store])
+            .ok();
+    }
+    let one = text(
+        &dir.droidscore()
+            .args(["report", "rand", "--store", store, "--plan", "10"])
+            .ok()
+            .stdout,
+    );
+    assert!(
+        one.contains(
+            "plan for success (units: episodes): a difference of 10.0 points at 80 % power"
+        ),
+        "{one}"
+    );
+    assert!(one.contains(" templates × "), "{one}");
+    let two = text(
+        &dir.droidscore()
+            .args(["report", "ref", "rand", "--store", store, "--plan", "10"])
+            .ok()
+            .stdout,
+    );
+    assert!(
+        two.contains("plan for episodes reaching a milestone, paired (units: episodes)"),
+        "{two}"
+    );
+    let err = text(
+        &dir.droidscore()
+            .args(["report", "ref", "--store", store, "--plan", "0"])
+            .fails()
+            .stderr,
+    );
+    assert!(err.contains("--plan 0: a difference in points"), "{err}");
+}
