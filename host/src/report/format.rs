@@ -3,6 +3,7 @@
 
 use super::common::Common;
 use super::escape::escape;
+use super::paired::{Paired, COLUMNS as PAIRED_COLUMNS};
 use super::safety::{SAFETY_HEADER, SAFETY_HEADING};
 use super::slices::{SliceLine, SLICES_HEADING, SLICE_COLUMNS};
 use super::summary::{condition_rows, counts, Line, Summary, CONDITIONS_HEADING, CONDITION_HEADER};
@@ -152,29 +153,15 @@ pub fn comparison(
             let cells: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
-                    let p = r.paired.as_ref();
-                    vec![
-                        r.name.clone(),
-                        r.a.display(),
-                        r.b.display(),
-                        p.map_or("-".into(), |p| p.interval()),
-                        p.map_or("-".into(), |p| p.discordant_cell()),
-                        p.map_or("-".into(), |p| p.p_cell()),
-                        p.map_or("-".into(), |p| p.detectable_cell()),
-                        r.verdict.clone(),
-                    ]
+                    let mut row = vec![r.name.clone(), r.a.display(), r.b.display()];
+                    row.extend(Paired::cells(r.paired.as_ref()));
+                    row.push(r.verdict.clone());
+                    row
                 })
                 .collect();
-            let header = [
-                "task",
-                "A",
-                "B",
-                "A − B, points [95 %]",
-                "A only / B only",
-                "p",
-                "detectable (80 %)",
-                "better",
-            ];
+            let mut header = vec!["task", "A", "B"];
+            header.extend(PAIRED_COLUMNS);
+            header.push("better");
             let mut head = format!(
                 "A = {}, B = {}; A and B: 95 % Wilson intervals. {}\n",
                 a.run_id,

@@ -288,7 +288,28 @@ pub fn verdict_text(v: Verdict, a: &str, b: &str) -> String {
     }
 }
 
+/// The headers of a paired comparison's four columns ([`Paired::cells`]).
+pub const COLUMNS: [&str; 4] = [
+    "A − B, points [95 %]",
+    "A only / B only",
+    "p",
+    "detectable (80 %)",
+];
+
 impl Paired {
+    /// Its four cells, under [`COLUMNS`]; `-` each for none.
+    pub fn cells(paired: Option<&Paired>) -> [String; 4] {
+        match paired {
+            Some(p) => [
+                p.interval(),
+                p.discordant_cell(),
+                p.p_cell(),
+                p.detectable_cell(),
+            ],
+            None => std::array::from_fn(|_| "-".to_string()),
+        }
+    }
+
     /// `+2.2 [+0.6, +3.8]` points; `n/a (one cluster)` below two.
     pub fn interval(&self) -> String {
         if self.pairs == 0 {

@@ -148,16 +148,10 @@ pub fn offline_comparison(
         if old != new {
             changed.push(format!("{} {old} → {new}", ma.matcher));
         }
-        cells.push(vec![
-            ma.matcher.clone(),
-            rate(&ma.steps),
-            rate(&mb.steps),
-            p.interval(),
-            p.discordant_cell(),
-            p.p_cell(),
-            p.detectable_cell(),
-            paired::verdict_text(p.verdict, a_id, b_id),
-        ]);
+        let mut row = vec![ma.matcher.clone(), rate(&ma.steps), rate(&mb.steps)];
+        row.extend(Paired::cells(Some(p)));
+        row.push(paired::verdict_text(p.verdict, a_id, b_id));
+        cells.push(row);
     }
     let mut out = format!(
         "step accuracy, A = {a_id}, B = {b_id}; A and B: 95 % Wilson intervals. \
@@ -166,19 +160,10 @@ pub fn offline_comparison(
          needs McNemar's exact test on the discordant steps too; Holm across the matchers ({})\n",
         rows.len()
     );
-    out += &table(
-        &[
-            "matcher",
-            "A",
-            "B",
-            "A − B, points [95 %]",
-            "A only / B only",
-            "p",
-            "detectable (80 %)",
-            "verdict",
-        ],
-        &cells,
-    );
+    let mut header = vec!["matcher", "A", "B"];
+    header.extend(paired::COLUMNS);
+    header.push("verdict");
+    out += &table(&header, &cells);
     if !changed.is_empty() {
         out += &format!(
             "where the old rule (overlapping Wilson or by-episode intervals) said otherwise: {}\n",
