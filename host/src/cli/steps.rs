@@ -258,7 +258,8 @@ pub(super) fn report(
         }
     }
     if let Some(points) = plan {
-        for (m, _) in crate::report::steps::offline_pairs(&sa, &sb, &episodes, &other_episodes).0 {
+        // The matchers both runs were judged by (the comparison's rows).
+        for m in sa.scores.iter().filter(|m| nb.contains(&m.matcher)) {
             let units = crate::report::steps::step_units(&episodes, &other_episodes, &m.matcher);
             let what = format!("step accuracy under {}, paired (units: steps)", m.matcher);
             out(&crate::report::paired::plan_text(

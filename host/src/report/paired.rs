@@ -152,7 +152,7 @@ pub fn mcnemar_exact(a_only: u64, b_only: u64) -> f64 {
 }
 
 /// Units grouped by cluster: (Σ a, Σ b, Σ trials) each, in cluster order.
-fn by_cluster(units: &[Unit]) -> Vec<(f64, f64, f64)> {
+fn by_cluster<'a>(units: impl IntoIterator<Item = &'a Unit>) -> Vec<(f64, f64, f64)> {
     let mut groups: std::collections::BTreeMap<&str, (f64, f64, f64)> = Default::default();
     for u in units {
         let g = groups.entry(u.cluster.as_str()).or_default();
@@ -169,8 +169,7 @@ fn by_cluster(units: &[Unit]) -> Vec<(f64, f64, f64)> {
 pub fn compare(units: &[Unit], yes_no: bool) -> Paired {
     let units: Vec<&Unit> = units.iter().filter(|u| u.trials > 0.0).collect();
     let trials: f64 = units.iter().map(|u| u.trials).sum();
-    let owned: Vec<Unit> = units.iter().map(|u| (*u).clone()).collect();
-    let groups = by_cluster(&owned);
+    let groups = by_cluster(units.iter().copied());
     let g = groups.len() as f64;
     let (ra, rb) = match trials > 0.0 {
         true => (
